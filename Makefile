@@ -1,0 +1,177 @@
+# hrt - high-resolution range timers.  Plain GNU make.
+#
+#   make                 libhrt.a, libhrt.so, the hrt tool
+#   make test            build and run every test (SANITIZE=1: ASan+UBSan,
+#                        SANITIZE=thread: TSan; each in its own build dir)
+#   make demo            hrt demo, replay of the shipped trace, a sim sweep
+#   make bench           engine and wake-up benchmarks
+#   make bench-peers     hrt against libev, libuv, libevent, sd-event
+#   make examples        the event-loop integrations in examples/
+#   make fuzz            libFuzzer (clang) harnesses, FUZZ_SECONDS each
+#   make install PREFIX=/usr/local [DESTDIR=...]
+#   make uninstall
+
+VERSION := $(shell sed -n 's/^\#define HRT_VERSION_STRING "\(.*\)"/\1/p' include/hrt.h)
+MAJOR   := $(firstword $(subst ., ,$(VERSION)))
+
+PREFIX       ?= /usr/local
+EXEC_PREFIX  ?= $(PREFIX)
+BINDIR       ?= $(EXEC_PREFIX)/bin
+LIBDIR       ?= $(EXEC_PREFIX)/lib
+INCLUDEDIR   ?= $(PREFIX)/include
+PKGCONFIGDIR ?= $(LIBDIR)/pkgconfig
+
+CC      ?= cc
+CFLAGS  ?= -O2 -g
+LDFLAGS ?=
+WARN     = -Wall -Wextra -Werror
+HRT_CFLAGS  = -std=c11 -D_GNU_SOURCE $(WARN) -Iinclude -Isrc -pthread -fPIC
+HRT_LDLIBS  = -pthread -lm
+
+SANITIZE ?=
+ifeq ($(SANITIZE),thread)
+  SAN_FLAGS = -fsanitize=thread -fno-omit-frame-pointer
+  O ?= build-tsan
+else ifneq ($(SANITIZE),)
+  SAN_FLAGS = -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
+  O ?= build-asan
+else
+  O ?= build
+endif
+ALL_CFLAGS  = $(HRT_CFLAGS) $(CFLAGS) $(SAN_FLAGS)
+ALL_LDFLAGS = $(LDFLAGS) $(SAN_FLAGS)
+
+LIB_SRCS  := $(wildcard src/*.c)
+LIB_OBJS  := $(LIB_SRCS:src/%.c=$(O)/src/%.o)
+LIB_A     := $(O)/libhrt.a
+LIB_SO    := $(O)/libhrt.so.$(VERSION)
+
+# The hrt command: tools/hrt.c holds main(), the rest is shared with the
+# fuzz harnesses and tests through $(O)/libtools.a.
+TOOL_SRCS := $(filter-out tools/hrt.c,$(wildcard tools/*.c))
+TOOL_OBJS := $(TOOL_SRCS:tools/%.c=$(O)/tools/%.o)
+TOOL_A    := $(O)/libtools.a
+HRT_BIN   := $(O)/hrt
+
+TEST_SRCS := $(wildcard tests/test_*.c)
+TEST_BINS := $(TEST_SRCS:tests/%.c=$(O)/tests/%)
+
+FUZZ_SRCS   := $(wildcard fuzz/fuzz_*.c)
+FUZZ_REPLAY := $(FUZZ_SRCS:fuzz/%.c=$(O)/fuzz/%-replay)
+FUZZ_BINS   := $(FUZZ_SRCS:fuzz/%.c=build-fuzz/%)
+FUZZ_SECONDS ?= 20
+
+BENCH_SRCS := $(wildcard bench/*.c)
+BENCH_BINS := $(BENCH_SRCS:bench/%.c=$(O)/bench/%)
+
+# Examples build beside their sources and link the host loop's library.
+EXAMPLE_SRCS := $(wildcard examples/*.c)
+EXAMPLE_BINS := $(EXAMPLE_SRCS:%.c=%)
+EXLIBS_uv_timers      = $(shell pkg-config --libs libuv 2>/dev/null || echo -luv)
+EXLIBS_ev_timers      = -lev
+EXLIBS_sdevent_timers = $(shell pkg-config --libs libsystemd 2>/dev/null || echo -lsystemd)
+EXLIBS_epoll_timers   =
+
+CMOCKA_LIBS = $(shell pkg-config --libs cmocka 2>/dev/null || echo -lcmocka)
+
+.PHONY: all lib tools test check demo bench bench-peers examples fuzz install uninstall clean
+.DEFAULT_GOAL := all
+
+all: lib tools
+
+lib: $(LIB_A) $(LIB_SO)
+
+tools: $(HRT_BIN)
+
+$(O)/src/%.o: src/%.c $(wildcard src/*.h) include/hrt.h
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -DHRT_BUILDING -fvisibility=hidden -c $< -o $@
+
+$(LIB_A): $(LIB_OBJS)
+	rm -f $@
+	ar rcs $@ $^
+
+$(LIB_SO): $(LIB_OBJS)
+	$(CC) $(ALL_LDFLAGS) -shared -Wl,-soname,libhrt.so.$(MAJOR) -o $@ $^ $(HRT_LDLIBS)
+	ln -sf libhrt.so.$(VERSION) $(O)/libhrt.so.$(MAJOR)
+	ln -sf libhrt.so.$(MAJOR) $(O)/libhrt.so
+
+$(O)/tools/%.o: tools/%.c $(wildcard tools/*.h) include/hrt.h
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -DHRT_VERSION_FULL='"$(VERSION)"' -c $< -o $@
+
+$(TOOL_A): $(TOOL_OBJS)
+	rm -f $@
+	ar rcs $@ $^
+
+$(HRT_BIN): tools/hrt.c $(TOOL_A) $(LIB_A) $(wildcard tools/*.h)
+	$(CC) $(ALL_CFLAGS) -DHRT_VERSION_FULL='"$(VERSION)"' -o $@ $< $(TOOL_A) $(LIB_A) $(ALL_LDFLAGS) $(HRT_LDLIBS)
+
+$(O)/tests/%: tests/%.c $(wildcard tests/*.h) $(LIB_A) $(TOOL_A)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -o $@ $< $(TOOL_A) $(LIB_A) $(ALL_LDFLAGS) $(CMOCKA_LIBS) $(HRT_LDLIBS)
+
+$(O)/fuzz/%-replay: fuzz/%.c fuzz/fuzz_main.c $(LIB_A) $(TOOL_A)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -o $@ $< fuzz/fuzz_main.c $(TOOL_A) $(LIB_A) $(ALL_LDFLAGS) $(HRT_LDLIBS)
+
+$(O)/bench/%: bench/%.c $(wildcard bench/*.h) $(LIB_A)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -O2 -o $@ $< $(LIB_A) $(ALL_LDFLAGS) $(HRT_LDLIBS)
+
+examples/%: examples/%.c $(LIB_A)
+	$(CC) $(ALL_CFLAGS) -o $@ $< $(LIB_A) $(ALL_LDFLAGS) $(EXLIBS_$(notdir $@)) $(HRT_LDLIBS)
+
+examples: $(EXAMPLE_BINS)
+
+# The README's usage example must compile and run.
+$(O)/readme_example: README.md $(LIB_A)
+	@mkdir -p $(dir $@)
+	sed -n '/<!-- example -->/,/<!-- end -->/p' README.md | sed '/^```/d;/^<!--/d' > $(O)/readme_example.c
+	$(CC) $(ALL_CFLAGS) -o $@ $(O)/readme_example.c $(LIB_A) $(ALL_LDFLAGS) $(HRT_LDLIBS)
+
+test check: $(LIB_A) $(LIB_SO) $(HRT_BIN) $(TEST_BINS) $(FUZZ_REPLAY) $(EXAMPLE_BINS) $(O)/readme_example
+	O=$(O) HRT=$(HRT_BIN) sh tests/run.sh $(TEST_BINS) $(FUZZ_REPLAY) $(EXAMPLE_BINS) $(O)/readme_example
+
+demo: $(HRT_BIN)
+	$(HRT_BIN) demo
+	$(HRT_BIN) replay --policy all data/trace.hrt.xz
+	$(HRT_BIN) sim --short
+
+bench: $(BENCH_BINS)
+	@for b in $(BENCH_BINS); do echo "== $$b"; $$b || exit 1; done
+
+bench-peers:
+	$(MAKE) -C bench/peers O=$(abspath $(O))/peers HRT_LIB=$(abspath $(LIB_A)) run
+
+fuzz: $(FUZZ_BINS)
+	@for f in $(FUZZ_BINS); do n=$$(basename $$f); mkdir -p build-fuzz/corpus-$$n; \
+	  echo "== $$n ($(FUZZ_SECONDS) s)"; \
+	  $$f -max_total_time=$(FUZZ_SECONDS) -print_final_stats=1 build-fuzz/corpus-$$n fuzz/corpus/$$n || exit 1; done
+
+build-fuzz/%: fuzz/%.c $(LIB_SRCS) $(TOOL_SRCS)
+	@mkdir -p build-fuzz
+	clang -std=c11 -D_GNU_SOURCE -g -O1 -Iinclude -Isrc -pthread -fsanitize=fuzzer,address,undefined \
+	  -o $@ $< $(LIB_SRCS) $(TOOL_SRCS) -lm
+
+hrt.pc: hrt.pc.in include/hrt.h
+	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBDIR@|$(LIBDIR)|' \
+	    -e 's|@INCLUDEDIR@|$(INCLUDEDIR)|' -e 's|@VERSION@|$(VERSION)|' $< > $@
+
+install: lib tools hrt.pc
+	install -d $(DESTDIR)$(LIBDIR) $(DESTDIR)$(INCLUDEDIR) $(DESTDIR)$(PKGCONFIGDIR) $(DESTDIR)$(BINDIR)
+	install -m 644 include/hrt.h $(DESTDIR)$(INCLUDEDIR)/hrt.h
+	install -m 644 $(LIB_A) $(DESTDIR)$(LIBDIR)/libhrt.a
+	install -m 755 $(LIB_SO) $(DESTDIR)$(LIBDIR)/libhrt.so.$(VERSION)
+	ln -sf libhrt.so.$(VERSION) $(DESTDIR)$(LIBDIR)/libhrt.so.$(MAJOR)
+	ln -sf libhrt.so.$(MAJOR) $(DESTDIR)$(LIBDIR)/libhrt.so
+	install -m 644 hrt.pc $(DESTDIR)$(PKGCONFIGDIR)/hrt.pc
+	install -m 755 $(HRT_BIN) $(DESTDIR)$(BINDIR)/hrt
+
+uninstall:
+	rm -f $(DESTDIR)$(INCLUDEDIR)/hrt.h $(DESTDIR)$(LIBDIR)/libhrt.a \
+	  $(DESTDIR)$(LIBDIR)/libhrt.so.$(VERSION) $(DESTDIR)$(LIBDIR)/libhrt.so.$(MAJOR) \
+	  $(DESTDIR)$(LIBDIR)/libhrt.so $(DESTDIR)$(PKGCONFIGDIR)/hrt.pc $(DESTDIR)$(BINDIR)/hrt
+
+clean:
+	rm -rf build build-asan build-tsan build-fuzz hrt.pc $(EXAMPLE_BINS)

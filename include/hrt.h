@@ -1,0 +1,216 @@
+/*
+ * hrt.h - high-resolution range timers in user space.
+ *
+ *  - A range timer has a soft (earliest) and a hard (latest) expiry; the
+ *    engine may run it anywhere in [soft, hard].
+ *  - Timers are intrusive: embed a struct hrt_timer in your own struct and
+ *    recover it with container_of.  No timer operation allocates memory.
+ *  - Timers live in a red-black tree keyed by hard expiry and augmented with
+ *    the minimum soft expiry of every subtree, so an expiry pass can find
+ *    every soft-expired timer (the "greedy" walk), not only the leftmost run.
+ *  - The greedy walk is a policy knob: off, only when the owning thread is
+ *    idle, or always.  Wake-ups are programmed for the earliest hard expiry.
+ *  - Real wake-ups come from a Linux timerfd you can hand to any event loop
+ *    (hrt_base_fd + hrt_base_dispatch) or from the built-in hrt_base_loop.
+ *
+ * Errors are negative errno values; the library never prints, aborts or
+ * exits.  All times are nanoseconds in one signed 64-bit type.
+ */
+#ifndef HRT_H
+#define HRT_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>   /* clockid_t */
+#include <time.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#if defined(HRT_BUILDING) && defined(__GNUC__)
+#define HRT_EXTERN __attribute__((visibility("default")))
+#else
+#define HRT_EXTERN
+#endif
+
+#define HRT_VERSION_MAJOR 0
+#define HRT_VERSION_MINOR 1
+#define HRT_VERSION_PATCH 0
+#define HRT_VERSION_STRING "0.1.0"
+
+typedef int64_t hrt_time_t;             /* nanoseconds */
+#define HRT_TIME_MAX INT64_MAX          /* "never" */
+
+/* A base whose clock moves only when the caller says so (simulation, tests).
+ * No real clockid_t has this value (Linux clock ids are small or negative). */
+#define HRT_CLOCK_VIRTUAL ((clockid_t)0x48525400)
+
+struct hrt_base;
+struct hrt_timer;
+
+enum hrt_restart { HRT_NORESTART = 0, HRT_RESTART = 1 };
+enum hrt_mode { HRT_MODE_ABS = 0, HRT_MODE_REL = 1 };
+enum hrt_greedy { HRT_GREEDY_OFF = 0, HRT_GREEDY_IDLE = 1, HRT_GREEDY_ALWAYS = 2 };
+
+typedef enum hrt_restart (*hrt_callback)(struct hrt_timer *timer, hrt_time_t now);
+
+/*
+ * Red-black tree linkage, embedded in every timer.  Private.
+ * hrt__pc packs the parent pointer and the colour (bit 0) in one word.
+ */
+#ifndef HRT_RB_NODE_DEFINED
+#define HRT_RB_NODE_DEFINED
+struct hrt_rb_node {
+	uintptr_t hrt__pc;
+	struct hrt_rb_node *hrt__left;
+	struct hrt_rb_node *hrt__right;
+};
+#endif
+
+/*
+ * A timer.  Embed it; every field is private.  64 bytes on LP64 - one cache
+ * line: the tree linkage (24), soft and hard expiry (16), the subtree minimum
+ * soft expiry the greedy search prunes with (8), the callback (8), and the
+ * owning base with the state bits (queued, pending) packed into the low bits
+ * of that pointer (bases are 64-byte aligned).  While a timer is not in the
+ * tree its linkage words are reused for the per-pass pending list and for
+ * the number of the pass that last ran it.
+ */
+struct hrt_timer {
+	union {
+		struct hrt_rb_node hrt__node;          /* in the tree */
+		struct {
+			struct hrt_timer *hrt__next;   /* pending list */
+			struct hrt_timer *hrt__prev;
+			uint64_t hrt__ran_pass;        /* pass that last ran it */
+		} hrt__off;
+	};
+	hrt_time_t hrt__soft;
+	hrt_time_t hrt__hard;
+	hrt_time_t hrt__subtree_soft;          /* min soft expiry below */
+	hrt_callback hrt__fn;
+	uintptr_t hrt__base_state;             /* struct hrt_base * | state */
+};
+
+struct hrt_stats {
+	uint64_t passes;          /* hrt_base_run calls that ran a pass */
+	uint64_t expired;         /* callbacks run */
+	uint64_t expired_greedy;  /* of those, run by the greedy walk */
+	uint64_t greedy_walks;    /* passes that ran the greedy walk */
+	uint64_t nodes_visited;   /* tree nodes examined by greedy searches */
+	uint64_t starts;          /* successful start calls */
+	uint64_t cancels;         /* cancels that dequeued a timer */
+	uint64_t restarts;        /* HRT_RESTART re-queues */
+	uint64_t reprograms;      /* wake-up device re-arms */
+	uint64_t wakeups;         /* hrt_base_dispatch calls (device fired) */
+	uint64_t clock_jumps;     /* CLOCK_REALTIME changes seen (ECANCELED) */
+};
+
+/* Bases ------------------------------------------------------------------ */
+
+/* CLOCK_MONOTONIC, CLOCK_BOOTTIME, CLOCK_REALTIME or HRT_CLOCK_VIRTUAL.
+ * NULL with errno set (EINVAL, ENOMEM) on failure.  The greedy policy starts
+ * from the environment: HRT_GREEDY=off|idle|always (unset/unknown: idle). */
+HRT_EXTERN struct hrt_base *hrt_base_new(clockid_t clock);
+/* Frees the base (and its fds).  Timers still queued are dropped without
+ * being touched: re-initialise them before using them again. */
+HRT_EXTERN void hrt_base_free(struct hrt_base *base);
+
+HRT_EXTERN int hrt_base_set_greedy(struct hrt_base *base, enum hrt_greedy policy);
+HRT_EXTERN enum hrt_greedy hrt_base_get_greedy(const struct hrt_base *base);
+HRT_EXTERN clockid_t hrt_base_get_clock(const struct hrt_base *base);
+
+/* The base's clock.  A virtual base returns the last time given to
+ * hrt_base_set_time or hrt_base_run (0 at start). */
+HRT_EXTERN hrt_time_t hrt_base_now(struct hrt_base *base);
+/* Virtual bases only; -EINVAL otherwise or if time would go backwards. */
+HRT_EXTERN int hrt_base_set_time(struct hrt_base *base, hrt_time_t now);
+
+/* Earliest hard expiry queued: when a wake-up is due.  HRT_TIME_MAX if none. */
+HRT_EXTERN hrt_time_t hrt_base_next_event(const struct hrt_base *base);
+/* Number of queued timers. */
+HRT_EXTERN size_t hrt_base_count(const struct hrt_base *base);
+
+/*
+ * One expiry pass, i.e. one timer interrupt at `now`; `idle` says whether the
+ * owning thread has nothing else to do (greedy policy IDLE walks only then).
+ * Returns the number of callbacks run.  For a virtual base it also advances
+ * the time to `now` (never backwards).  Called from inside a callback of the
+ * same base, or while another thread runs a pass on it, it returns 0.
+ *
+ * Within a pass each timer runs at most once: the leftmost run (timers in
+ * hard order while soft <= now), then, if greedy, every queued timer with
+ * soft <= now in hard order, re-evaluated after each callback.  A timer that
+ * already ran and is re-queued during the pass waits for the next pass.
+ */
+HRT_EXTERN size_t hrt_base_run(struct hrt_base *base, hrt_time_t now, int idle);
+
+HRT_EXTERN void hrt_base_get_stats(const struct hrt_base *base, struct hrt_stats *out);
+HRT_EXTERN void hrt_base_reset_stats(struct hrt_base *base);
+
+/* Timers ----------------------------------------------------------------- */
+
+HRT_EXTERN void hrt_timer_init(struct hrt_timer *timer, hrt_callback fn);
+/* Soft expiry `soft` (absolute, or relative to hrt_base_now), hard expiry
+ * soft + slack (saturating).  Re-queues a queued timer, onto `base` even if
+ * it was on another base.  -EINVAL: NULL argument, no callback, slack < 0,
+ * unknown mode. */
+HRT_EXTERN int hrt_timer_start_range(struct hrt_timer *timer, struct hrt_base *base,
+				     hrt_time_t soft, hrt_time_t slack, enum hrt_mode mode);
+HRT_EXTERN int hrt_timer_start(struct hrt_timer *timer, struct hrt_base *base,
+			       hrt_time_t expiry, enum hrt_mode mode);
+/* 1 if it was queued, 0 if not.  If its callback is running on another
+ * thread, waits until it has returned (not when called from that callback).
+ * On return the timer is neither queued nor running elsewhere. */
+HRT_EXTERN int hrt_timer_cancel(struct hrt_timer *timer);
+/* As hrt_timer_cancel, but -EBUSY (and nothing done) while the callback runs
+ * on another thread. */
+HRT_EXTERN int hrt_timer_try_cancel(struct hrt_timer *timer);
+/* Moves soft and hard forward by whole intervals until hard > now; returns
+ * the number of intervals.  0 (nothing changed) if hard > now, interval <= 0
+ * or the timer is queued.  For a timer that is not queued. */
+HRT_EXTERN uint64_t hrt_timer_forward(struct hrt_timer *timer, hrt_time_t now,
+				      hrt_time_t interval);
+HRT_EXTERN int hrt_timer_is_queued(const struct hrt_timer *timer);
+HRT_EXTERN int hrt_timer_is_running(const struct hrt_timer *timer);
+HRT_EXTERN hrt_time_t hrt_timer_get_soft(const struct hrt_timer *timer);
+HRT_EXTERN hrt_time_t hrt_timer_get_hard(const struct hrt_timer *timer);
+/* The base the timer was last started on (NULL if never). */
+HRT_EXTERN struct hrt_base *hrt_timer_get_base(const struct hrt_timer *timer);
+
+/* Introspection (tools, tests) ------------------------------------------- */
+
+struct hrt_tree_node {
+	const struct hrt_timer *timer;
+	const struct hrt_timer *left, *right;   /* children, or NULL */
+	hrt_time_t subtree_soft;                /* min soft expiry below */
+	int depth;                              /* root = 0 */
+	int red;
+};
+/* Calls fn for every queued timer in the tree in key order.  For display;
+ * fn must not modify the base. */
+HRT_EXTERN int hrt_base_walk_tree(struct hrt_base *base,
+				  void (*fn)(const struct hrt_tree_node *n, void *ctx),
+				  void *ctx);
+/* Verifies every red-black property, parent link, key order, augmented
+ * value and cached pointer; 0 or a negative errno (-EUCLEAN) if broken. */
+HRT_EXTERN int hrt_base_check(struct hrt_base *base);
+
+/* Real wake-ups (timerfd.c, loop.c) --------------------------------------- */
+
+/* A non-blocking, close-on-exec timerfd on the base's clock, owned by the
+ * base, kept armed at hrt_base_next_event().  -EINVAL for virtual bases. */
+HRT_EXTERN int hrt_base_fd(struct hrt_base *base);
+/* Call when the fd is readable: drains it, reads the clock once, runs one
+ * pass and re-arms.  `idle`: the host loop has nothing else pending. */
+HRT_EXTERN size_t hrt_base_dispatch(struct hrt_base *base, int idle);
+/* Waits and dispatches until hrt_base_stop().  0 or a negative errno. */
+HRT_EXTERN int hrt_base_loop(struct hrt_base *base);
+/* Makes hrt_base_loop return; from a callback or any thread. */
+HRT_EXTERN int hrt_base_stop(struct hrt_base *base);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* HRT_H */

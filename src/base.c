@@ -1,0 +1,659 @@
+/*
+ * base.c - timer semantics: start, cancel, forward, and the expiry pass
+ * (leftmost run, then the greedy walk), stats and introspection.
+ *
+ * Locking: one mutex per base, taken by every public call and dropped
+ * around callbacks.  A timer's state word (owning base | state bits)
+ * changes only under its base's lock; moving a timer between bases holds
+ * both locks, taken in address order.  A callback runs with its timer off
+ * the queue; the pass holds no iterator across it and re-evaluates "the
+ * next timer to run" from scratch afterwards.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "base.h"
+
+/* Pass numbers are unique across bases, so "ran in this pass" needs no
+ * base comparison. */
+static uint64_t pass_counter;
+
+static inline uintptr_t tstate(const struct hrt_timer *t)
+{
+	return __atomic_load_n(&t->hrt__base_state, __ATOMIC_ACQUIRE);
+}
+
+static inline struct hrt_base *st_base(uintptr_t s)
+{
+	return (struct hrt_base *)(s & ~(uintptr_t)HRT_ST_MASK);
+}
+
+static inline void tset(struct hrt_timer *t, struct hrt_base *b, unsigned bits)
+{
+	__atomic_store_n(&t->hrt__base_state, (uintptr_t)b | bits, __ATOMIC_RELEASE);
+}
+
+static inline hrt_time_t sat_add(hrt_time_t a, hrt_time_t b)
+{
+	hrt_time_t r;
+
+	if (__builtin_add_overflow(a, b, &r))
+		return b > 0 ? HRT_TIME_MAX : INT64_MIN;
+	return r;
+}
+
+hrt_time_t hrt__clock_now(clockid_t clock)
+{
+	struct timespec ts;
+
+	clock_gettime(clock, &ts);
+	return (hrt_time_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+static int greedy_from_env(void)
+{
+	const char *s = getenv("HRT_GREEDY");
+
+	if (s && !strcmp(s, "off"))
+		return HRT_GREEDY_OFF;
+	if (s && !strcmp(s, "always"))
+		return HRT_GREEDY_ALWAYS;
+	return HRT_GREEDY_IDLE;
+}
+
+HRT_EXTERN struct hrt_base *hrt_base_new(clockid_t clock)
+{
+	struct hrt_base *b;
+
+	if (clock != CLOCK_MONOTONIC && clock != CLOCK_BOOTTIME &&
+	    clock != CLOCK_REALTIME && clock != HRT_CLOCK_VIRTUAL) {
+		errno = EINVAL;
+		return NULL;
+	}
+	b = aligned_alloc(64, sizeof(*b));
+	if (!b) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	memset(b, 0, sizeof(*b));
+	if (pthread_mutex_init(&b->lock, NULL))
+		goto out_free;
+	if (pthread_cond_init(&b->done, NULL))
+		goto out_mutex;
+	hrt__queue_init(&b->queue);
+	b->clock = clock;
+	b->greedy = greedy_from_env();
+	b->tfd = b->epfd = b->efd = -1;
+	b->armed = HRT_TIME_MAX;
+	return b;
+
+out_mutex:
+	pthread_mutex_destroy(&b->lock);
+out_free:
+	free(b);
+	errno = ENOMEM;
+	return NULL;
+}
+
+HRT_EXTERN void hrt_base_free(struct hrt_base *b)
+{
+	if (!b)
+		return;
+	hrt__wakeup_close(b);
+	pthread_cond_destroy(&b->done);
+	pthread_mutex_destroy(&b->lock);
+	free(b);
+}
+
+HRT_EXTERN int hrt_base_set_greedy(struct hrt_base *b, enum hrt_greedy policy)
+{
+	if (!b || (policy != HRT_GREEDY_OFF && policy != HRT_GREEDY_IDLE &&
+		   policy != HRT_GREEDY_ALWAYS))
+		return -EINVAL;
+	__atomic_store_n(&b->greedy, (int)policy, __ATOMIC_RELAXED);
+	return 0;
+}
+
+HRT_EXTERN enum hrt_greedy hrt_base_get_greedy(const struct hrt_base *b)
+{
+	return b ? (enum hrt_greedy)__atomic_load_n(&b->greedy, __ATOMIC_RELAXED)
+		 : HRT_GREEDY_OFF;
+}
+
+HRT_EXTERN clockid_t hrt_base_get_clock(const struct hrt_base *b)
+{
+	return b ? b->clock : (clockid_t)-1;
+}
+
+HRT_EXTERN hrt_time_t hrt_base_now(struct hrt_base *b)
+{
+	if (!b)
+		return 0;
+	if (base_is_virtual(b))
+		return __atomic_load_n(&b->vnow, __ATOMIC_RELAXED);
+	return hrt__clock_now(b->clock);
+}
+
+HRT_EXTERN int hrt_base_set_time(struct hrt_base *b, hrt_time_t now)
+{
+	int ret = 0;
+
+	if (!b || !base_is_virtual(b))
+		return -EINVAL;
+	base_lock(b);
+	if (now < b->vnow)
+		ret = -EINVAL;
+	else
+		__atomic_store_n(&b->vnow, now, __ATOMIC_RELAXED);
+	base_unlock(b);
+	return ret;
+}
+
+/* Pending list ------------------------------------------------------------ */
+
+static void pend_append(struct hrt_base *b, struct hrt_timer *t, int fresh)
+{
+	t->hrt__off.hrt__next = NULL;
+	t->hrt__off.hrt__prev = b->pend_tail;
+	if (b->pend_tail)
+		b->pend_tail->hrt__off.hrt__next = t;
+	else
+		b->pend_head = t;
+	b->pend_tail = t;
+	b->pend_count++;
+	b->pend_fresh += fresh;
+}
+
+static void pend_unlink(struct hrt_base *b, struct hrt_timer *t, int fresh)
+{
+	struct hrt_timer *n = t->hrt__off.hrt__next, *p = t->hrt__off.hrt__prev;
+
+	if (p)
+		p->hrt__off.hrt__next = n;
+	else
+		b->pend_head = n;
+	if (n)
+		n->hrt__off.hrt__prev = p;
+	else
+		b->pend_tail = p;
+	b->pend_count--;
+	b->pend_fresh -= fresh;
+}
+
+/*
+ * Lock held.  Of `best` and the pending timers that have not run in this
+ * pass (and are due, if `due`), the first in queue order.  Tree timers were
+ * all queued before any pending one, so ties go to `best`.  O(pending); the
+ * scan happens only while fresh pending timers exist.
+ */
+static struct hrt_timer *pend_best(const struct hrt_base *b, hrt_time_t now,
+				   struct hrt_timer *best, int due)
+{
+	struct hrt_timer *p;
+
+	for (p = b->pend_head; p; p = p->hrt__off.hrt__next)
+		if ((tstate(p) & HRT_ST_FRESH) && (!due || p->hrt__soft <= now) &&
+		    (!best || p->hrt__hard < best->hrt__hard))
+			best = p;
+	return best;
+}
+
+hrt_time_t hrt__base_next_locked(const struct hrt_base *b)
+{
+	struct hrt_timer *t = hrt__queue_first(&b->queue), *p;
+	hrt_time_t next = t ? t->hrt__hard : HRT_TIME_MAX;
+
+	for (p = b->pend_head; p; p = p->hrt__off.hrt__next)
+		if (p->hrt__hard < next)
+			next = p->hrt__hard;
+	return next;
+}
+
+/* Queueing ---------------------------------------------------------------- */
+
+/* Lock held; t is on no queue and its hrt__ran_pass is valid. */
+static void enqueue(struct hrt_base *b, struct hrt_timer *t)
+{
+	if (b->in_pass) {
+		int ran = t->hrt__off.hrt__ran_pass == b->pass_id;
+
+		if (ran || b->pend_head) {
+			pend_append(b, t, !ran);
+			tset(t, b, HRT_ST_QUEUED | HRT_ST_PENDING | (ran ? 0 : HRT_ST_FRESH));
+			return;
+		}
+	}
+	hrt__queue_add(&b->queue, t);
+	tset(t, b, HRT_ST_QUEUED);
+}
+
+/* Lock held; t is queued on b with state s.  Leaves hrt__ran_pass valid. */
+static void dequeue(struct hrt_base *b, struct hrt_timer *t, uintptr_t s)
+{
+	if (s & HRT_ST_PENDING) {
+		pend_unlink(b, t, !!(s & HRT_ST_FRESH));
+	} else {
+		hrt__queue_del(&b->queue, t);
+		t->hrt__off.hrt__ran_pass = 0;
+	}
+	tset(t, b, 0);
+}
+
+/* Locks and returns t's base (NULL, nothing locked, if it has none). */
+static struct hrt_base *lock_timer_base(const struct hrt_timer *t, uintptr_t *sp)
+{
+	for (;;) {
+		struct hrt_base *b = st_base(tstate(t));
+
+		if (!b)
+			return NULL;
+		base_lock(b);
+		*sp = tstate(t);
+		if (st_base(*sp) == b)
+			return b;
+		base_unlock(b);         /* moved meanwhile: chase it */
+	}
+}
+
+static void unlock_two(struct hrt_base *a, struct hrt_base *b)
+{
+	base_unlock(b);
+	if (a && a != b)
+		base_unlock(a);
+}
+
+/*
+ * Locks nb and t's current base (address order against deadlock) and
+ * returns the latter.  A timer with no base yet is claimed for nb with a
+ * compare-and-swap, so two first starts on different bases cannot both
+ * believe it is theirs.
+ */
+static struct hrt_base *lock_for_start(struct hrt_timer *t, struct hrt_base *nb, uintptr_t *sp)
+{
+	for (;;) {
+		uintptr_t s = tstate(t);
+		struct hrt_base *ob = st_base(s);
+
+		if (!ob) {
+			base_lock(nb);
+			if (__atomic_compare_exchange_n(&t->hrt__base_state, &s, (uintptr_t)nb, 0,
+							__ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
+				*sp = (uintptr_t)nb;
+				return nb;
+			}
+			base_unlock(nb);
+			continue;
+		}
+		if (ob == nb) {
+			base_lock(nb);
+		} else if (ob < nb) {
+			base_lock(ob);
+			base_lock(nb);
+		} else {
+			base_lock(nb);
+			base_lock(ob);
+		}
+		*sp = tstate(t);
+		if (st_base(*sp) == ob)
+			return ob;
+		unlock_two(ob, nb);
+	}
+}
+
+HRT_EXTERN void hrt_timer_init(struct hrt_timer *t, hrt_callback fn)
+{
+	if (!t)
+		return;
+	memset(t, 0, sizeof(*t));
+	t->hrt__fn = fn;
+}
+
+HRT_EXTERN int hrt_timer_start_range(struct hrt_timer *t, struct hrt_base *nb,
+				     hrt_time_t soft, hrt_time_t slack, enum hrt_mode mode)
+{
+	struct hrt_base *ob, *target;
+	hrt_time_t hard;
+	uintptr_t s;
+
+	if (!t || !nb || !t->hrt__fn || slack < 0 ||
+	    (mode != HRT_MODE_ABS && mode != HRT_MODE_REL))
+		return -EINVAL;
+	if (mode == HRT_MODE_REL)
+		soft = sat_add(hrt_base_now(nb), soft);
+	hard = sat_add(soft, slack);
+
+	ob = lock_for_start(t, nb, &s);
+	/* A timer whose callback is running stays on its base (cancel must
+	 * find the callback to wait for it). */
+	target = ob != nb && ob->running == t ? ob : nb;
+	if (s & HRT_ST_QUEUED)
+		dequeue(ob, t, s);
+	__atomic_store_n(&t->hrt__soft, soft, __ATOMIC_RELAXED);
+	__atomic_store_n(&t->hrt__hard, hard, __ATOMIC_RELAXED);
+	enqueue(target, t);
+	target->stats.starts++;
+	if (ob != target)
+		base_wakeup_update(ob);
+	base_wakeup_update(target);
+	unlock_two(ob, nb);
+	return 0;
+}
+
+HRT_EXTERN int hrt_timer_start(struct hrt_timer *t, struct hrt_base *b,
+			       hrt_time_t expiry, enum hrt_mode mode)
+{
+	return hrt_timer_start_range(t, b, expiry, 0, mode);
+}
+
+static int cancel(struct hrt_timer *t, int wait)
+{
+	struct hrt_base *b;
+	uintptr_t s;
+	int ret = 0;
+
+	if (!t)
+		return -EINVAL;
+	b = lock_timer_base(t, &s);
+	if (!b)
+		return 0;
+	while (b->running == t && !pthread_equal(b->pass_thread, pthread_self())) {
+		if (!wait) {
+			base_unlock(b);
+			return -EBUSY;
+		}
+		b->waiters++;
+		pthread_cond_wait(&b->done, &b->lock);
+		b->waiters--;
+		s = tstate(t);
+		if (st_base(s) != b) {          /* moved once it stopped running */
+			base_unlock(b);
+			b = lock_timer_base(t, &s);
+			if (!b)
+				return ret;
+		}
+	}
+	if (s & HRT_ST_QUEUED) {
+		dequeue(b, t, s);
+		b->stats.cancels++;
+		base_wakeup_update(b);
+		ret = 1;
+	}
+	base_unlock(b);
+	return ret;
+}
+
+HRT_EXTERN int hrt_timer_cancel(struct hrt_timer *t)
+{
+	return cancel(t, 1);
+}
+
+HRT_EXTERN int hrt_timer_try_cancel(struct hrt_timer *t)
+{
+	return cancel(t, 0);
+}
+
+HRT_EXTERN uint64_t hrt_timer_forward(struct hrt_timer *t, hrt_time_t now, hrt_time_t interval)
+{
+	uint64_t n, diff;
+	hrt_time_t delta;
+
+	if (!t || interval <= 0 || (tstate(t) & HRT_ST_QUEUED) || t->hrt__hard > now)
+		return 0;
+	diff = (uint64_t)now - (uint64_t)t->hrt__hard;  /* now >= hard: no overflow */
+	n = diff / (uint64_t)interval + 1;
+	if (n > (uint64_t)(HRT_TIME_MAX / interval))
+		delta = HRT_TIME_MAX;
+	else
+		delta = (hrt_time_t)n * interval;
+	__atomic_store_n(&t->hrt__soft, sat_add(t->hrt__soft, delta), __ATOMIC_RELAXED);
+	__atomic_store_n(&t->hrt__hard, sat_add(t->hrt__hard, delta), __ATOMIC_RELAXED);
+	return n;
+}
+
+HRT_EXTERN int hrt_timer_is_queued(const struct hrt_timer *t)
+{
+	return t && (tstate(t) & HRT_ST_QUEUED);
+}
+
+HRT_EXTERN int hrt_timer_is_running(const struct hrt_timer *t)
+{
+	struct hrt_base *b;
+	uintptr_t s;
+	int r;
+
+	if (!t || !(b = lock_timer_base(t, &s)))
+		return 0;
+	r = b->running == t;
+	base_unlock(b);
+	return r;
+}
+
+HRT_EXTERN hrt_time_t hrt_timer_get_soft(const struct hrt_timer *t)
+{
+	return t ? __atomic_load_n(&t->hrt__soft, __ATOMIC_RELAXED) : 0;
+}
+
+HRT_EXTERN hrt_time_t hrt_timer_get_hard(const struct hrt_timer *t)
+{
+	return t ? __atomic_load_n(&t->hrt__hard, __ATOMIC_RELAXED) : 0;
+}
+
+HRT_EXTERN struct hrt_base *hrt_timer_get_base(const struct hrt_timer *t)
+{
+	return t ? st_base(tstate(t)) : NULL;
+}
+
+/* The expiry pass --------------------------------------------------------- */
+
+/* Lock held; t queued on b.  Runs its callback with the lock dropped. */
+static void run_one(struct hrt_base *b, struct hrt_timer *t, hrt_time_t now)
+{
+	hrt_callback fn = t->hrt__fn;
+	enum hrt_restart r;
+
+	dequeue(b, t, tstate(t));
+	t->hrt__off.hrt__ran_pass = b->pass_id;
+	b->running = t;
+	b->stats.expired++;
+	base_unlock(b);
+	r = fn(t, now);
+	base_lock(b);
+	b->running = NULL;
+	/* Only a timer the callback says is alive may be touched now: one that
+	 * returned HRT_NORESTART may already be freed. */
+	if (r == HRT_RESTART) {
+		uintptr_t s = tstate(t);
+
+		if (!(s & HRT_ST_QUEUED) && st_base(s) == b) {
+			enqueue(b, t);
+			b->stats.restarts++;
+		}
+	}
+	if (b->waiters)
+		pthread_cond_broadcast(&b->done);
+}
+
+HRT_EXTERN size_t hrt_base_run(struct hrt_base *b, hrt_time_t now, int idle)
+{
+	struct hrt_timer *t;
+	size_t n = 0;
+	int greedy;
+
+	if (!b)
+		return 0;
+	base_lock(b);
+	if (b->in_pass) {
+		base_unlock(b);
+		return 0;
+	}
+	if (base_is_virtual(b) && now > b->vnow)
+		__atomic_store_n(&b->vnow, now, __ATOMIC_RELAXED);
+	b->in_pass = 1;
+	b->pass_thread = pthread_self();
+	b->pass_id = __atomic_add_fetch(&pass_counter, 1, __ATOMIC_RELAXED);
+	b->stats.passes++;
+
+	/* Leftmost run: the stock kernel pass. */
+	for (;;) {
+		t = hrt__queue_first(&b->queue);
+		if (b->pend_fresh)
+			t = pend_best(b, now, t, 0);
+		if (!t || t->hrt__soft > now)
+			break;
+		run_one(b, t, now);
+		n++;
+	}
+
+	greedy = b->greedy == HRT_GREEDY_ALWAYS || (b->greedy == HRT_GREEDY_IDLE && idle);
+	if (greedy) {
+		b->stats.greedy_walks++;
+		for (;;) {
+			t = hrt__queue_next_due(&b->queue, now, &b->stats.nodes_visited);
+			if (b->pend_fresh)
+				t = pend_best(b, now, t, 1);
+			if (!t)
+				break;
+			run_one(b, t, now);
+			b->stats.expired_greedy++;
+			n++;
+		}
+	}
+
+	/* The pass is over: pending timers join the tree in queueing order. */
+	while ((t = b->pend_head)) {
+		pend_unlink(b, t, !!(tstate(t) & HRT_ST_FRESH));
+		hrt__queue_add(&b->queue, t);
+		tset(t, b, HRT_ST_QUEUED);
+	}
+	b->in_pass = 0;
+	base_wakeup_update(b);
+	base_unlock(b);
+	return n;
+}
+
+HRT_EXTERN hrt_time_t hrt_base_next_event(const struct hrt_base *b)
+{
+	hrt_time_t next;
+
+	if (!b)
+		return HRT_TIME_MAX;
+	base_lock(b);
+	next = hrt__base_next_locked(b);
+	base_unlock(b);
+	return next;
+}
+
+HRT_EXTERN size_t hrt_base_count(const struct hrt_base *b)
+{
+	size_t n;
+
+	if (!b)
+		return 0;
+	base_lock(b);
+	n = b->queue.count + b->pend_count;
+	base_unlock(b);
+	return n;
+}
+
+HRT_EXTERN void hrt_base_get_stats(const struct hrt_base *b, struct hrt_stats *out)
+{
+	if (!b || !out)
+		return;
+	base_lock(b);
+	*out = b->stats;
+	base_unlock(b);
+}
+
+HRT_EXTERN void hrt_base_reset_stats(struct hrt_base *b)
+{
+	if (!b)
+		return;
+	base_lock(b);
+	memset(&b->stats, 0, sizeof(b->stats));
+	base_unlock(b);
+}
+
+/* Introspection ----------------------------------------------------------- */
+
+static void walk(const struct hrt_rb_node *n, int depth,
+		 void (*fn)(const struct hrt_tree_node *, void *), void *ctx)
+{
+	struct hrt_tree_node info;
+
+	if (!n)
+		return;
+	walk(n->hrt__left, depth + 1, fn, ctx);
+	info.timer = hrt__queue_timer(n);
+	info.left = hrt__queue_timer(n->hrt__left);
+	info.right = hrt__queue_timer(n->hrt__right);
+	info.subtree_soft = info.timer->hrt__subtree_soft;
+	info.depth = depth;
+	info.red = !hrt__rb_is_black(n);
+	fn(&info, ctx);
+	walk(n->hrt__right, depth + 1, fn, ctx);
+}
+
+HRT_EXTERN int hrt_base_walk_tree(struct hrt_base *b,
+				  void (*fn)(const struct hrt_tree_node *n, void *ctx), void *ctx)
+{
+	size_t n;
+
+	if (!b || !fn)
+		return -EINVAL;
+	base_lock(b);
+	walk(b->queue.root.node, 0, fn, ctx);
+	n = b->queue.count;
+	base_unlock(b);
+	return n > (size_t)INT32_MAX ? INT32_MAX : (int)n;
+}
+
+/* Lock held.  0, or why the base is inconsistent. */
+static const char *check_locked(const struct hrt_base *b)
+{
+	const struct hrt_rb_node *n;
+	const struct hrt_timer *p, *prev = NULL;
+	size_t cnt = 0, fresh = 0;
+	int err = hrt__queue_check(&b->queue);
+
+	if (err)
+		return hrt__rb_strerror(err);
+	for (n = b->queue.leftmost; n; n = hrt__rb_next(n))
+		if (tstate(hrt__queue_timer(n)) != ((uintptr_t)b | HRT_ST_QUEUED))
+			return "tree timer with a wrong state word";
+	for (p = b->pend_head; p; prev = p, p = p->hrt__off.hrt__next) {
+		uintptr_t s = tstate(p);
+
+		if (p->hrt__off.hrt__prev != prev)
+			return "pending list back link wrong";
+		if (st_base(s) != b || (s & (HRT_ST_QUEUED | HRT_ST_PENDING)) !=
+		    (HRT_ST_QUEUED | HRT_ST_PENDING))
+			return "pending timer with a wrong state word";
+		cnt++;
+		fresh += !!(s & HRT_ST_FRESH);
+	}
+	if (prev != b->pend_tail || cnt != b->pend_count || fresh != b->pend_fresh)
+		return "pending list counts wrong";
+	if (!b->in_pass && cnt)
+		return "pending timers outside a pass";
+	return NULL;
+}
+
+const char *hrt__base_check_why(struct hrt_base *b)
+{
+	const char *why;
+
+	base_lock(b);
+	why = check_locked(b);
+	base_unlock(b);
+	return why;
+}
+
+HRT_EXTERN int hrt_base_check(struct hrt_base *b)
+{
+	if (!b)
+		return -EINVAL;
+	return hrt__base_check_why(b) ? -EUCLEAN : 0;
+}

@@ -1,0 +1,90 @@
+/*
+ * base.h - struct hrt_base and the helpers base.c, timerfd.c and loop.c
+ * share (internal).  All synchronisation of a base goes through
+ * base_lock()/base_unlock() here, so a faster owner-thread scheme can
+ * replace the mutex without touching the tree, the queue or the API.
+ */
+#ifndef HRT_BASE_H
+#define HRT_BASE_H
+
+#include <pthread.h>
+#include "queue.h"
+
+/* State bits in the low bits of timer->hrt__base_state (bases are 64-aligned). */
+#define HRT_ST_QUEUED   1u      /* in the tree or on the pending list */
+#define HRT_ST_PENDING  2u      /* on the pending list (only during a pass) */
+#define HRT_ST_FRESH    4u      /* pending, but has not run in this pass */
+#define HRT_ST_MASK     63u
+
+struct hrt_base {
+	pthread_mutex_t lock;
+	pthread_cond_t done;            /* a callback returned (cancel waits) */
+	struct hrt_queue queue;
+
+	/* Pass state. */
+	struct hrt_timer *running;      /* callback in progress, or NULL */
+	pthread_t pass_thread;          /* valid while in_pass */
+	int in_pass;
+	unsigned waiters;               /* threads waiting on `done` */
+	uint64_t pass_id;               /* unique over all bases */
+	/*
+	 * Timers queued during a pass once a timer that already ran in it was
+	 * re-queued: kept off the tree, in queueing order, so the pass cannot
+	 * run a timer twice and the FIFO order among equal hard expiries holds
+	 * when they are moved into the tree at the end of the pass.
+	 */
+	struct hrt_timer *pend_head, *pend_tail;
+	size_t pend_count, pend_fresh;
+
+	clockid_t clock;
+	int greedy;
+	hrt_time_t vnow;                /* virtual bases: the time */
+	struct hrt_stats stats;
+
+	/* Wake-up device (timerfd.c, loop.c); -1 when not created. */
+	int tfd, epfd, efd;
+	int stop;
+	hrt_time_t armed;               /* what tfd is armed for; MAX: disarmed */
+} __attribute__((aligned(64)));
+
+/* timerfd.armed when it has fired and must be re-armed whatever follows. */
+#define HRT_ARMED_EXPIRED (-HRT_TIME_MAX)
+
+static inline void base_lock(const struct hrt_base *b)
+{
+	pthread_mutex_lock((pthread_mutex_t *)&b->lock);
+}
+
+static inline void base_unlock(const struct hrt_base *b)
+{
+	pthread_mutex_unlock((pthread_mutex_t *)&b->lock);
+}
+
+static inline int base_is_virtual(const struct hrt_base *b)
+{
+	return b->clock == HRT_CLOCK_VIRTUAL;
+}
+
+/* Lock held.  Earliest hard expiry, pending timers included. */
+hrt_time_t hrt__base_next_locked(const struct hrt_base *b);
+
+/* timerfd.c: arm the device for `when` (lock held). */
+void hrt__wakeup_arm(struct hrt_base *b, hrt_time_t when);
+void hrt__wakeup_close(struct hrt_base *b);
+
+/* Lock held: keep the device armed at the earliest hard expiry.  The pass
+ * re-arms once at its end, so nothing is done while it runs. */
+static inline void base_wakeup_update(struct hrt_base *b)
+{
+	if (b->tfd >= 0 && !b->in_pass) {
+		struct hrt_timer *t = hrt__queue_first(&b->queue);
+		hrt_time_t when = t ? t->hrt__hard : HRT_TIME_MAX;
+
+		if (when != b->armed)
+			hrt__wakeup_arm(b, when);
+	}
+}
+
+hrt_time_t hrt__clock_now(clockid_t clock);
+
+#endif /* HRT_BASE_H */

@@ -1,0 +1,150 @@
+/*
+ * queue.c - timers by hard expiry with a min-soft-expiry augmentation.
+ *
+ * Every node keeps hrt__subtree_soft = min(soft) over its subtree, so the
+ * search for the first soft-expired timer descends only into subtrees that
+ * hold one: each found timer costs O(log n) nodes, wherever it sits.  Equal
+ * hard expiries go right of existing ones, which keeps them FIFO.
+ */
+#include "queue.h"
+
+static inline hrt_time_t min_soft(const struct hrt_rb_node *n, hrt_time_t m)
+{
+	if (n) {
+		hrt_time_t s = hrt__queue_timer(n)->hrt__subtree_soft;
+		if (s < m)
+			return s;
+	}
+	return m;
+}
+
+static inline hrt_time_t compute(const struct hrt_timer *t)
+{
+	hrt_time_t m = t->hrt__soft;
+
+	m = min_soft(t->hrt__node.hrt__left, m);
+	return min_soft(t->hrt__node.hrt__right, m);
+}
+
+static void aug_propagate(struct hrt_rb_node *n, struct hrt_rb_node *stop)
+{
+	while (n != stop) {
+		struct hrt_timer *t = hrt__queue_timer(n);
+		hrt_time_t m = compute(t);
+
+		if (t->hrt__subtree_soft == m)
+			break;
+		t->hrt__subtree_soft = m;
+		n = hrt__rb_parent(n);
+	}
+}
+
+static void aug_copy(struct hrt_rb_node *old, struct hrt_rb_node *new_)
+{
+	hrt__queue_timer(new_)->hrt__subtree_soft = hrt__queue_timer(old)->hrt__subtree_soft;
+}
+
+static void aug_rotate(struct hrt_rb_node *old, struct hrt_rb_node *new_)
+{
+	struct hrt_timer *o = hrt__queue_timer(old);
+
+	hrt__queue_timer(new_)->hrt__subtree_soft = o->hrt__subtree_soft;
+	o->hrt__subtree_soft = compute(o);
+}
+
+static const struct hrt_rb_augment min_soft_augment = {
+	aug_propagate, aug_copy, aug_rotate,
+};
+
+void hrt__queue_add(struct hrt_queue *q, struct hrt_timer *t)
+{
+	struct hrt_rb_node **link = &q->root.node, *parent = NULL;
+	hrt_time_t hard = t->hrt__hard, soft = t->hrt__soft;
+	int leftmost = 1;
+
+	while (*link) {
+		struct hrt_timer *pt;
+
+		parent = *link;
+		pt = hrt__queue_timer(parent);
+		/* The new node will sit below: fold its soft in on the way. */
+		if (pt->hrt__subtree_soft > soft)
+			pt->hrt__subtree_soft = soft;
+		if (hard < pt->hrt__hard) {
+			link = &parent->hrt__left;
+		} else {
+			link = &parent->hrt__right;
+			leftmost = 0;
+		}
+	}
+	t->hrt__subtree_soft = soft;
+	hrt__rb_link(&t->hrt__node, parent, link);
+	if (leftmost)
+		q->leftmost = &t->hrt__node;
+	hrt__rb_insert_augmented(&t->hrt__node, &q->root, &min_soft_augment);
+	q->count++;
+}
+
+void hrt__queue_del(struct hrt_queue *q, struct hrt_timer *t)
+{
+	if (q->leftmost == &t->hrt__node)
+		q->leftmost = hrt__rb_next(&t->hrt__node);
+	hrt__rb_erase_augmented(&t->hrt__node, &q->root, &min_soft_augment);
+	q->count--;
+}
+
+struct hrt_timer *hrt__queue_next_due(const struct hrt_queue *q, hrt_time_t now,
+				      uint64_t *visited)
+{
+	const struct hrt_rb_node *n = q->root.node;
+	uint64_t v = 0;
+
+	if (!n || hrt__queue_timer(n)->hrt__subtree_soft > now)
+		return NULL;
+	/*
+	 * Invariant: n's subtree holds a due timer.  Prefer the left subtree
+	 * (earlier hard expiries), then n itself; else it must be on the right.
+	 */
+	for (;;) {
+		const struct hrt_timer *t = hrt__queue_timer(n);
+		const struct hrt_rb_node *l = n->hrt__left;
+
+		v++;
+		if (l && hrt__queue_timer(l)->hrt__subtree_soft <= now)
+			n = l;
+		else if (t->hrt__soft <= now)
+			break;
+		else
+			n = n->hrt__right;
+	}
+	*visited += v;
+	return hrt__queue_timer(n);
+}
+
+static int order_cb(const struct hrt_rb_node *a, const struct hrt_rb_node *b, void *ctx)
+{
+	(void)ctx;
+	return hrt__queue_timer(a)->hrt__hard > hrt__queue_timer(b)->hrt__hard;
+}
+
+static int augment_cb(const struct hrt_rb_node *n, void *ctx)
+{
+	const struct hrt_timer *t = hrt__queue_timer(n);
+
+	(void)ctx;
+	return t->hrt__soft > t->hrt__hard || t->hrt__subtree_soft != compute(t);
+}
+
+int hrt__queue_check(const struct hrt_queue *q)
+{
+	size_t count = 0;
+	int err = hrt__rb_check(&q->root, order_cb, augment_cb, NULL, &count);
+
+	if (err)
+		return err;
+	if (count != q->count)
+		return HRT_RB_ECOUNT;
+	if (q->leftmost != hrt__rb_first(&q->root))
+		return HRT_RB_ENEXT;
+	return 0;
+}

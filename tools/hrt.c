@@ -1,0 +1,55 @@
+/*
+ * hrt.c - main() of the hrt command: dispatches to the subcommands.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "cmds.h"
+#include "hrt.h"
+
+#ifndef HRT_VERSION_FULL
+#define HRT_VERSION_FULL HRT_VERSION_STRING
+#endif
+
+static const struct {
+	const char *name;
+	int (*fn)(int, char **);
+	const char *what;
+} cmds[] = {
+	{ "demo",    hrt_cmd_demo,    "the article's seven timers: tree, passes, wake-ups" },
+	{ "record",  hrt_cmd_record,  "record kernel hrtimer traffic with perf" },
+	{ "replay",  hrt_cmd_replay,  "replay a timer trace under each policy vs the optimum" },
+	{ "convert", hrt_cmd_convert, "convert perf script text to hrt-trace v1" },
+	{ "sim",     hrt_cmd_sim,     "the article's multi-CPU benchmark as a simulation" },
+};
+
+static void usage(FILE *f)
+{
+	fprintf(f, "usage: hrt COMMAND [OPTIONS] [ARGS]\n"
+		   "       hrt --help | --version\n\ncommands:\n");
+	for (size_t i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++)
+		fprintf(f, "  %-8s %s\n", cmds[i].name, cmds[i].what);
+	fprintf(f, "\n'hrt COMMAND --help' describes a command's options.\n");
+}
+
+int main(int argc, char **argv)
+{
+	if (argc < 2) {
+		usage(stderr);
+		return 2;
+	}
+	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {
+		usage(stdout);
+		return 0;
+	}
+	if (!strcmp(argv[1], "--version")) {
+		printf("hrt %s\n", HRT_VERSION_FULL);
+		return 0;
+	}
+	for (size_t i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++)
+		if (!strcmp(argv[1], cmds[i].name))
+			return cmds[i].fn(argc - 1, argv + 1);
+	fprintf(stderr, "hrt: unknown command '%s'\n", argv[1]);
+	usage(stderr);
+	return 2;
+}
