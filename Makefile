@@ -107,9 +107,13 @@ $(TOOL_A): $(TOOL_OBJS)
 $(HRT_BIN): tools/hrt.c $(TOOL_A) $(LIB_A) $(wildcard tools/*.h)
 	$(CC) $(ALL_CFLAGS) -DHRT_VERSION_FULL='"$(VERSION)"' -o $@ $< $(TOOL_A) $(LIB_A) $(ALL_LDFLAGS) $(HRT_LDLIBS)
 
+# Per-test extra link flags: TEST_LDFLAGS_<name>.
+WRAP_ALLOC = malloc calloc realloc free aligned_alloc posix_memalign
+TEST_LDFLAGS_test_noalloc = $(foreach f,$(WRAP_ALLOC),-Wl,--wrap=$(f))
+
 $(O)/tests/%: tests/%.c $(wildcard tests/*.h) $(LIB_A) $(TOOL_A)
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) -o $@ $< $(TOOL_A) $(LIB_A) $(ALL_LDFLAGS) $(CMOCKA_LIBS) $(HRT_LDLIBS)
+	$(CC) $(ALL_CFLAGS) -o $@ $< $(TOOL_A) $(LIB_A) $(ALL_LDFLAGS) $(TEST_LDFLAGS_$*) $(CMOCKA_LIBS) $(HRT_LDLIBS)
 
 $(O)/fuzz/%-replay: fuzz/%.c fuzz/fuzz_main.c $(LIB_A) $(TOOL_A)
 	@mkdir -p $(dir $@)

@@ -84,6 +84,7 @@ HRT_EXTERN struct hrt_base *hrt_base_new(clockid_t clock)
 	if (pthread_cond_init(&b->done, NULL))
 		goto out_mutex;
 	hrt__queue_init(&b->queue);
+	hrt__queue_init(&b->pend);
 	b->clock = clock;
 	b->greedy = greedy_from_env();
 	b->tfd = b->epfd = b->efd = -1;
@@ -152,64 +153,19 @@ HRT_EXTERN int hrt_base_set_time(struct hrt_base *b, hrt_time_t now)
 	return ret;
 }
 
-/* Pending list ------------------------------------------------------------ */
-
-static void pend_append(struct hrt_base *b, struct hrt_timer *t, int fresh)
-{
-	t->hrt__off.hrt__next = NULL;
-	t->hrt__off.hrt__prev = b->pend_tail;
-	if (b->pend_tail)
-		b->pend_tail->hrt__off.hrt__next = t;
-	else
-		b->pend_head = t;
-	b->pend_tail = t;
-	b->pend_count++;
-	b->pend_fresh += fresh;
-}
-
-static void pend_unlink(struct hrt_base *b, struct hrt_timer *t, int fresh)
-{
-	struct hrt_timer *n = t->hrt__off.hrt__next, *p = t->hrt__off.hrt__prev;
-
-	if (p)
-		p->hrt__off.hrt__next = n;
-	else
-		b->pend_head = n;
-	if (n)
-		n->hrt__off.hrt__prev = p;
-	else
-		b->pend_tail = p;
-	b->pend_count--;
-	b->pend_fresh -= fresh;
-}
-
-/*
- * Lock held.  Of `best` and the pending timers that have not run in this
- * pass (and are due, if `due`), the first in queue order.  Tree timers were
- * all queued before any pending one, so ties go to `best`.  O(pending); the
- * scan happens only while fresh pending timers exist.
- */
-static struct hrt_timer *pend_best(const struct hrt_base *b, hrt_time_t now,
-				   struct hrt_timer *best, int due)
-{
-	struct hrt_timer *p;
-
-	for (p = b->pend_head; p; p = p->hrt__off.hrt__next)
-		if ((tstate(p) & HRT_ST_FRESH) && (!due || p->hrt__soft <= now) &&
-		    (!best || p->hrt__hard < best->hrt__hard))
-			best = p;
-	return best;
-}
-
 hrt_time_t hrt__base_next_locked(const struct hrt_base *b)
 {
-	struct hrt_timer *t = hrt__queue_first(&b->queue), *p;
+	struct hrt_timer *t = hrt__queue_first(&b->queue), *p = hrt__queue_first(&b->pend);
 	hrt_time_t next = t ? t->hrt__hard : HRT_TIME_MAX;
 
-	for (p = b->pend_head; p; p = p->hrt__off.hrt__next)
-		if (p->hrt__hard < next)
-			next = p->hrt__hard;
-	return next;
+	return p && p->hrt__hard < next ? p->hrt__hard : next;
+}
+
+/* Of two candidates, the first in queue order; ties go to the main queue,
+ * whose timers were all queued before the pending ones. */
+static inline struct hrt_timer *earlier(struct hrt_timer *q, struct hrt_timer *p)
+{
+	return p && (!q || p->hrt__hard < q->hrt__hard) ? p : q;
 }
 
 /* Queueing ---------------------------------------------------------------- */
@@ -220,25 +176,30 @@ static void enqueue(struct hrt_base *b, struct hrt_timer *t)
 	if (b->in_pass) {
 		int ran = t->hrt__off.hrt__ran_pass == b->pass_id;
 
-		if (ran || b->pend_head) {
-			pend_append(b, t, !ran);
-			tset(t, b, HRT_ST_QUEUED | HRT_ST_PENDING | (ran ? 0 : HRT_ST_FRESH));
+		if (ran || b->pend.count) {
+			hrt__queue_add(&b->pend, t, ran);
+			tset(t, b, HRT_ST_QUEUED | HRT_ST_PENDING);
 			return;
 		}
 	}
-	hrt__queue_add(&b->queue, t);
+	hrt__queue_add(&b->queue, t, 0);
 	tset(t, b, HRT_ST_QUEUED);
 }
 
-/* Lock held; t is queued on b with state s.  Leaves hrt__ran_pass valid. */
+/* Lock held; t is queued on b with state s.  Leaves hrt__ran_pass valid
+ * (an excluded pending timer ran in the current pass). */
 static void dequeue(struct hrt_base *b, struct hrt_timer *t, uintptr_t s)
 {
+	uint64_t ran = 0;
+
 	if (s & HRT_ST_PENDING) {
-		pend_unlink(b, t, !!(s & HRT_ST_FRESH));
+		if (hrt__queue_is_excluded(t))
+			ran = b->pass_id;
+		hrt__queue_del(&b->pend, t);
 	} else {
 		hrt__queue_del(&b->queue, t);
-		t->hrt__off.hrt__ran_pass = 0;
 	}
+	t->hrt__off.hrt__ran_pass = ran;
 	tset(t, b, 0);
 }
 
@@ -479,11 +440,14 @@ static void run_one(struct hrt_base *b, struct hrt_timer *t, hrt_time_t now)
 HRT_EXTERN size_t hrt_base_run(struct hrt_base *b, hrt_time_t now, int idle)
 {
 	struct hrt_timer *t;
+	uint64_t unused = 0;
 	size_t n = 0;
 	int greedy;
 
 	if (!b)
 		return 0;
+	if (now > HRT_QUEUE_NOW_MAX)    /* soft expiries from here on mean never */
+		now = HRT_QUEUE_NOW_MAX;
 	base_lock(b);
 	if (b->in_pass) {
 		base_unlock(b);
@@ -499,8 +463,9 @@ HRT_EXTERN size_t hrt_base_run(struct hrt_base *b, hrt_time_t now, int idle)
 	/* Leftmost run: the stock kernel pass. */
 	for (;;) {
 		t = hrt__queue_first(&b->queue);
-		if (b->pend_fresh)
-			t = pend_best(b, now, t, 0);
+		if (b->pend.count)      /* first pending timer that has not run */
+			t = earlier(t, hrt__queue_next_due(&b->pend, HRT_QUEUE_NOW_MAX + 1,
+							   &unused));
 		if (!t || t->hrt__soft > now)
 			break;
 		run_one(b, t, now);
@@ -512,8 +477,9 @@ HRT_EXTERN size_t hrt_base_run(struct hrt_base *b, hrt_time_t now, int idle)
 		b->stats.greedy_walks++;
 		for (;;) {
 			t = hrt__queue_next_due(&b->queue, now, &b->stats.nodes_visited);
-			if (b->pend_fresh)
-				t = pend_best(b, now, t, 1);
+			if (b->pend.count)
+				t = earlier(t, hrt__queue_next_due(&b->pend, now,
+								   &b->stats.nodes_visited));
 			if (!t)
 				break;
 			run_one(b, t, now);
@@ -522,10 +488,10 @@ HRT_EXTERN size_t hrt_base_run(struct hrt_base *b, hrt_time_t now, int idle)
 		}
 	}
 
-	/* The pass is over: pending timers join the tree in queueing order. */
-	while ((t = b->pend_head)) {
-		pend_unlink(b, t, !!(tstate(t) & HRT_ST_FRESH));
-		hrt__queue_add(&b->queue, t);
+	/* The pass is over: pending timers join the queue in queueing order. */
+	while ((t = hrt__queue_first(&b->pend))) {
+		hrt__queue_del(&b->pend, t);
+		hrt__queue_add(&b->queue, t, 0);
 		tset(t, b, HRT_ST_QUEUED);
 	}
 	b->in_pass = 0;
@@ -553,7 +519,7 @@ HRT_EXTERN size_t hrt_base_count(const struct hrt_base *b)
 	if (!b)
 		return 0;
 	base_lock(b);
-	n = b->queue.count + b->pend_count;
+	n = b->queue.count + b->pend.count;
 	base_unlock(b);
 	return n;
 }
@@ -610,33 +576,26 @@ HRT_EXTERN int hrt_base_walk_tree(struct hrt_base *b,
 	return n > (size_t)INT32_MAX ? INT32_MAX : (int)n;
 }
 
-/* Lock held.  0, or why the base is inconsistent. */
+/* Lock held.  NULL, or why the base is inconsistent. */
 static const char *check_locked(const struct hrt_base *b)
 {
 	const struct hrt_rb_node *n;
-	const struct hrt_timer *p, *prev = NULL;
-	size_t cnt = 0, fresh = 0;
-	int err = hrt__queue_check(&b->queue);
+	int err;
 
-	if (err)
+	if ((err = hrt__queue_check(&b->queue)) || (err = hrt__queue_check(&b->pend)))
 		return hrt__rb_strerror(err);
-	for (n = b->queue.leftmost; n; n = hrt__rb_next(n))
-		if (tstate(hrt__queue_timer(n)) != ((uintptr_t)b | HRT_ST_QUEUED))
-			return "tree timer with a wrong state word";
-	for (p = b->pend_head; p; prev = p, p = p->hrt__off.hrt__next) {
-		uintptr_t s = tstate(p);
+	for (n = b->queue.leftmost; n; n = hrt__rb_next(n)) {
+		const struct hrt_timer *t = hrt__queue_timer(n);
 
-		if (p->hrt__off.hrt__prev != prev)
-			return "pending list back link wrong";
-		if (st_base(s) != b || (s & (HRT_ST_QUEUED | HRT_ST_PENDING)) !=
-		    (HRT_ST_QUEUED | HRT_ST_PENDING))
-			return "pending timer with a wrong state word";
-		cnt++;
-		fresh += !!(s & HRT_ST_FRESH);
+		if (tstate(t) != ((uintptr_t)b | HRT_ST_QUEUED))
+			return "queued timer with a wrong state word";
+		if (hrt__queue_is_excluded(t))
+			return "excluded timer in the main queue";
 	}
-	if (prev != b->pend_tail || cnt != b->pend_count || fresh != b->pend_fresh)
-		return "pending list counts wrong";
-	if (!b->in_pass && cnt)
+	for (n = b->pend.leftmost; n; n = hrt__rb_next(n))
+		if (tstate(hrt__queue_timer(n)) != ((uintptr_t)b | HRT_ST_QUEUED | HRT_ST_PENDING))
+			return "pending timer with a wrong state word";
+	if (!b->in_pass && b->pend.count)
 		return "pending timers outside a pass";
 	return NULL;
 }

@@ -11,9 +11,8 @@
 #include "queue.h"
 
 /* State bits in the low bits of timer->hrt__base_state (bases are 64-aligned). */
-#define HRT_ST_QUEUED   1u      /* in the tree or on the pending list */
-#define HRT_ST_PENDING  2u      /* on the pending list (only during a pass) */
-#define HRT_ST_FRESH    4u      /* pending, but has not run in this pass */
+#define HRT_ST_QUEUED   1u      /* in the queue or the pending queue */
+#define HRT_ST_PENDING  2u      /* in the pending queue (only during a pass) */
 #define HRT_ST_MASK     63u
 
 struct hrt_base {
@@ -29,12 +28,12 @@ struct hrt_base {
 	uint64_t pass_id;               /* unique over all bases */
 	/*
 	 * Timers queued during a pass once a timer that already ran in it was
-	 * re-queued: kept off the tree, in queueing order, so the pass cannot
-	 * run a timer twice and the FIFO order among equal hard expiries holds
-	 * when they are moved into the tree at the end of the pass.
+	 * re-queued.  The ones that ran are queued "excluded", so no search of
+	 * this pass finds them; the others may still run in it.  All of them
+	 * were queued after everything in `queue`, so at the end of the pass
+	 * moving them over in order keeps equal hard expiries FIFO.
 	 */
-	struct hrt_timer *pend_head, *pend_tail;
-	size_t pend_count, pend_fresh;
+	struct hrt_queue pend;
 
 	clockid_t clock;
 	int greedy;

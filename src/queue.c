@@ -8,6 +8,14 @@
  */
 #include "queue.h"
 
+/* What a node contributes to its subtree's minimum (see queue.h). */
+static inline hrt_time_t contrib(const struct hrt_timer *t)
+{
+	if (hrt__queue_is_excluded(t))
+		return HRT_TIME_MAX;
+	return t->hrt__soft < HRT_TIME_MAX - 1 ? t->hrt__soft : HRT_TIME_MAX - 1;
+}
+
 static inline hrt_time_t min_soft(const struct hrt_rb_node *n, hrt_time_t m)
 {
 	if (n) {
@@ -20,7 +28,7 @@ static inline hrt_time_t min_soft(const struct hrt_rb_node *n, hrt_time_t m)
 
 static inline hrt_time_t compute(const struct hrt_timer *t)
 {
-	hrt_time_t m = t->hrt__soft;
+	hrt_time_t m = contrib(t);
 
 	m = min_soft(t->hrt__node.hrt__left, m);
 	return min_soft(t->hrt__node.hrt__right, m);
@@ -56,11 +64,14 @@ static const struct hrt_rb_augment min_soft_augment = {
 	aug_propagate, aug_copy, aug_rotate,
 };
 
-void hrt__queue_add(struct hrt_queue *q, struct hrt_timer *t)
+void hrt__queue_add(struct hrt_queue *q, struct hrt_timer *t, int excluded)
 {
 	struct hrt_rb_node **link = &q->root.node, *parent = NULL;
-	hrt_time_t hard = t->hrt__hard, soft = t->hrt__soft;
+	hrt_time_t hard = t->hrt__hard, soft;
 	int leftmost = 1;
+
+	t->hrt__node.hrt__pc = excluded ? HRT_Q_EXCLUDED : 0;
+	soft = contrib(t);
 
 	while (*link) {
 		struct hrt_timer *pt;
@@ -78,7 +89,7 @@ void hrt__queue_add(struct hrt_queue *q, struct hrt_timer *t)
 		}
 	}
 	t->hrt__subtree_soft = soft;
-	hrt__rb_link(&t->hrt__node, parent, link);
+	hrt__rb_link(&t->hrt__node, parent, link, excluded ? HRT_Q_EXCLUDED : 0);
 	if (leftmost)
 		q->leftmost = &t->hrt__node;
 	hrt__rb_insert_augmented(&t->hrt__node, &q->root, &min_soft_augment);
@@ -112,7 +123,7 @@ struct hrt_timer *hrt__queue_next_due(const struct hrt_queue *q, hrt_time_t now,
 		v++;
 		if (l && hrt__queue_timer(l)->hrt__subtree_soft <= now)
 			n = l;
-		else if (t->hrt__soft <= now)
+		else if (contrib(t) <= now)
 			break;
 		else
 			n = n->hrt__right;

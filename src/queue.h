@@ -2,6 +2,12 @@
  * queue.h - the timer queue (internal): timers ordered by hard expiry, equal
  * keys in insertion order, each node augmented with the minimum soft expiry
  * of its subtree, the leftmost node cached.  No locking: the base serialises.
+ *
+ * A node may be queued "excluded": it keeps its place in the order but no
+ * due-search finds it (it counts as soft expiry HRT_TIME_MAX in the
+ * augmentation).  Soft expiries >= HRT_TIME_MAX - 1 count as HRT_TIME_MAX - 1,
+ * so searches up to HRT_QUEUE_NOW_MAX never find them and a search at
+ * HRT_QUEUE_NOW_MAX + 1 finds exactly the first node that is not excluded.
  */
 #ifndef HRT_QUEUE_H
 #define HRT_QUEUE_H
@@ -14,6 +20,9 @@ struct hrt_queue {
 	struct hrt_rb_node *leftmost;   /* cached: first() is O(1) */
 	size_t count;
 };
+
+#define HRT_QUEUE_NOW_MAX (HRT_TIME_MAX - 2)   /* the latest instant a pass runs at */
+#define HRT_Q_EXCLUDED ((uintptr_t)2)           /* user bit in hrt__pc */
 
 static inline struct hrt_timer *hrt__queue_timer(const struct hrt_rb_node *n)
 {
@@ -33,10 +42,15 @@ static inline struct hrt_timer *hrt__queue_first(const struct hrt_queue *q)
 	return hrt__queue_timer(q->leftmost);
 }
 
-void hrt__queue_add(struct hrt_queue *q, struct hrt_timer *t);
+static inline int hrt__queue_is_excluded(const struct hrt_timer *t)
+{
+	return !!(t->hrt__node.hrt__pc & HRT_Q_EXCLUDED);
+}
+
+void hrt__queue_add(struct hrt_queue *q, struct hrt_timer *t, int excluded);
 void hrt__queue_del(struct hrt_queue *q, struct hrt_timer *t);
-/* First timer in queue order whose soft expiry is <= now, or NULL.  Adds the
- * number of nodes examined to *visited. */
+/* First timer in queue order, not excluded, whose soft expiry is <= now, or
+ * NULL.  Adds the number of nodes examined to *visited. */
 struct hrt_timer *hrt__queue_next_due(const struct hrt_queue *q, hrt_time_t now,
 				      uint64_t *visited);
 /* Full structural check; 0 or an HRT_RB_E* code. */

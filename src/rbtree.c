@@ -18,7 +18,7 @@
 
 static inline void set_parent(struct hrt_rb_node *n, struct hrt_rb_node *p)
 {
-	n->hrt__pc = (uintptr_t)p | (n->hrt__pc & 1);
+	n->hrt__pc = (uintptr_t)p | (n->hrt__pc & HRT_RB_LOW_BITS);
 }
 
 static inline void set_black(struct hrt_rb_node *n) { n->hrt__pc |= 1; }
@@ -229,7 +229,7 @@ static inline void erase_core(struct hrt_rb_node *n, struct hrt_rb_root *root,
 		change_child(n, x, p, root);
 		if (x) {
 			/* A lone child is red below a black n (4, 5): paint it. */
-			x->hrt__pc = (uintptr_t)p | HRT_RB_BLACK;
+			x->hrt__pc = (uintptr_t)p | (x->hrt__pc & HRT_RB_USER_BITS) | HRT_RB_BLACK;
 			aug->propagate(p, NULL);
 			return;
 		}
@@ -259,7 +259,8 @@ static inline void erase_core(struct hrt_rb_node *n, struct hrt_rb_root *root,
 		removed = colour(y);
 		y->hrt__left = n->hrt__left;
 		set_parent(n->hrt__left, y);
-		y->hrt__pc = n->hrt__pc;                /* n's parent and colour */
+		/* n's parent and colour; y keeps its user bits. */
+		y->hrt__pc = (n->hrt__pc & ~HRT_RB_USER_BITS) | (y->hrt__pc & HRT_RB_USER_BITS);
 		change_child(n, y, p, root);
 		/* y's subtree is n's less n: recompute it and upward. */
 		aug->propagate(y, NULL);

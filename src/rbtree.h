@@ -21,7 +21,7 @@
 #define HRT_RB_NODE_DEFINED
 /* The same layout as in hrt.h, which must embed it in struct hrt_timer. */
 struct hrt_rb_node {
-	uintptr_t hrt__pc;              /* parent | colour (bit 0: 1 = black) */
+	uintptr_t hrt__pc;              /* parent | user bits 1-2 | colour (bit 0) */
 	struct hrt_rb_node *hrt__left;
 	struct hrt_rb_node *hrt__right;
 };
@@ -39,6 +39,10 @@ struct hrt_rb_augment {
 
 #define HRT_RB_RED   0u
 #define HRT_RB_BLACK 1u
+/* Bits 1 and 2 of hrt__pc belong to the user (nodes are 8-byte aligned):
+ * the tree preserves them through every operation and never reads them. */
+#define HRT_RB_USER_BITS ((uintptr_t)6)
+#define HRT_RB_LOW_BITS  ((uintptr_t)7)
 
 #ifndef hrt_container_of
 #define hrt_container_of(ptr, type, member) \
@@ -47,7 +51,7 @@ struct hrt_rb_augment {
 
 static inline struct hrt_rb_node *hrt__rb_parent(const struct hrt_rb_node *n)
 {
-	return (struct hrt_rb_node *)(n->hrt__pc & ~(uintptr_t)1);
+	return (struct hrt_rb_node *)(n->hrt__pc & ~HRT_RB_LOW_BITS);
 }
 
 static inline int hrt__rb_is_black(const struct hrt_rb_node *n)
@@ -55,11 +59,12 @@ static inline int hrt__rb_is_black(const struct hrt_rb_node *n)
 	return !n || (n->hrt__pc & 1);          /* NULL leaves are black */
 }
 
-/* Hook a fresh red node in below parent at *link (from the caller's walk). */
+/* Hook a fresh red node in below parent at *link (from the caller's walk);
+ * `user` gives its user bits. */
 static inline void hrt__rb_link(struct hrt_rb_node *node, struct hrt_rb_node *parent,
-				struct hrt_rb_node **link)
+				struct hrt_rb_node **link, uintptr_t user)
 {
-	node->hrt__pc = (uintptr_t)parent | HRT_RB_RED;
+	node->hrt__pc = (uintptr_t)parent | (user & HRT_RB_USER_BITS) | HRT_RB_RED;
 	node->hrt__left = node->hrt__right = NULL;
 	*link = node;
 }

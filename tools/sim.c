@@ -1,11 +1,430 @@
-/* PLACEHOLDER - replaced by the real implementation of 'hrt sim'. */
+/*
+ * sim.c - 'hrt sim': the greedy-expiry patch's benchmark (migrations on a
+ * loaded multi-CPU machine) as a deterministic discrete-event model.
+ *
+ * Model (docs/SIMULATION.md has the why):
+ *  1. C CPUs, each owning one virtual libhrt base with the policy under
+ *     test.  Its device fires at hrt_base_next_event(); each firing is one
+ *     hrt_base_run(base, t, idle) with idle = "no thread runs on the CPU".
+ *  2. T threads, each alternating a work burst and a sleep on a range
+ *     timer [now + s, now + s + slack] queued on the CPU it ran on.  Burst
+ *     and sleep lengths come from a per-thread seeded PRNG, so every policy
+ *     sees the same sequence per thread.
+ *  3. A woken thread runs on the CPU its timer fired on if it is idle, else
+ *     on another idle CPU (a migration), else waits on that CPU's run queue.
+ *  4. A CPU finishing a burst takes the head of its own run queue, else the
+ *     head of the longest other queue (a steal - also a migration), else
+ *     idles.
+ *  5. Events at the same time: burst ends before device firings, lower CPU
+ *     numbers first.  Nothing else is random.
+ * The timer engine is libhrt's; this file only moves threads around.
+ */
+#include <errno.h>
+#include <math.h>
+#include <stddef.h>
 #include <stdio.h>
-#include "cmds.h"
+#include <stdlib.h>
+#include <string.h>
 
-int hrt_cmd_sim(int argc, char **argv)
+#include "cmds.h"
+#include "sim.h"
+#include "svg.h"
+
+#define container_of(p, type, member) \
+	((type *)(void *)((char *)(p) - offsetof(type, member)))
+
+struct sim;
+
+struct sim_thread {
+	struct hrt_timer timer;
+	struct sim *sim;
+	uint64_t rng;
+	hrt_time_t woke;                /* when its timer ran */
+};
+
+struct sim_cpu {
+	struct hrt_base *base;
+	hrt_time_t next;                /* cached hrt_base_next_event */
+	int cur;                        /* running thread, -1: idle */
+	hrt_time_t busy_until;
+	int *rq, rq_head, rq_len;       /* FIFO ring of waiting threads */
+};
+
+struct sim {
+	const struct sim_config *cfg;
+	struct sim_result *res;
+	struct sim_cpu *cpu;
+	struct sim_thread *th;
+	int *woken, nwoken;             /* threads woken by the current pass */
+	hrt_time_t work_mean, sleep_mean;
+	double busy_ns, wait_ns;
+};
+
+static uint64_t splitmix(uint64_t *s)
 {
-	(void)argc;
-	(void)argv;
-	fprintf(stderr, "hrt sim: not implemented yet\n");
-	return 1;
+	uint64_t z = (*s += 0x9e3779b97f4a7c15ull);
+
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+	return z ^ (z >> 31);
+}
+
+/* Exponentially distributed with the given mean, at least 1 ns. */
+static hrt_time_t draw_exp(uint64_t *s, hrt_time_t mean)
+{
+	double u = ((double)(splitmix(s) >> 11) + 0.5) / 9007199254740992.0;
+	double v = -log(u) * (double)mean;
+
+	return v < 1 ? 1 : v > 1e15 ? (hrt_time_t)1e15 : (hrt_time_t)v;
+}
+
+void sim_defaults(struct sim_config *c)
+{
+	c->cpus = 4;
+	c->threads = 8;
+	c->slack = 50000;
+	c->period = 200000;
+	c->duration = 1000000000;
+	c->busy = 0.8;
+	c->seed = 1;
+	c->policy = HRT_GREEDY_OFF;
+}
+
+const char *sim_config_error(const struct sim_config *c)
+{
+	double duty;
+
+	if (c->cpus < 1 || c->cpus > 1024)
+		return "--cpus must be 1..1024";
+	if (c->threads < 1 || c->threads > 100000)
+		return "--threads must be 1..100000";
+	if (c->slack < 0)
+		return "--slack must be >= 0";
+	if (c->duration <= 0)
+		return "--duration must be > 0";
+	if (!(c->busy > 0 && c->busy < 1))
+		return "--busy must be between 0 and 100 (exclusive)";
+	duty = c->busy * c->cpus / c->threads;
+	if (duty >= 1)
+		return "too few threads for that load: need threads > busy x cpus";
+	if (c->period <= 0 || (double)c->period * (1 - duty) <= (double)c->slack / 2)
+		return "--period too short for that load and slack";
+	return NULL;
+}
+
+/* Thread i starts a burst on CPU c at t. */
+static void run_on(struct sim *s, int c, int i, hrt_time_t t)
+{
+	struct sim_cpu *cpu = &s->cpu[c];
+	hrt_time_t w = draw_exp(&s->th[i].rng, s->work_mean);
+	hrt_time_t end = t + w;
+
+	cpu->cur = i;
+	cpu->busy_until = end;
+	s->busy_ns += (double)((end < s->cfg->duration ? end : s->cfg->duration) - t);
+	s->wait_ns += (double)(t - s->th[i].woke);
+	s->res->bursts++;
+}
+
+static void rq_push(struct sim_cpu *cpu, int n, int i)
+{
+	cpu->rq[(cpu->rq_head + cpu->rq_len++) % n] = i;
+}
+
+static int rq_pop(struct sim_cpu *cpu, int n)
+{
+	int i = cpu->rq[cpu->rq_head];
+
+	cpu->rq_head = (cpu->rq_head + 1) % n;
+	cpu->rq_len--;
+	return i;
+}
+
+/* First idle CPU after c, cyclically; -1 if none. */
+static int find_idle(const struct sim *s, int c)
+{
+	for (int k = 1; k < s->cfg->cpus; k++) {
+		int d = (c + k) % s->cfg->cpus;
+
+		if (s->cpu[d].cur < 0)
+			return d;
+	}
+	return -1;
+}
+
+static enum hrt_restart wake_cb(struct hrt_timer *t, hrt_time_t now)
+{
+	struct sim_thread *th = container_of(t, struct sim_thread, timer);
+	struct sim *s = th->sim;
+
+	if (now < hrt_timer_get_soft(t))
+		s->res->early++;
+	if (now > hrt_timer_get_hard(t))
+		s->res->late++;
+	th->woke = now;
+	s->woken[s->nwoken++] = (int)(th - s->th);
+	s->res->timer_runs++;
+	return HRT_NORESTART;
+}
+
+static void fire(struct sim *s, int c, hrt_time_t t)
+{
+	struct sim_cpu *cpu = &s->cpu[c];
+	int n = s->cfg->threads;
+
+	s->res->wakeups++;
+	s->nwoken = 0;
+	hrt_base_run(cpu->base, t, cpu->cur < 0);
+	cpu->next = hrt_base_next_event(cpu->base);
+	for (int k = 0; k < s->nwoken; k++) {
+		int i = s->woken[k], d;
+
+		if (cpu->cur < 0) {
+			run_on(s, c, i, t);
+		} else if ((d = find_idle(s, c)) >= 0) {
+			s->res->wake_migrations++;
+			run_on(s, d, i, t);
+		} else {
+			s->res->waits++;
+			rq_push(cpu, n, i);
+		}
+	}
+}
+
+static int burst_end(struct sim *s, int c, hrt_time_t t)
+{
+	struct sim_cpu *cpu = &s->cpu[c];
+	struct sim_thread *th = &s->th[cpu->cur];
+	int n = s->cfg->threads, from = -1, err;
+
+	err = hrt_timer_start_range(&th->timer, cpu->base, t + draw_exp(&th->rng, s->sleep_mean),
+				    s->cfg->slack, HRT_MODE_ABS);
+	if (err)
+		return err;
+	cpu->next = hrt_base_next_event(cpu->base);
+	cpu->cur = -1;
+	if (cpu->rq_len) {
+		run_on(s, c, rq_pop(cpu, n), t);
+		return 0;
+	}
+	for (int k = 1; k < s->cfg->cpus; k++) {
+		int d = (c + k) % s->cfg->cpus;
+
+		if (s->cpu[d].rq_len && (from < 0 || s->cpu[d].rq_len > s->cpu[from].rq_len))
+			from = d;
+	}
+	if (from >= 0) {
+		s->res->steals++;
+		run_on(s, c, rq_pop(&s->cpu[from], n), t);
+	}
+	return 0;
+}
+
+static int setup(struct sim *s)
+{
+	const struct sim_config *c = s->cfg;
+	double duty = c->busy * c->cpus / c->threads;
+
+	s->cpu = calloc((size_t)c->cpus, sizeof(*s->cpu));
+	s->th = calloc((size_t)c->threads, sizeof(*s->th));
+	s->woken = calloc((size_t)c->threads, sizeof(*s->woken));
+	if (!s->cpu || !s->th || !s->woken)
+		return -ENOMEM;
+	/* Cycle = work + sleep + mean lateness (about slack / 2). */
+	s->work_mean = (hrt_time_t)(duty * (double)c->period);
+	s->sleep_mean = c->period - s->work_mean - c->slack / 2;
+	for (int k = 0; k < c->cpus; k++) {
+		struct sim_cpu *cpu = &s->cpu[k];
+
+		cpu->cur = -1;
+		cpu->base = hrt_base_new(HRT_CLOCK_VIRTUAL);
+		cpu->rq = calloc((size_t)c->threads, sizeof(int));
+		if (!cpu->base || !cpu->rq)
+			return -ENOMEM;
+		if (hrt_base_set_greedy(cpu->base, c->policy))
+			return -EINVAL;
+	}
+	for (int i = 0; i < c->threads; i++) {
+		struct sim_thread *th = &s->th[i];
+		struct sim_cpu *cpu = &s->cpu[i % c->cpus];
+		int err;
+
+		th->sim = s;
+		th->rng = c->seed * 0x100000001b3ull + (uint64_t)i;
+		splitmix(&th->rng);
+		hrt_timer_init(&th->timer, wake_cb);
+		/* All threads start asleep, phases spread over one period. */
+		err = hrt_timer_start_range(&th->timer, cpu->base,
+					    (hrt_time_t)(splitmix(&th->rng) % (uint64_t)c->period),
+					    c->slack, HRT_MODE_ABS);
+		if (err)
+			return err;
+		cpu->next = hrt_base_next_event(cpu->base);
+	}
+	return 0;
+}
+
+static void teardown(struct sim *s)
+{
+	if (s->cpu)
+		for (int k = 0; k < s->cfg->cpus; k++) {
+			hrt_base_free(s->cpu[k].base);
+			free(s->cpu[k].rq);
+		}
+	free(s->cpu);
+	free(s->th);
+	free(s->woken);
+}
+
+int sim_run(const struct sim_config *c, struct sim_result *r)
+{
+	struct sim s = { .cfg = c, .res = r };
+	int err;
+
+	memset(r, 0, sizeof(*r));
+	if (sim_config_error(c))
+		return -EINVAL;
+	err = setup(&s);
+	while (!err) {
+		hrt_time_t t = HRT_TIME_MAX;
+		int cpu = -1, end = 0;
+
+		/* Earliest event; ties: burst ends first, then lower CPU. */
+		for (int k = 0; k < c->cpus; k++)
+			if (s.cpu[k].cur >= 0 && (s.cpu[k].busy_until < t ||
+						  (s.cpu[k].busy_until == t && !end))) {
+				t = s.cpu[k].busy_until;
+				cpu = k;
+				end = 1;
+			}
+		for (int k = 0; k < c->cpus; k++)
+			if (s.cpu[k].next < t) {
+				t = s.cpu[k].next;
+				cpu = k;
+				end = 0;
+			}
+		if (cpu < 0 || t > c->duration)
+			break;
+		if (end)
+			err = burst_end(&s, cpu, t);
+		else
+			fire(&s, cpu, t);
+	}
+	if (!err) {
+		struct hrt_stats st;
+
+		for (int k = 0; k < c->cpus; k++) {
+			hrt_base_get_stats(s.cpu[k].base, &st);
+			r->expired_greedy += st.expired_greedy;
+			r->greedy_walks += st.greedy_walks;
+			if (hrt_base_check(s.cpu[k].base))
+				err = -EUCLEAN;
+		}
+		r->migrations = r->wake_migrations + r->steals;
+		r->util = s.busy_ns / ((double)c->cpus * (double)c->duration);
+		r->mean_wait_us = r->bursts ? s.wait_ns / (double)r->bursts / 1000 : 0;
+	}
+	teardown(&s);
+	return err;
+}
+
+/* Command ----------------------------------------------------------------- */
+
+static const int sweep_loads[] = { 10, 20, 30, 40, 50, 60, 70, 80, 90, 95 };
+static const int short_loads[] = { 20, 50, 80, 95 };
+static const char *const policy_name[3] = { "off", "idle", "always" };
+
+struct sim_point {
+	int load;                       /* target, percent */
+	struct sim_result r[3];         /* off, idle, always */
+};
+
+static double ratio(uint64_t a, uint64_t b)
+{
+	return b ? (double)a / (double)b : 0;
+}
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"usage: hrt sim [--cpus C] [--threads T] [--slack NS] [--period NS]\n"
+		"               [--busy PCT | --sweep] [--seed S] [--duration NS] [--short]\n"
+		"               [--csv] [--svg FILE | --no-svg]\n\n"
+		"The greedy-expiry patch's benchmark as a deterministic model: C CPUs with\n"
+		"one virtual libhrt base each, T threads alternating a work burst and a\n"
+		"sleep on a range timer.  Reports, per policy off/idle/always, timer\n"
+		"wake-ups (device firings) and thread migrations, and the ratio idle/off.\n\n"
+		"  --cpus C        CPUs (default 4)\n"
+		"  --threads T     threads (default 8; must exceed busy x cpus)\n"
+		"  --slack NS      timer slack: hard = soft + NS (default 50us)\n"
+		"  --period NS     mean cycle of a thread: work + sleep + slack/2 (default 200us)\n"
+		"  --busy PCT      one target utilisation, 0 < PCT < 100\n"
+		"  --sweep         targets 10,20,...,90,95 %% (the default)\n"
+		"  --short         targets 20,50,80,95 %% and --duration 200ms (make demo)\n"
+		"  --seed S        PRNG seed (default 1); same seed, same output\n"
+		"  --duration NS   simulated time per point (default 1s)\n"
+		"  --csv           CSV, one row per target and policy, instead of the table\n"
+		"  --svg FILE      plot file (default demo-sim.svg; '-' for stdout)\n"
+		"  --no-svg        write no plot\n"
+		"  -h, --help      this text\n"
+		"NS values take an optional suffix ns, us, ms or s.\n");
+}
+
+/* Integer with an optional time suffix; -1 on error. */
+static long long parse_num(const char *s, int time)
+{
+	static const struct { const char *sfx; long long mul; } sfx[] = {
+		{ "", 1 }, { "ns", 1 }, { "us", 1000 }, { "ms", 1000000 }, { "s", 1000000000 },
+	};
+	char *end;
+	long long v;
+
+	errno = 0;
+	v = strtoll(s, &end, 10);
+	if (errno || end == s || v < 0)
+		return -1;
+	for (size_t i = 0; i < sizeof(sfx) / sizeof(sfx[0]); i++)
+		if (!strcmp(end, sfx[i].sfx) && (time || !i))
+			return v > INT64_MAX / sfx[i].mul ? -1 : v * sfx[i].mul;
+	return -1;
+}
+
+static void print_table(const struct sim_config *c, const struct sim_point *p, int n)
+{
+	printf("hrt sim: %d CPUs, %d threads, slack %.1f us, period %.1f us, "
+	       "%.3f s per point, seed %llu\n\n", c->cpus, c->threads, (double)c->slack / 1000,
+	       (double)c->period / 1000, (double)c->duration / 1e9, (unsigned long long)c->seed);
+	printf("       util %%             wake-ups                  migrations"
+	       "          idle/off\n");
+	printf("busy%%  off  idle always   off    idle   always     off   idle always"
+	       "   migr  wake\n");
+	for (int i = 0; i < n; i++) {
+		const struct sim_result *r = p[i].r;
+
+		printf("%4d  %4.1f %4.1f %5.1f  %6llu %6llu %6llu  %6llu %6llu %6llu  %5.3f %5.3f\n",
+		       p[i].load, 100 * r[0].util, 100 * r[1].util, 100 * r[2].util,
+		       (unsigned long long)r[0].wakeups, (unsigned long long)r[1].wakeups,
+		       (unsigned long long)r[2].wakeups, (unsigned long long)r[0].migrations,
+		       (unsigned long long)r[1].migrations, (unsigned long long)r[2].migrations,
+		       ratio(r[1].migrations, r[0].migrations), ratio(r[1].wakeups, r[0].wakeups));
+	}
+}
+
+static void print_csv(const struct sim_point *p, int n)
+{
+	printf("busy_target,policy,util,wakeups,migrations,wake_migrations,steals,waits,"
+	       "timer_runs,expired_greedy,greedy_walks,early,late,mean_wait_us\n");
+	for (int i = 0; i < n; i++)
+		for (int k = 0; k < 3; k++) {
+			const struct sim_result *r = &p[i].r[k];
+
+			printf("%d,%s,%.4f,%llu,%llu,%llu,%llu,%llu,%llu,%llu,%llu,%llu,%llu,%.3f\n",
+			       p[i].load, policy_name[k], r->util,
+			       (unsigned long long)r->wakeups, (unsigned long long)r->migrations,
+			       (unsigned long long)r->wake_migrations, (unsigned long long)r->steals,
+			       (unsigned long long)r->waits, (unsigned long long)r->timer_runs,
+			       (unsigned long long)r->expired_greedy,
+			       (unsigned long long)r->greedy_walks, (unsigned long long)r->early,
+			       (unsigned long long)r->late, r->mean_wait_us);
+		}
 }

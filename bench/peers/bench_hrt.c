@@ -1,0 +1,122 @@
+/*
+ * bench_hrt.c - hrt under the shared workload (workload.h).
+ *
+ * Built twice.  "hrt": a virtual base (HRT_CLOCK_VIRTUAL), so the expiry
+ * pass is hrt_base_run at an instant when all are due and the range
+ * workload is simulated exactly (each pass at hrt_base_next_event(), the
+ * greedy walk on: wake-ups are passes).  "hrt-fd" (HRT_FD=1): a
+ * CLOCK_MONOTONIC base with its timerfd, expiry through hrt_base_dispatch
+ * and the range workload through hrt_base_loop in real time, as the peers.
+ */
+#ifndef HRT_FD
+#define HRT_FD 0
+#endif
+#define LIB_NAME (HRT_FD ? "hrt-fd" : "hrt")
+#include "hrt.h"
+#include "workload.h"
+
+struct item {
+	struct hrt_timer t;
+};
+
+static struct hrt_base *base;
+static struct item *items;
+static hrt_time_t t0;
+static size_t target = SIZE_MAX;
+
+static enum hrt_restart on_fire(struct hrt_timer *t, hrt_time_t now)
+{
+	(void)t;
+	(void)now;
+	if (++fired >= target && HRT_FD)
+		hrt_base_stop(base);
+	return HRT_NORESTART;
+}
+
+static void lib_loop_new(void)
+{
+	base = hrt_base_new(HRT_FD ? CLOCK_MONOTONIC : HRT_CLOCK_VIRTUAL);
+	if (!base)
+		die("hrt_base_new", -1);
+	if (HRT_FD && hrt_base_fd(base) < 0)
+		die("hrt_base_fd", -1);
+}
+
+static void lib_loop_free(void)
+{
+	hrt_base_free(base);
+}
+
+static void lib_timers_new(size_t n)
+{
+	size_t i;
+
+	items = xmalloc((n + 1) * sizeof(*items));
+	for (i = 0; i <= n; i++)
+		hrt_timer_init(&items[i].t, on_fire);
+}
+
+static void lib_timers_free(size_t n)
+{
+	size_t i;
+
+	for (i = 0; i <= n; i++)
+		hrt_timer_cancel(&items[i].t);
+	free(items);
+}
+
+static void lib_begin(void)
+{
+	t0 = hrt_base_now(base);
+}
+
+static void lib_arm(size_t i, int64_t off, int64_t slack)
+{
+	int err = hrt_timer_start_range(&items[i].t, base, t0 + off, slack, HRT_MODE_ABS);
+
+	if (err)
+		die("hrt_timer_start_range", err);
+}
+
+static void lib_rearm(size_t i, int64_t off)
+{
+	hrt_timer_start_range(&items[i].t, base, t0 + off, 0, HRT_MODE_ABS);
+}
+
+static void lib_cancel(size_t i)
+{
+	hrt_timer_cancel(&items[i].t);
+}
+
+static void lib_dispatch_nowait(void)
+{
+	if (HRT_FD)
+		hrt_base_dispatch(base, 0);
+	else
+		hrt_base_run(base, t0 + EXP_BASE + EXP_SPAN + 2 * NS_MS, 0);
+}
+
+static void lib_run_until(size_t n)
+{
+	target = n;
+	if (HRT_FD) {
+		int err = hrt_base_loop(base);
+
+		if (err)
+			die("hrt_base_loop", err);
+	} else {
+		long passes = 0;
+
+		while (fired < n) {
+			hrt_base_run(base, hrt_base_next_event(base), 1);
+			passes++;
+		}
+		sim_wakeups = passes;
+	}
+	target = SIZE_MAX;
+}
+
+static size_t lib_struct_size(void)
+{
+	return sizeof(struct hrt_timer);
+}

@@ -1,0 +1,95 @@
+/*
+ * bench_libuv.c - libuv under the shared workload (workload.h): uv_timer_t
+ * handles in a binary heap of intrusive nodes (millisecond deadlines, ties
+ * by start order); re-arm is uv_timer_start on an active timer; expiry
+ * through uv_run(UV_RUN_NOWAIT).
+ */
+#define LIB_NAME "libuv"
+#include <uv.h>
+#include "workload.h"
+
+static uv_loop_t loop;
+static uv_timer_t *items;
+
+static void on_fire(uv_timer_t *t)
+{
+	(void)t;
+	fired++;
+}
+
+static uint64_t to_ms(int64_t off)
+{
+	return (uint64_t)((off + NS_MS - 1) / NS_MS);
+}
+
+static void lib_loop_new(void)
+{
+	int err = uv_loop_init(&loop);
+
+	if (err)
+		die("uv_loop_init", err);
+}
+
+static void lib_loop_free(void)
+{
+	int err = uv_loop_close(&loop);
+
+	if (err)
+		die("uv_loop_close", err);
+}
+
+static void lib_timers_new(size_t n)
+{
+	size_t i;
+
+	items = xmalloc((n + 1) * sizeof(*items));
+	for (i = 0; i <= n; i++)
+		uv_timer_init(&loop, &items[i]);
+}
+
+static void lib_timers_free(size_t n)
+{
+	size_t i;
+
+	for (i = 0; i <= n; i++)
+		uv_close((uv_handle_t *)&items[i], NULL);
+	uv_run(&loop, UV_RUN_DEFAULT);
+	free(items);
+}
+
+static void lib_begin(void)
+{
+	uv_update_time(&loop);
+}
+
+static void lib_arm(size_t i, int64_t off, int64_t slack)
+{
+	(void)slack;
+	uv_timer_start(&items[i], on_fire, to_ms(off), 0);
+}
+
+static void lib_rearm(size_t i, int64_t off)
+{
+	uv_timer_start(&items[i], on_fire, to_ms(off), 0);
+}
+
+static void lib_cancel(size_t i)
+{
+	uv_timer_stop(&items[i]);
+}
+
+static void lib_dispatch_nowait(void)
+{
+	uv_run(&loop, UV_RUN_NOWAIT);
+}
+
+static void lib_run_until(size_t n)
+{
+	while (fired < n)
+		uv_run(&loop, UV_RUN_ONCE);
+}
+
+static size_t lib_struct_size(void)
+{
+	return sizeof(uv_timer_t);
+}

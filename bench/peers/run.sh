@@ -1,0 +1,104 @@
+#!/bin/sh
+# run.sh - run every peer program at every N, print one table, write
+# $DOCS/peers.csv and $DOCS/*.svg.  Called by `make run` with O (where the
+# programs are), DOCS and NS set.  N is the outer loop and the libraries
+# alternate within it, so a noisy moment on a shared machine hits all of
+# them rather than one.
+set -eu
+: "${O:?}" "${DOCS:?}"
+NS=${NS:-"1000 10000 100000 1000000"}
+LIBS="hrt hrt-fd libev libuv libevent sd-event"
+PEERS="libev libuv libevent sd-event"
+raw=$O/raw.csv
+mkdir -p "$DOCS" "$O/plot"
+
+echo "== machine"
+sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | sort | uniq -c | sed 's/^ */cpus: /'
+echo "kernel: $(uname -sr)"
+dpkg-query -W -f '${Package} ${Version}\n' libev-dev libuv1-dev libevent-dev libsystemd-dev \
+	2>/dev/null | sed 's/^/package: /' || echo "package: (dpkg-query unavailable)"
+echo "hrt: $(sed -n 's/^#define HRT_VERSION_STRING "\(.*\)"/\1/p' ../../include/hrt.h)" \
+	"$(git -C ../.. rev-parse --short HEAD 2>/dev/null || true)"
+echo "workload: bench/peers/workload.h (seed, distributions, repetitions)"
+
+start=$(date +%s)
+: > "$raw"
+for n in $NS; do
+	for lib in $LIBS; do
+		t0=$(date +%s)
+		"$O/$lib" "$n" >> "$raw"
+		echo "   ran $lib N=$n in $(( $(date +%s) - t0 )) s" >&2
+	done
+done
+echo "== total run time: $(( $(date +%s) - start )) s"
+
+{
+	echo "library,workload,n,metric,median,min,max,reps"
+	cat "$raw"
+} > "$DOCS/peers.csv"
+
+# One table: a row per (workload, metric, N), a column per library with
+# "median [min-max]", then hrt and hrt-fd over the best peer's median.
+awk -F, -v libs="$LIBS" -v peers="$PEERS" '
+function cell(k) { return (k in med) ? sprintf("%s [%s-%s]", fmt(med[k]), fmt(lo[k]), fmt(hi[k])) : "-" }
+function fmt(x) { return x >= 100 ? sprintf("%.0f", x) : sprintf("%.1f", x) }
+BEGIN { nl = split(libs, L, " "); np = split(peers, P, " ") }
+{
+	k = $1 SUBSEP $2 SUBSEP $4 SUBSEP $3
+	med[k] = $5; lo[k] = $6; hi[k] = $7
+	row = $2 SUBSEP $4
+	if (!(row in seenrow)) { seenrow[row] = 1; rows[++nr] = row }
+	if (!(($3) in seenn)) { seenn[$3] = 1; ns[++nn] = $3 }
+}
+END {
+	printf "%-14s %-16s %8s", "workload", "metric", "N"
+	for (i = 1; i <= nl; i++) printf " %-21s", L[i]
+	printf " %-9s %8s %8s\n", "best peer", "hrt/best", "fd/best"
+	for (r = 1; r <= nr; r++) {
+		split(rows[r], rw, SUBSEP)
+		if (rw[2] == "dispatch_calls" || rw[2] == "struct_bytes") continue
+		for (j = 1; j <= nn; j++) {
+			n = ns[j]
+			printf "%-14s %-16s %8s", rw[1], rw[2], n
+			for (i = 1; i <= nl; i++) printf " %-21s", cell(L[i] SUBSEP rows[r] SUBSEP n)
+			best = ""; bv = 0
+			for (i = 1; i <= np; i++) {
+				k = P[i] SUBSEP rows[r] SUBSEP n
+				if ((k in med) && (best == "" || med[k] + 0 < bv)) { best = P[i]; bv = med[k] + 0 }
+			}
+			h = "hrt" SUBSEP rows[r] SUBSEP n; f = "hrt-fd" SUBSEP rows[r] SUBSEP n
+			printf " %-9s %8s %8s\n", best,
+				(bv > 0 && (h in med)) ? sprintf("%.2f", med[h] / bv) : "-",
+				(bv > 0 && (f in med)) ? sprintf("%.2f", med[f] / bv) : "-"
+		}
+	}
+}' "$raw" | tee "$DOCS/peers.txt"
+
+# Plots: one SVG per workload metric, median with min-max bars against N.
+for wm in start_cancel:ns_per_op rearm:ns_per_op expiry:ns_per_timer range:ns_per_timer \
+	  range:wakeups memory:bytes_per_timer; do
+	w=${wm%%:*}
+	m=${wm#*:}
+	plot=""
+	for lib in $LIBS; do
+		awk -F, -v l="$lib" -v w="$w" -v m="$m" \
+			'$1 == l && $2 == w && $4 == m { print $3, $5, $6, $7 }' "$raw" > "$O/plot/$w-$m-$lib.dat"
+		[ -s "$O/plot/$w-$m-$lib.dat" ] || continue
+		plot="$plot${plot:+, }'$O/plot/$w-$m-$lib.dat' using 1:2:3:4 with yerrorlines title '$lib'"
+	done
+	[ -n "$plot" ] || continue
+	gnuplot <<EOF
+set terminal svg size 720,440 dynamic font 'sans,12'
+set output '$DOCS/$w-$m.svg'
+set title '$w: $m (median, bars min-max)'
+set xlabel 'armed timers N'
+set ylabel '$m'
+set logscale x
+set logscale y
+set format x '10^{%L}'
+set key outside right
+set grid
+plot $plot
+EOF
+done
+echo "== wrote $DOCS/peers.csv, $DOCS/peers.txt and $DOCS/*.svg"

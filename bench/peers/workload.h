@@ -1,0 +1,378 @@
+/*
+ * workload.h - the one workload generator and harness every peer program
+ * shares.  A program defines LIB_NAME, includes this header, and defines the
+ * adapter functions declared below with its library's public API; main() is
+ * here, so every library runs the same code with the same seed, the same
+ * expiry distribution and the same timing.  The adapter calls are static and
+ * defined in the same file, so the compiler inlines them: no indirect call
+ * sits between the harness and the library.
+ *
+ * Usage: prog N [workload]   (workload: all, start_cancel, rearm, expiry,
+ *                              range, memory; default all)
+ *        prog N ops K WORKLOAD  set up N, run K ops of start_cancel or rearm
+ *                               once, print nothing (for valgrind/perf)
+ * Output: CSV lines  library,workload,n,metric,median,min,max,reps
+ *
+ * Times are int64 nanoseconds from the instant lib_begin() was called; each
+ * adapter converts to its library's unit (rounding up, so nothing is early).
+ */
+#ifndef PEERS_WORKLOAD_H
+#define PEERS_WORKLOAD_H
+
+#include <malloc.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <time.h>
+
+#define NS_MS 1000000LL
+#define NS_S 1000000000LL
+
+/* Workload parameters: one place, the same for every library. */
+#define SEED 0x6872745f70656572ULL     /* "hrt_peer" */
+#define OPS_BASE (10 * NS_S)            /* op workloads: expiry in          */
+#define OPS_SPAN (60 * NS_S)            /*   [10 s, 70 s) from now, uniform */
+#define EXP_BASE (1 * NS_MS)            /* expiry: [1 ms, 51 ms)            */
+#define EXP_SPAN (50 * NS_MS)
+#define RANGE_BASE (5 * NS_MS)          /* range: soft in [B, B + 400 ms),  */
+#define RANGE_SPAN (400 * NS_MS)
+#define SLACK_MIN (10 * NS_MS)          /*   slack in [10 ms, 20 ms)        */
+#define SLACK_SPAN (10 * NS_MS)
+#define OPS_K 100000                    /* ops per timed repetition */
+#define OPS_REPS 7                      /* after one untimed warm-up */
+#define EXP_REPS 5
+#define EXP_MAX_CALLS 100000            /* a library that fires one timer per
+					   dispatch call is timed on its first
+					   100000 (sd-event at N = 10^6) */
+#define RANGE_REPS 5
+#define MAXREPS 16
+
+/* The adapter: each program defines these. ------------------------------ */
+static void lib_loop_new(void);
+static void lib_loop_free(void);
+static void lib_timers_new(size_t n);  /* n + 1 timers; index n is "the extra" */
+static void lib_timers_free(size_t n);
+static void lib_begin(void);           /* refresh the library's now; offsets count from here */
+/* Arm timer i (not armed) for [off, off + slack]; libraries without ranges
+ * take a deadline at off. */
+static void lib_arm(size_t i, int64_t off, int64_t slack);
+static void lib_rearm(size_t i, int64_t off);     /* timer i is armed */
+static void lib_cancel(size_t i);
+static void lib_dispatch_nowait(void); /* one non-blocking pass of the library's loop */
+static void lib_run_until(size_t target); /* the library's blocking loop until fired >= target */
+static size_t lib_struct_size(void);   /* bytes of the per-timer struct the user embeds/allocates */
+
+/* Callbacks count here. */
+static size_t fired;
+/* A simulated-time adapter sets this to the wake-ups it counted itself;
+ * otherwise the range workload counts the thread's voluntary switches. */
+static long sim_wakeups = -1;
+
+/* A fast PRNG (splitmix64) and uniform draws. ---------------------------- */
+static uint64_t rng_state;
+
+static inline uint64_t rng_next(void)
+{
+	uint64_t z = (rng_state += 0x9e3779b97f4a7c15ULL);
+
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+	return z ^ (z >> 31);
+}
+
+static inline uint64_t rng_below(uint64_t n)
+{
+	return (uint64_t)(((unsigned __int128)rng_next() * n) >> 64);
+}
+
+static inline int64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * NS_S + ts.tv_nsec;
+}
+
+static inline int64_t thread_cpu_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	return (int64_t)ts.tv_sec * NS_S + ts.tv_nsec;
+}
+
+static void sleep_until(int64_t t)
+{
+	struct timespec ts = { (time_t)(t / NS_S), (long)(t % NS_S) };
+
+	while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL))
+		;
+}
+
+static long vol_switches(void)
+{
+	struct rusage ru;
+
+	getrusage(RUSAGE_THREAD, &ru);
+	return ru.ru_nvcsw;
+}
+
+static size_t heap_in_use(void)
+{
+	struct mallinfo2 mi = mallinfo2();
+
+	return mi.uordblks + mi.hblkhd;
+}
+
+static void *xmalloc(size_t n)
+{
+	void *p = malloc(n);
+
+	if (!p) {
+		fprintf(stderr, "%s: out of memory\n", LIB_NAME);
+		exit(1);
+	}
+	return p;
+}
+
+static void die(const char *what, int err)
+{
+	fprintf(stderr, "%s: %s failed (%d)\n", LIB_NAME, what, err);
+	exit(1);
+}
+
+/* Results ----------------------------------------------------------------- */
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
+static void report(const char *workload, size_t n, const char *metric, double *v, int reps)
+{
+	qsort(v, (size_t)reps, sizeof(*v), cmp_double);
+	printf("%s,%s,%zu,%s,%.2f,%.2f,%.2f,%d\n", LIB_NAME, workload, n, metric,
+	       reps % 2 ? v[reps / 2] : (v[reps / 2 - 1] + v[reps / 2]) / 2, v[0], v[reps - 1],
+	       reps);
+	fflush(stdout);
+}
+
+/* The workloads ----------------------------------------------------------- */
+
+/* The op stream: the same K (index, offset) pairs for every library. */
+static size_t *ops_idx;
+static int64_t *ops_off;
+
+static void make_ops(size_t n, size_t k)
+{
+	size_t j;
+
+	ops_idx = xmalloc(k * sizeof(*ops_idx));
+	ops_off = xmalloc(k * sizeof(*ops_off));
+	for (j = 0; j < k; j++) {
+		ops_idx[j] = (size_t)rng_below(n);
+		ops_off[j] = OPS_BASE + (int64_t)rng_below(OPS_SPAN);
+	}
+}
+
+static void arm_all(size_t n, int64_t base, int64_t span, int64_t smin, int64_t sspan)
+{
+	size_t i;
+
+	rng_state = SEED;
+	lib_begin();
+	for (i = 0; i < n; i++) {
+		int64_t off = base + (int64_t)rng_below((uint64_t)span);
+		int64_t slack = sspan ? smin + (int64_t)rng_below((uint64_t)sspan) : smin;
+
+		lib_arm(i, off, slack);
+	}
+}
+
+/* Not inlined, so a profiler can count exactly these loops
+ * (valgrind --toggle-collect=op_start_cancel). */
+__attribute__((noinline)) static void op_start_cancel(size_t n, size_t k)
+{
+	size_t j;
+
+	for (j = 0; j < k; j++) {
+		lib_arm(n, ops_off[j], 0);
+		lib_cancel(n);
+	}
+}
+
+__attribute__((noinline)) static void op_rearm(size_t k)
+{
+	size_t j;
+
+	for (j = 0; j < k; j++)
+		lib_rearm(ops_idx[j], ops_off[j]);
+}
+
+/* N armed timers; start+cancel, re-arm; memory per armed timer. */
+static void run_ops(size_t n, int do_sc, int do_rearm, int do_mem)
+{
+	double sc[MAXREPS], ra[MAXREPS], mem[1];
+	size_t before;
+	int r;
+
+	lib_loop_new();
+	before = heap_in_use();
+	lib_timers_new(n);
+	arm_all(n, OPS_BASE, OPS_SPAN, 0, 0);
+	mem[0] = (double)(heap_in_use() - before) / (double)n;
+	rng_state = SEED ^ 0x5c;
+	make_ops(n, OPS_K);
+	for (r = -1; r < OPS_REPS; r++) {
+		int64_t t0, t1, t2;
+
+		t0 = now_ns();
+		if (do_sc)
+			op_start_cancel(n, OPS_K);
+		t1 = now_ns();
+		if (do_rearm)
+			op_rearm(OPS_K);
+		t2 = now_ns();
+		if (r >= 0) {
+			sc[r] = (double)(t1 - t0) / OPS_K;
+			ra[r] = (double)(t2 - t1) / OPS_K;
+		}
+	}
+	if (do_sc)
+		report("start_cancel", n, "ns_per_op", sc, OPS_REPS);
+	if (do_rearm)
+		report("rearm", n, "ns_per_op", ra, OPS_REPS);
+	if (do_mem) {
+		report("memory", n, "bytes_per_timer", mem, 1);
+		mem[0] = (double)lib_struct_size();
+		report("memory", n, "struct_bytes", mem, 1);
+	}
+	free(ops_idx);
+	free(ops_off);
+	lib_timers_free(n);
+	lib_loop_free();
+}
+
+/* All N due: ns per timer fired through the library's own dispatch. */
+static void run_expiry(size_t n)
+{
+	double ns[MAXREPS], calls[MAXREPS], timed[MAXREPS];
+	int r;
+
+	for (r = 0; r < EXP_REPS; r++) {
+		int64_t t0, t1;
+		size_t c = 0;
+
+		lib_loop_new();
+		lib_timers_new(n);
+		arm_all(n, EXP_BASE, EXP_SPAN, 0, 0);
+		/* Every deadline counted from the last arm, plus 2 ms of margin
+		 * for libraries with millisecond clocks. */
+		sleep_until(now_ns() + EXP_BASE + EXP_SPAN + 2 * NS_MS);
+		fired = 0;
+		t0 = now_ns();
+		while (fired < n && c < EXP_MAX_CALLS) {
+			lib_dispatch_nowait();
+			c++;
+		}
+		t1 = now_ns();
+		ns[r] = (double)(t1 - t0) / (double)fired;
+		calls[r] = (double)c;
+		timed[r] = (double)fired;
+		lib_timers_free(n);
+		lib_loop_free();
+	}
+	report("expiry", n, "ns_per_timer", ns, EXP_REPS);
+	report("expiry", n, "dispatch_calls", calls, EXP_REPS);
+	report("expiry", n, "timers_timed", timed, EXP_REPS);
+}
+
+/*
+ * Range timers in real time: soft expiries spread over RANGE_SPAN, each with
+ * a slack; the library's own blocking loop runs until all fired.  Wake-ups
+ * are the voluntary context switches of the thread (each blocking wait that
+ * slept); ns per timer is the thread's CPU time over the run.  Arming N
+ * timers can take longer than the span, so a first, untimed arming measures
+ * this library's setup time S and the soft expiries start at
+ * max(B, 1.25 S + 5 ms): every library starts its loop before its first
+ * timer is due, and sees the same spread of instants.
+ */
+static void run_range(size_t n)
+{
+	double ns[MAXREPS], wk[MAXREPS];
+	int64_t base, t;
+	int r;
+
+	lib_loop_new();
+	lib_timers_new(n);
+	t = now_ns();
+	arm_all(n, 1000 * NS_S, RANGE_SPAN, SLACK_MIN, SLACK_SPAN);
+	t = now_ns() - t;
+	lib_timers_free(n);
+	lib_loop_free();
+	base = t + t / 4 + 5 * NS_MS;
+	if (base < RANGE_BASE)
+		base = RANGE_BASE;
+
+	for (r = 0; r < RANGE_REPS; r++) {
+		int64_t c0;
+		long v0;
+
+		lib_loop_new();
+		lib_timers_new(n);
+		arm_all(n, base, RANGE_SPAN, SLACK_MIN, SLACK_SPAN);
+		fired = 0;
+		sim_wakeups = -1;
+		v0 = vol_switches();
+		c0 = thread_cpu_ns();
+		lib_run_until(n);
+		ns[r] = (double)(thread_cpu_ns() - c0) / (double)n;
+		wk[r] = (double)(sim_wakeups >= 0 ? sim_wakeups : vol_switches() - v0);
+		lib_timers_free(n);
+		lib_loop_free();
+	}
+	report("range", n, "ns_per_timer", ns, RANGE_REPS);
+	report("range", n, "wakeups", wk, RANGE_REPS);
+}
+
+int main(int argc, char **argv)
+{
+	size_t n;
+	const char *w = argc > 2 ? argv[2] : "all";
+
+	if (argc < 2 || (n = (size_t)strtoull(argv[1], NULL, 10)) == 0) {
+		fprintf(stderr, "usage: %s N [all|start_cancel|rearm|expiry|range|memory]\n"
+				"       %s N ops K start_cancel|rearm\n", argv[0], argv[0]);
+		return 2;
+	}
+	if (!strcmp(w, "ops") && argc > 4) {
+		size_t k = (size_t)strtoull(argv[3], NULL, 10);
+
+		lib_loop_new();
+		lib_timers_new(n);
+		arm_all(n, OPS_BASE, OPS_SPAN, 0, 0);
+		rng_state = SEED ^ 0x5c;
+		make_ops(n, k ? k : 1);
+		if (!strcmp(argv[4], "start_cancel"))
+			op_start_cancel(n, k);
+		else
+			op_rearm(k);
+		return 0;
+	}
+	if (!strcmp(w, "all") || !strcmp(w, "start_cancel") || !strcmp(w, "rearm") ||
+	    !strcmp(w, "memory"))
+		run_ops(n, strcmp(w, "rearm") && strcmp(w, "memory"),
+			strcmp(w, "start_cancel") && strcmp(w, "memory"),
+			!strcmp(w, "all") || !strcmp(w, "memory"));
+	if (!strcmp(w, "all") || !strcmp(w, "expiry"))
+		run_expiry(n);
+	if (!strcmp(w, "all") || !strcmp(w, "range"))
+		run_range(n);
+	return 0;
+}
+
+#endif /* PEERS_WORKLOAD_H */

@@ -1,0 +1,112 @@
+/*
+ * fuzz_api.c - drives the public API from a byte stream: each op byte picks
+ * start/start_range/cancel/try_cancel/forward/pass/set_greedy/set_time on a
+ * few timers and two virtual bases, with operands from the following bytes
+ * (including hostile ones: negative slack, huge times, bad enums).  Every
+ * pass re-checks the trees; any inconsistency aborts, which is the finding.
+ */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "hrt.h"
+
+#define NT 16
+
+struct ft {
+	struct hrt_timer t;
+	uint8_t plan;
+};
+
+static struct ft timers[NT];
+static struct hrt_base *bases[2];
+static const uint8_t *in;
+static size_t left;
+
+static uint8_t byte(void)
+{
+	if (!left)
+		return 0;
+	left--;
+	return *in++;
+}
+
+static int64_t num(void)
+{
+	uint8_t k = byte();
+	int64_t v = 0;
+
+	switch (k & 3) {
+	case 0: return (int64_t)(k >> 2) * 10;                /* small */
+	case 1: return -(int64_t)(k >> 2);                    /* negative */
+	case 2: return HRT_TIME_MAX - (k >> 2);               /* huge */
+	}
+	for (int i = 0; i < 8; i++)
+		v = (v << 8) | byte();
+	return v;
+}
+
+static enum hrt_restart cb(struct hrt_timer *t, hrt_time_t now)
+{
+	struct ft *f = (struct ft *)t;
+	struct ft *o = &timers[f->plan % NT];
+
+	switch (f->plan >> 4) {
+	case 1: hrt_timer_start(&o->t, bases[f->plan & 1], 5, HRT_MODE_REL); break;
+	case 2: hrt_timer_cancel(&o->t); break;
+	case 3: hrt_timer_forward(t, now, 7); return HRT_RESTART;
+	case 4: return HRT_RESTART;
+	case 5: hrt_timer_start_range(t, bases[(f->plan >> 1) & 1], 3, 3, HRT_MODE_REL); break;
+	}
+	return HRT_NORESTART;
+}
+
+static void check(void)
+{
+	for (int b = 0; b < 2; b++)
+		if (hrt_base_check(bases[b]))
+			abort();
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	in = data;
+	left = size;
+	bases[0] = hrt_base_new(HRT_CLOCK_VIRTUAL);
+	bases[1] = hrt_base_new(HRT_CLOCK_VIRTUAL);
+	if (!bases[0] || !bases[1])
+		abort();
+	for (int i = 0; i < NT; i++) {
+		hrt_timer_init(&timers[i].t, cb);
+		timers[i].plan = (uint8_t)(i * 37);
+	}
+	while (left) {
+		uint8_t op = byte();
+		struct ft *f = &timers[byte() % NT];
+		struct hrt_base *b = bases[op & 1];
+
+		switch ((op >> 1) % 9) {
+		case 0: f->plan = byte(); hrt_timer_start(&f->t, b, num(), (enum hrt_mode)(byte() % 3)); break;
+		case 1: f->plan = byte(); hrt_timer_start_range(&f->t, b, num(), num(), (enum hrt_mode)(byte() % 3)); break;
+		case 2: hrt_timer_cancel(&f->t); break;
+		case 3: hrt_timer_try_cancel(&f->t); break;
+		case 4: hrt_timer_forward(&f->t, num(), num()); break;
+		case 5: hrt_base_run(b, hrt_base_now(b) + (num() & 0xffff), byte() & 1); check(); break;
+		case 6: hrt_base_set_greedy(b, (enum hrt_greedy)(byte() % 4)); break;
+		case 7: hrt_base_set_time(b, num()); break;
+		case 8: {
+			hrt_time_t t = hrt_base_next_event(b);
+			if (t != HRT_TIME_MAX)
+				hrt_base_run(b, t, byte() & 1);
+			check();
+			break;
+		}
+		}
+	}
+	check();
+	/* Free without touching queued timers is allowed; reset them after. */
+	hrt_base_free(bases[0]);
+	hrt_base_free(bases[1]);
+	return 0;
+}

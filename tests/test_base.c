@@ -1,0 +1,422 @@
+/*
+ * test_base.c - timer semantics through the public API: the article's
+ * example, argument errors, saturation, forward, pass rules, callbacks that
+ * start/cancel/free timers, moves between bases, and the O(log n) bound of
+ * the greedy search.
+ */
+#include <errno.h>
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "hrt.h"
+
+#define US 1000
+
+_Static_assert(sizeof(struct hrt_timer) <= 64, "a timer is one cache line");
+
+struct named {
+	struct hrt_timer t;
+	char name;
+};
+
+static char ran[64];
+static int nran;
+
+static enum hrt_restart record(struct hrt_timer *t, hrt_time_t now)
+{
+	(void)now;
+	ran[nran++] = ((struct named *)t)->name;
+	ran[nran] = 0;
+	return HRT_NORESTART;
+}
+
+/* The article: A..G with hard expiries 10..70 us; A soft 5, B and D 7.5. */
+static const hrt_time_t art_soft[7] = { 5 * US, 7500, 25 * US, 7500, 45 * US, 55 * US, 65 * US };
+
+static struct hrt_base *article(struct named *tm)
+{
+	struct hrt_base *b = hrt_base_new(HRT_CLOCK_VIRTUAL);
+
+	assert_non_null(b);
+	for (int i = 0; i < 7; i++) {
+		hrt_time_t hard = (i + 1) * 10 * US;
+
+		hrt_timer_init(&tm[i].t, record);
+		tm[i].name = (char)('A' + i);
+		assert_int_equal(hrt_timer_start_range(&tm[i].t, b, art_soft[i], hard - art_soft[i],
+						       HRT_MODE_ABS), 0);
+		assert_int_equal(hrt_timer_get_hard(&tm[i].t), hard);
+	}
+	assert_int_equal(hrt_base_check(b), 0);
+	assert_int_equal(hrt_base_next_event(b), 10 * US);
+	nran = 0;
+	ran[0] = 0;
+	return b;
+}
+
+static void article_pass(enum hrt_greedy policy, int idle, const char *want)
+{
+	struct named tm[7];
+	struct hrt_base *b = article(tm);
+
+	assert_int_equal(hrt_base_set_greedy(b, policy), 0);
+	assert_int_equal(hrt_base_get_greedy(b), policy);
+	assert_int_equal(hrt_base_run(b, 10 * US, idle), strlen(want));
+	assert_string_equal(ran, want);
+	assert_int_equal(hrt_base_check(b), 0);
+	assert_int_equal(hrt_base_next_event(b), 30 * US);   /* C */
+	hrt_base_free(b);
+}
+
+static void test_article(void **s)
+{
+	(void)s;
+	article_pass(HRT_GREEDY_OFF, 0, "AB");
+	article_pass(HRT_GREEDY_OFF, 1, "AB");
+	article_pass(HRT_GREEDY_ALWAYS, 0, "ABD");
+	article_pass(HRT_GREEDY_ALWAYS, 1, "ABD");
+	article_pass(HRT_GREEDY_IDLE, 0, "AB");
+	article_pass(HRT_GREEDY_IDLE, 1, "ABD");
+}
+
+/* The greedy walk saves the wake-up at 40 us once C is cancelled. */
+static int wakeups_after_cancel_c(enum hrt_greedy policy)
+{
+	struct named tm[7];
+	struct hrt_base *b = article(tm);
+	int w = 0;
+	hrt_time_t t;
+
+	hrt_base_set_greedy(b, policy);
+	hrt_base_run(b, 10 * US, 1);
+	w++;
+	assert_int_equal(hrt_timer_cancel(&tm[2].t), 1);
+	assert_int_equal(hrt_timer_cancel(&tm[2].t), 0);
+	while ((t = hrt_base_next_event(b)) != HRT_TIME_MAX) {
+		hrt_base_run(b, t, 1);
+		w++;
+	}
+	assert_int_equal(nran, 6);
+	hrt_base_free(b);
+	return w;
+}
+
+static void test_article_wakeups(void **s)
+{
+	(void)s;
+	/* off: 10 (A,B), 40 (D), 50 (E), 60 (F), 70 (G); greedy: D ran at 10. */
+	assert_int_equal(wakeups_after_cancel_c(HRT_GREEDY_OFF), 5);
+	assert_int_equal(wakeups_after_cancel_c(HRT_GREEDY_ALWAYS), 4);
+}
+
+static void test_bad_arguments(void **s)
+{
+	struct hrt_base *b, *rb;
+	struct hrt_timer t, none;
+	struct hrt_stats st;
+
+	(void)s;
+	errno = 0;
+	assert_null(hrt_base_new((clockid_t)12345));
+	assert_int_equal(errno, EINVAL);
+	assert_null(hrt_base_new(CLOCK_PROCESS_CPUTIME_ID));
+	b = hrt_base_new(HRT_CLOCK_VIRTUAL);
+	assert_non_null(b);
+	assert_int_equal(hrt_base_set_greedy(b, (enum hrt_greedy)3), -EINVAL);
+	assert_int_equal(hrt_base_set_greedy(b, (enum hrt_greedy)-1), -EINVAL);
+	assert_int_equal(hrt_base_set_greedy(NULL, HRT_GREEDY_OFF), -EINVAL);
+	assert_int_equal(hrt_base_set_time(b, 100), 0);
+	assert_int_equal(hrt_base_set_time(b, 99), -EINVAL);     /* backwards */
+	assert_int_equal(hrt_base_now(b), 100);
+	rb = hrt_base_new(CLOCK_MONOTONIC);
+	assert_non_null(rb);
+	assert_int_equal(hrt_base_set_time(rb, 1), -EINVAL);     /* real clock */
+	assert_int_equal(hrt_base_fd(b), -EINVAL);               /* virtual: no fd */
+
+	hrt_timer_init(&t, record);
+	hrt_timer_init(&none, NULL);
+	assert_int_equal(hrt_timer_start_range(NULL, b, 0, 0, HRT_MODE_ABS), -EINVAL);
+	assert_int_equal(hrt_timer_start_range(&t, NULL, 0, 0, HRT_MODE_ABS), -EINVAL);
+	assert_int_equal(hrt_timer_start_range(&t, b, 0, -1, HRT_MODE_ABS), -EINVAL);
+	assert_int_equal(hrt_timer_start_range(&t, b, 0, 0, (enum hrt_mode)2), -EINVAL);
+	assert_int_equal(hrt_timer_start(&none, b, 0, HRT_MODE_ABS), -EINVAL);
+	assert_false(hrt_timer_is_queued(&t));                   /* nothing happened */
+	assert_int_equal(hrt_base_count(b), 0);
+	assert_int_equal(hrt_timer_cancel(NULL), -EINVAL);
+	assert_int_equal(hrt_timer_try_cancel(NULL), -EINVAL);
+	assert_int_equal(hrt_timer_cancel(&t), 0);               /* never started */
+	assert_int_equal(hrt_timer_forward(NULL, 0, 1), 0);
+	assert_int_equal(hrt_base_run(NULL, 0, 0), 0);
+	assert_int_equal(hrt_base_next_event(NULL), HRT_TIME_MAX);
+	assert_int_equal(hrt_base_walk_tree(NULL, NULL, NULL), -EINVAL);
+	memset(&st, 0x5a, sizeof(st));
+	hrt_base_get_stats(NULL, &st);                           /* untouched */
+	assert_int_equal(st.passes, 0x5a5a5a5a5a5a5a5aull);
+	hrt_base_free(NULL);
+	hrt_base_free(rb);
+	hrt_base_free(b);
+}
+
+static void test_greedy_env(void **s)
+{
+	static const struct { const char *v; enum hrt_greedy want; } cases[] = {
+		{ "off", HRT_GREEDY_OFF }, { "idle", HRT_GREEDY_IDLE },
+		{ "always", HRT_GREEDY_ALWAYS }, { "bogus", HRT_GREEDY_IDLE }, { NULL, HRT_GREEDY_IDLE },
+	};
+
+	(void)s;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct hrt_base *b;
+
+		if (cases[i].v)
+			setenv("HRT_GREEDY", cases[i].v, 1);
+		else
+			unsetenv("HRT_GREEDY");
+		b = hrt_base_new(HRT_CLOCK_VIRTUAL);
+		assert_int_equal(hrt_base_get_greedy(b), cases[i].want);
+		hrt_base_free(b);
+	}
+}
+
+static void test_saturation_and_forward(void **s)
+{
+	struct hrt_base *b = hrt_base_new(HRT_CLOCK_VIRTUAL);
+	struct named x = { .name = 'x' };
+	uint64_t n;
+
+	(void)s;
+	hrt_timer_init(&x.t, record);
+	hrt_base_set_time(b, 1000);
+	assert_int_equal(hrt_timer_start_range(&x.t, b, HRT_TIME_MAX - 10, 100, HRT_MODE_REL), 0);
+	assert_int_equal(hrt_timer_get_soft(&x.t), HRT_TIME_MAX);
+	assert_int_equal(hrt_timer_get_hard(&x.t), HRT_TIME_MAX);
+	assert_int_equal(hrt_timer_start_range(&x.t, b, 5, HRT_TIME_MAX, HRT_MODE_ABS), 0);
+	assert_int_equal(hrt_timer_get_hard(&x.t), HRT_TIME_MAX);
+	assert_int_equal(hrt_timer_forward(&x.t, 10, 1), 0);    /* queued: refused */
+	hrt_timer_cancel(&x.t);
+
+	hrt_timer_start_range(&x.t, b, 0, 10, HRT_MODE_ABS);
+	hrt_timer_cancel(&x.t);
+	assert_int_equal(hrt_timer_forward(&x.t, 9, 5), 0);      /* hard 10 > 9 */
+	assert_int_equal(hrt_timer_forward(&x.t, 10, 0), 0);     /* interval <= 0 */
+	assert_int_equal(hrt_timer_forward(&x.t, 10, 5), 1);     /* hard == now */
+	assert_int_equal(hrt_timer_get_hard(&x.t), 15);
+	assert_int_equal(hrt_timer_get_soft(&x.t), 5);
+	/* O(1): 10^18 intervals would take centuries as a loop. */
+	n = hrt_timer_forward(&x.t, 1000000000000000015LL, 1);
+	assert_int_equal(n, 1000000000000000001ULL);
+	assert_int_equal(hrt_timer_get_hard(&x.t), 1000000000000000016LL);
+	/* Saturates instead of wrapping. */
+	n = hrt_timer_forward(&x.t, HRT_TIME_MAX - 1, HRT_TIME_MAX / 3);
+	assert_true(n >= 1);
+	assert_true(hrt_timer_get_hard(&x.t) > HRT_TIME_MAX - 1);
+	hrt_base_free(b);
+}
+
+/* soft > now never runs; hard <= now always runs, greedy or not. */
+static void test_window_rules(void **s)
+{
+	struct hrt_base *b = hrt_base_new(HRT_CLOCK_VIRTUAL);
+	struct named a = { .name = 'a' }, c = { .name = 'c' };
+
+	(void)s;
+	hrt_base_set_greedy(b, HRT_GREEDY_ALWAYS);
+	hrt_timer_init(&a.t, record);
+	hrt_timer_init(&c.t, record);
+	hrt_timer_start_range(&a.t, b, 100, 0, HRT_MODE_ABS);
+	hrt_timer_start_range(&c.t, b, 50, 1000, HRT_MODE_ABS);
+	nran = 0;
+	assert_int_equal(hrt_base_run(b, 49, 1), 0);
+	assert_int_equal(hrt_base_run(b, 100, 0), 2);            /* a hard, c soft */
+	assert_string_equal(ran, "ac");
+	hrt_base_free(b);
+}
+
+struct self {
+	struct hrt_timer t;
+	struct hrt_base *b;
+	int mode;
+	int runs;
+};
+
+static enum hrt_restart self_cb(struct hrt_timer *t, hrt_time_t now)
+{
+	struct self *x = (struct self *)t;
+
+	x->runs++;
+	assert_true(hrt_timer_is_running(t));
+	assert_false(hrt_timer_is_queued(t));
+	assert_int_equal(hrt_base_run(x->b, now, 1), 0);          /* no re-entry */
+	switch (x->mode) {
+	case 0:         /* restart without moving: due again, waits for next pass */
+		return HRT_RESTART;
+	case 1:         /* free itself */
+		free(x);
+		return HRT_NORESTART;
+	case 2:         /* re-start itself and still say RESTART: once queued */
+		hrt_timer_start(t, x->b, 0, HRT_MODE_REL);
+		return HRT_RESTART;
+	}
+	return HRT_NORESTART;
+}
+
+static void test_callbacks(void **s)
+{
+	struct hrt_base *b = hrt_base_new(HRT_CLOCK_VIRTUAL);
+	struct self st = { .b = b };
+	struct self *heap = calloc(1, sizeof(*heap));
+	struct hrt_stats stats;
+
+	(void)s;
+	hrt_base_set_greedy(b, HRT_GREEDY_ALWAYS);
+	hrt_timer_init(&st.t, self_cb);
+	hrt_timer_start(&st.t, b, 10, HRT_MODE_ABS);
+	assert_int_equal(hrt_base_run(b, 10, 1), 1);              /* once per pass */
+	assert_true(hrt_timer_is_queued(&st.t));
+	assert_true(hrt_base_next_event(b) <= 10);                /* due again */
+	assert_int_equal(hrt_base_run(b, 10, 1), 1);
+	assert_int_equal(st.runs, 2);
+	st.mode = 2;
+	assert_int_equal(hrt_base_run(b, 11, 1), 1);
+	assert_int_equal(hrt_base_count(b), 1);                   /* not twice */
+	hrt_timer_cancel(&st.t);
+
+	heap->b = b;
+	heap->mode = 1;
+	hrt_timer_init(&heap->t, self_cb);
+	hrt_timer_start(&heap->t, b, 20, HRT_MODE_ABS);
+	assert_int_equal(hrt_base_run(b, 20, 1), 1);              /* ASan: no use after free */
+	assert_int_equal(hrt_base_count(b), 0);
+	hrt_base_get_stats(b, &stats);
+	assert_int_equal(stats.restarts, 2);
+	assert_int_equal(stats.expired, 4);
+	hrt_base_free(b);
+}
+
+/* A timer first started during a pass may run in it. */
+static struct named late = { .name = 'L' };
+static enum hrt_restart starter(struct hrt_timer *t, hrt_time_t now)
+{
+	record(t, now);
+	hrt_timer_start(&late.t, hrt_timer_get_base(t), now - 5, HRT_MODE_ABS);
+	return HRT_NORESTART;
+}
+
+static void test_started_in_pass(void **s)
+{
+	struct hrt_base *b = hrt_base_new(HRT_CLOCK_VIRTUAL);
+	struct named a = { .name = 'S' };
+
+	(void)s;
+	hrt_base_set_greedy(b, HRT_GREEDY_OFF);
+	hrt_timer_init(&a.t, starter);
+	hrt_timer_init(&late.t, record);
+	hrt_timer_start(&a.t, b, 10, HRT_MODE_ABS);
+	nran = 0;
+	assert_int_equal(hrt_base_run(b, 10, 0), 2);
+	assert_string_equal(ran, "SL");
+	hrt_base_free(b);
+}
+
+static void test_move_between_bases(void **s)
+{
+	struct hrt_base *a = hrt_base_new(HRT_CLOCK_VIRTUAL), *b = hrt_base_new(HRT_CLOCK_VIRTUAL);
+	struct named x = { .name = 'x' };
+
+	(void)s;
+	hrt_timer_init(&x.t, record);
+	hrt_timer_start(&x.t, a, 10, HRT_MODE_ABS);
+	assert_int_equal(hrt_base_count(a), 1);
+	hrt_timer_start(&x.t, b, 20, HRT_MODE_ABS);
+	assert_int_equal(hrt_base_count(a), 0);
+	assert_int_equal(hrt_base_count(b), 1);
+	assert_ptr_equal(hrt_timer_get_base(&x.t), b);
+	assert_int_equal(hrt_base_next_event(a), HRT_TIME_MAX);
+	assert_int_equal(hrt_base_next_event(b), 20);
+	nran = 0;
+	assert_int_equal(hrt_base_run(a, 100, 1), 0);
+	assert_int_equal(hrt_base_run(b, 100, 1), 1);
+	assert_int_equal(hrt_base_check(a), 0);
+	assert_int_equal(hrt_base_check(b), 0);
+	hrt_base_free(a);
+	hrt_base_free(b);
+}
+
+static void count_node(const struct hrt_tree_node *n, void *ctx)
+{
+	(*(int *)ctx)++;
+	assert_true(n->subtree_soft <= hrt_timer_get_soft(n->timer));
+}
+
+static int counted;
+static enum hrt_restart count_cb(struct hrt_timer *t, hrt_time_t now)
+{
+	(void)t;
+	(void)now;
+	counted++;
+	return HRT_NORESTART;
+}
+
+/* k due timers scattered among n: the greedy walk visits O(k log n). */
+static void test_greedy_log_bound(void **s)
+{
+	enum { NT = 100000, K = 100 };
+	struct hrt_timer *tm = calloc(NT, sizeof(*tm));
+	struct hrt_base *b = hrt_base_new(HRT_CLOCK_VIRTUAL);
+	struct hrt_stats st;
+	unsigned long long x = 88172645463325252ull;
+	int walked = 0;
+	double bound;
+
+	(void)s;
+	hrt_base_set_greedy(b, HRT_GREEDY_ALWAYS);
+	for (int i = 0; i < NT; i++) {
+		hrt_time_t hard;
+		int due = i % (NT / K) == 0;   /* every 1000th: soft-expired at 1000 */
+
+		x ^= x << 13; x ^= x >> 7; x ^= x << 17;
+		hard = 1000000 + (hrt_time_t)(x % 1000000000);
+		hrt_timer_init(&tm[i], count_cb);
+		hrt_timer_start_range(&tm[i], b, due ? 1000 : hard - 10, due ? hard - 1000 : 10,
+				      HRT_MODE_ABS);
+	}
+	assert_int_equal(hrt_base_walk_tree(b, count_node, &walked), NT);
+	assert_int_equal(walked, NT);
+	assert_int_equal(hrt_base_check(b), 0);
+	counted = 0;
+	assert_int_equal(hrt_base_run(b, 1000, 1), K);
+	assert_int_equal(counted, K);
+	hrt_base_get_stats(b, &st);
+	bound = K * (2.0 * log2(NT + 1.0) + 1);        /* height <= 2 log2(n+1) */
+	printf("greedy: %d due among %d, %llu nodes visited (%.1f per timer, bound %.0f)\n",
+	       K, NT, (unsigned long long)st.nodes_visited, (double)st.nodes_visited / K, bound);
+	assert_true((double)st.nodes_visited <= bound);
+	assert_int_equal(st.expired_greedy, K);
+	assert_int_equal(hrt_base_check(b), 0);
+	hrt_base_free(b);
+	free(tm);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_article),
+		cmocka_unit_test(test_article_wakeups),
+		cmocka_unit_test(test_bad_arguments),
+		cmocka_unit_test(test_greedy_env),
+		cmocka_unit_test(test_saturation_and_forward),
+		cmocka_unit_test(test_window_rules),
+		cmocka_unit_test(test_callbacks),
+		cmocka_unit_test(test_started_in_pass),
+		cmocka_unit_test(test_move_between_bases),
+		cmocka_unit_test(test_greedy_log_bound),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

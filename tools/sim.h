@@ -1,0 +1,45 @@
+/*
+ * sim.h - the article's benchmark as a deterministic discrete-event model
+ * (see docs/SIMULATION.md).  C CPUs, each with one virtual libhrt base;
+ * T threads alternating a work burst and a sleep on a range timer queued on
+ * the CPU they slept on.  sim_run() simulates one (load, policy) point.
+ */
+#ifndef HRT_TOOLS_SIM_H
+#define HRT_TOOLS_SIM_H
+
+#include <stdint.h>
+#include "hrt.h"
+
+struct sim_config {
+	int cpus, threads;
+	hrt_time_t slack;               /* timer slack, ns */
+	hrt_time_t period;              /* mean work + sleep + slack/2 of a thread, ns */
+	hrt_time_t duration;            /* simulated time, ns */
+	double busy;                    /* target utilisation, 0 < busy < 1 */
+	uint64_t seed;
+	enum hrt_greedy policy;
+};
+
+struct sim_result {
+	uint64_t wakeups;               /* device firings = hrt_base_run calls */
+	uint64_t migrations;            /* wake_migrations + steals */
+	uint64_t wake_migrations;       /* woken on a busy CPU, ran on an idle one */
+	uint64_t steals;                /* idle CPU took a waiting thread of another */
+	uint64_t waits;                 /* woken with no idle CPU: run queue */
+	uint64_t timer_runs;            /* timer callbacks = thread wake-ups */
+	uint64_t expired_greedy, greedy_walks;
+	uint64_t early, late;           /* callbacks before soft / after hard: 0 */
+	uint64_t bursts;                /* work bursts started */
+	double util;                    /* measured busy fraction of all CPUs */
+	double mean_wait_us;            /* mean wake-to-run delay */
+};
+
+/* Sets the defaults (4 CPUs, 8 threads, 50 us slack, 200 us period, ...). */
+void sim_defaults(struct sim_config *c);
+/* 0, -EINVAL for an impossible configuration (see sim_config_error), or a
+ * negative errno from libhrt. */
+int sim_run(const struct sim_config *c, struct sim_result *r);
+/* NULL if c is valid, else why not. */
+const char *sim_config_error(const struct sim_config *c);
+
+#endif

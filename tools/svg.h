@@ -1,0 +1,34 @@
+/*
+ * svg.h - a few helpers for the hand-written SVG and Graphviz files of
+ * 'hrt demo' and 'hrt sim'.  They only format text into a FILE; the caller
+ * owns the layout.  Coordinates are in user units (pixels at 100 %).
+ */
+#ifndef HRT_TOOLS_SVG_H
+#define HRT_TOOLS_SVG_H
+
+#include <stdio.h>
+
+void svg_begin(FILE *f, double w, double h, const char *title);
+void svg_end(FILE *f);
+/* Text with XML special characters escaped.  anchor: start|middle|end. */
+void svg_text(FILE *f, double x, double y, double size, const char *anchor,
+	      const char *fill, const char *text);
+void svg_line(FILE *f, double x1, double y1, double x2, double y2,
+	      const char *stroke, double width, const char *dash);
+void svg_rect(FILE *f, double x, double y, double w, double h,
+	      const char *fill, const char *stroke);
+void svg_circle(FILE *f, double x, double y, double r, const char *fill);
+/* A polyline through n points (xs[i], ys[i]). */
+void svg_polyline(FILE *f, const double *xs, const double *ys, int n,
+		  const char *stroke, double width, const char *dash);
+/* Writes s with the characters special to XML (and to DOT strings, for
+ * quotes and backslashes) escaped. */
+void svg_escape(FILE *f, const char *s);
+
+/* Opens path for writing ("dir/name" when dir is not NULL); NULL and a
+ * message on stderr on failure.  *full receives the path (caller frees). */
+FILE *out_open(const char *dir, const char *name, char **full);
+/* fclose with error check: 0, or -1 after printing a message. */
+int out_close(FILE *f, const char *path);
+
+#endif

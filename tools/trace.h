@@ -1,0 +1,109 @@
+/*
+ * trace.h - streaming readers for kernel hrtimer traces (internal to the
+ * hrt tool).
+ *
+ * Two input formats, auto-detected from the first event line:
+ *  - `perf script` text (with or without --ns) of timer:hrtimer_start,
+ *    timer:hrtimer_cancel, timer:hrtimer_expire_entry and sched:sched_switch;
+ *    other events are ignored and counted;
+ *  - `hrt-trace v1`: one event per line, `#` comments,
+ *        T CPU start ID SOFT HARD | T CPU cancel ID | T CPU idle | T CPU busy
+ *    (times in ns, ID a decimal or 0x-hex unsigned 64-bit number).
+ * Input comes from a file, `-` (stdin), a memory buffer, or an xz/gzip file
+ * read through a `xz -dc`/`gzip -dc` child (detected by magic bytes).
+ *
+ * The reader delivers events in time order, one at a time: memory grows
+ * with the number of distinct timer ids, never with the trace length.  A
+ * perf `hrtimer_cancel` immediately followed (on the same CPU) by
+ * `hrtimer_expire_entry` of the same timer is the kernel's expiry, not a
+ * cancellation: the cancel is dropped (counted in `pairs_merged`).
+ *
+ * Bad input - malformed lines, unknown events, time going backwards, soft
+ * after hard, ids used inconsistently, binary bytes, a truncated last line,
+ * no events at all - makes trace_next() fail with r->err set to
+ * "FILE:LINE: what was expected".  In lenient mode bad lines are skipped
+ * and counted instead (`bad_lines`).
+ */
+#ifndef HRT_TOOLS_TRACE_H
+#define HRT_TOOLS_TRACE_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <sys/types.h>
+
+#include "hrt.h"
+
+#define TRACE_MAX_CPUS 4096
+#define TRACE_NO_FN UINT32_MAX
+
+enum trace_format { TRACE_AUTO = 0, TRACE_PERF, TRACE_V1 };
+
+enum trace_kind { TEV_START, TEV_CANCEL, TEV_EXPIRE, TEV_IDLE, TEV_BUSY };
+
+struct trace_event {
+	enum trace_kind kind;
+	int cpu;
+	hrt_time_t t;           /* event time, ns */
+	uint64_t id;            /* start, cancel, expire */
+	hrt_time_t soft, hard;  /* start */
+	hrt_time_t now;         /* expire: the kernel's now= */
+	uint32_t fn;            /* start, expire (perf): function index, or TRACE_NO_FN */
+	long line;
+};
+
+/* Counters, valid at any time. */
+struct trace_counts {
+	uint64_t lines;
+	uint64_t events;         /* recognised events delivered or merged */
+	uint64_t ignored;        /* perf events of other kinds */
+	uint64_t bad_lines;      /* lenient mode: skipped lines */
+	uint64_t pairs_merged;   /* cancel+expire pairs read as an expiry */
+	uint64_t sched_events;   /* sched_switch / idle / busy */
+	uint64_t expire_events;
+	uint64_t timers;         /* distinct ids in start events */
+};
+
+struct trace_reader;
+
+/* Opens PATH ("-" = stdin).  0, or -errno with the message in *err (static
+ * storage of the reader is not available yet, so err points to a static
+ * buffer).  `lenient`: skip bad lines.  `format`: TRACE_AUTO normally. */
+int trace_open(struct trace_reader **out, const char *path, int lenient,
+	       enum trace_format format, const char **err);
+/* Reads from memory; NAME is used in messages.  The buffer must outlive the
+ * reader. */
+int trace_open_mem(struct trace_reader **out, const void *buf, size_t len,
+		   const char *name, int lenient, enum trace_format format);
+/* 1: *ev filled; 0: end of trace; -1: error (trace_error()). */
+int trace_next(struct trace_reader *r, struct trace_event *ev);
+/* Closes; also reaps a decompressor child.  Returns 0, or -1 if the child
+ * failed and no earlier error was reported (the message is then in
+ * trace_error() before the reader is freed: use trace_finish()). */
+void trace_close(struct trace_reader *r);
+/* After trace_next() returned 0: checks the decompressor's exit status and
+ * that the trace had events.  0 or -1 (trace_error()). */
+int trace_finish(struct trace_reader *r);
+
+const char *trace_error(const struct trace_reader *r);
+const char *trace_name(const struct trace_reader *r);
+enum trace_format trace_get_format(const struct trace_reader *r);
+const struct trace_counts *trace_get_counts(const struct trace_reader *r);
+/* Function names (perf input). */
+uint32_t trace_fn_count(const struct trace_reader *r);
+const char *trace_fn_name(const struct trace_reader *r, uint32_t fn);
+
+/* A uint64 -> pointer hash map (linear probing, backward-shift delete). */
+struct idmap {
+	uint64_t *keys;
+	void **vals;            /* NULL: empty slot */
+	size_t cap, n;
+};
+void **idmap_get(const struct idmap *m, uint64_t key);
+/* Inserts key (value NULL until the caller sets it); returns its slot, or
+ * NULL on ENOMEM.  *fresh says whether it was new. */
+void **idmap_put(struct idmap *m, uint64_t key, int *fresh);
+void idmap_del(struct idmap *m, uint64_t key);
+void idmap_free(struct idmap *m);
+
+#endif
