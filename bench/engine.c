@@ -4,6 +4,9 @@
  * leftmost expiry (all N due, greedy off) and greedy expiry (every other
  * timer in hard order soft-expired, so the stock pass stops at once and the
  * greedy walk finds the rest), with nodes visited per greedy expiry.
+ * Starts outside a pass are staged and reach the tree at the next pass; the
+ * re-arm figure includes that pass, the expiry figures start from a tree
+ * that holds every timer already.
  * Median of 5 repetitions; min and max show the spread.
  *     build/bench/engine [N ...]
  */
@@ -98,10 +101,14 @@ static void bench_n(size_t n)
 		}
 		sc[rep] = (now_ns() - t0) / ops;
 
+		hrt_base_run(b, 0, 0);          /* arming's staged inserts: not timed */
 		t0 = now_ns();
 		for (size_t i = 0; i < ops; i++)
 			hrt_timer_start_range(&tm[rnd() % n], b, SPAN + (hrt_time_t)(rnd() % SPAN),
 					      50000, HRT_MODE_ABS);
+		/* A pass (at 0: runs nothing) moves the staged re-arms into the
+		 * tree; that deferred cost belongs to re-arm. */
+		hrt_base_run(b, 0, 0);
 		ra[rep] = (now_ns() - t0) / ops;
 
 		t0 = now_ns();
@@ -120,6 +127,7 @@ static void bench_n(size_t n)
 			hrt_timer_start_range(&tm[i], b, due ? SPAN / 2 : hard - 1, due ? hard - SPAN / 2 : 1,
 					      HRT_MODE_ABS);
 		}
+		hrt_base_run(b, 0, 0);          /* staged inserts: not timed */
 		hrt_base_reset_stats(b);
 		t0 = now_ns();
 		ran = hrt_base_run(b, SPAN / 2, 1);

@@ -72,17 +72,20 @@ struct hrt_rb_node {
  * A timer.  Embed it; every field is private.  64 bytes on LP64 - one cache
  * line: the tree linkage (24), soft and hard expiry (16), the subtree minimum
  * soft expiry the greedy search prunes with (8), the callback (8), and the
- * owning base with the state bits (queued, pending) packed into the low bits
- * of that pointer (bases are 64-byte aligned).  While a timer is not in the
- * tree its linkage words are reused for the per-pass pending list and for
- * the number of the pass that last ran it.
+ * owning base with the state bits (queued, pending, staged) packed into the
+ * low bits of that pointer (bases are 64-byte aligned).  While a timer is not
+ * in a tree its linkage words hold the staging-list links and the number of
+ * the pass that last ran it.
  */
+struct hrt_list_node {
+	struct hrt_list_node *hrt__next, *hrt__prev;
+};
+
 struct hrt_timer {
 	union {
-		struct hrt_rb_node hrt__node;          /* in the tree */
+		struct hrt_rb_node hrt__node;          /* in a tree */
 		struct {
-			struct hrt_timer *hrt__next;   /* pending list */
-			struct hrt_timer *hrt__prev;
+			struct hrt_list_node hrt__link;  /* staging list */
 			uint64_t hrt__ran_pass;        /* pass that last ran it */
 		} hrt__off;
 	};

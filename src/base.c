@@ -85,6 +85,8 @@ HRT_EXTERN struct hrt_base *hrt_base_new(clockid_t clock)
 		goto out_mutex;
 	hrt__queue_init(&b->queue);
 	hrt__queue_init(&b->pend);
+	b->staged.hrt__next = b->staged.hrt__prev = &b->staged;
+	b->staged_min = HRT_TIME_MAX;
 	b->clock = clock;
 	b->greedy = greedy_from_env();
 	b->tfd = b->epfd = b->efd = -1;
@@ -153,12 +155,70 @@ HRT_EXTERN int hrt_base_set_time(struct hrt_base *b, hrt_time_t now)
 	return ret;
 }
 
-hrt_time_t hrt__base_next_locked(const struct hrt_base *b)
-{
-	struct hrt_timer *t = hrt__queue_first(&b->queue), *p = hrt__queue_first(&b->pend);
-	hrt_time_t next = t ? t->hrt__hard : HRT_TIME_MAX;
+/* Staging list ------------------------------------------------------------ */
 
-	return p && p->hrt__hard < next ? p->hrt__hard : next;
+static inline struct hrt_timer *link_timer(struct hrt_list_node *l)
+{
+	return hrt_container_of(l, struct hrt_timer, hrt__off.hrt__link);
+}
+
+static void stage(struct hrt_base *b, struct hrt_timer *t)
+{
+	struct hrt_list_node *l = &t->hrt__off.hrt__link, *head = &b->staged;
+
+	l->hrt__next = head;
+	l->hrt__prev = head->hrt__prev;
+	head->hrt__prev->hrt__next = l;
+	head->hrt__prev = l;
+	if (!b->staged_count++ || t->hrt__hard < b->staged_min)
+		b->staged_min = t->hrt__hard;
+}
+
+static void unstage(struct hrt_base *b, struct hrt_timer *t)
+{
+	struct hrt_list_node *l = &t->hrt__off.hrt__link;
+
+	l->hrt__prev->hrt__next = l->hrt__next;
+	l->hrt__next->hrt__prev = l->hrt__prev;
+	if (!--b->staged_count) {
+		b->staged_min = HRT_TIME_MAX;
+		b->staged_stale = 0;
+	} else if (t->hrt__hard == b->staged_min) {
+		b->staged_stale = 1;
+	}
+}
+
+/* Lock held: move the staging list into the queue, in queueing order. */
+static void flush_staged(struct hrt_base *b)
+{
+	struct hrt_list_node *l = b->staged.hrt__next, *next;
+
+	for (; l != &b->staged; l = next) {
+		struct hrt_timer *t = link_timer(l);
+
+		next = l->hrt__next;
+		hrt__queue_add(&b->queue, t, 0);
+		tset(t, b, HRT_ST_QUEUED);
+	}
+	b->staged.hrt__next = b->staged.hrt__prev = &b->staged;
+	b->staged_count = 0;
+	b->staged_min = HRT_TIME_MAX;
+	b->staged_stale = 0;
+}
+
+hrt_time_t hrt__base_next_locked(struct hrt_base *b)
+{
+	struct hrt_timer *t, *p;
+	hrt_time_t next;
+
+	if (b->staged_stale)
+		flush_staged(b);
+	t = hrt__queue_first(&b->queue);
+	p = hrt__queue_first(&b->pend);
+	next = t ? t->hrt__hard : HRT_TIME_MAX;
+	if (p && p->hrt__hard < next)
+		next = p->hrt__hard;
+	return b->staged_min < next ? b->staged_min : next;
 }
 
 /* Of two candidates, the first in queue order; ties go to the main queue,
@@ -181,9 +241,12 @@ static void enqueue(struct hrt_base *b, struct hrt_timer *t)
 			tset(t, b, HRT_ST_QUEUED | HRT_ST_PENDING);
 			return;
 		}
+		hrt__queue_add(&b->queue, t, 0);   /* may still run in this pass */
+		tset(t, b, HRT_ST_QUEUED);
+		return;
 	}
-	hrt__queue_add(&b->queue, t, 0);
-	tset(t, b, HRT_ST_QUEUED);
+	stage(b, t);
+	tset(t, b, HRT_ST_QUEUED | HRT_ST_STAGED);
 }
 
 /* Lock held; t is queued on b with state s.  Leaves hrt__ran_pass valid
@@ -192,7 +255,10 @@ static void dequeue(struct hrt_base *b, struct hrt_timer *t, uintptr_t s)
 {
 	uint64_t ran = 0;
 
-	if (s & HRT_ST_PENDING) {
+	if (s & HRT_ST_STAGED) {
+		unstage(b, t);
+		ran = t->hrt__off.hrt__ran_pass;        /* untouched while staged */
+	} else if (s & HRT_ST_PENDING) {
 		if (hrt__queue_is_excluded(t))
 			ran = b->pass_id;
 		hrt__queue_del(&b->pend, t);
@@ -459,6 +525,7 @@ HRT_EXTERN size_t hrt_base_run(struct hrt_base *b, hrt_time_t now, int idle)
 	b->pass_thread = pthread_self();
 	b->pass_id = __atomic_add_fetch(&pass_counter, 1, __ATOMIC_RELAXED);
 	b->stats.passes++;
+	flush_staged(b);
 
 	/* Leftmost run: the stock kernel pass. */
 	for (;;) {
@@ -500,8 +567,9 @@ HRT_EXTERN size_t hrt_base_run(struct hrt_base *b, hrt_time_t now, int idle)
 	return n;
 }
 
-HRT_EXTERN hrt_time_t hrt_base_next_event(const struct hrt_base *b)
+HRT_EXTERN hrt_time_t hrt_base_next_event(const struct hrt_base *cb)
 {
+	struct hrt_base *b = (struct hrt_base *)cb;    /* may flush: logically const */
 	hrt_time_t next;
 
 	if (!b)
@@ -519,7 +587,7 @@ HRT_EXTERN size_t hrt_base_count(const struct hrt_base *b)
 	if (!b)
 		return 0;
 	base_lock(b);
-	n = b->queue.count + b->pend.count;
+	n = b->queue.count + b->pend.count + b->staged_count;
 	base_unlock(b);
 	return n;
 }
@@ -570,6 +638,8 @@ HRT_EXTERN int hrt_base_walk_tree(struct hrt_base *b,
 	if (!b || !fn)
 		return -EINVAL;
 	base_lock(b);
+	if (!b->in_pass)
+		flush_staged(b);        /* show every queued timer in the tree */
 	walk(b->queue.root.node, 0, fn, ctx);
 	n = b->queue.count;
 	base_unlock(b);
@@ -597,6 +667,30 @@ static const char *check_locked(const struct hrt_base *b)
 			return "pending timer with a wrong state word";
 	if (!b->in_pass && b->pend.count)
 		return "pending timers outside a pass";
+	{
+		const struct hrt_list_node *l, *prev = &b->staged;
+		size_t cnt = 0;
+		hrt_time_t min = HRT_TIME_MAX;
+
+		for (l = b->staged.hrt__next; l != &b->staged; prev = l, l = l->hrt__next) {
+			const struct hrt_timer *t = link_timer((struct hrt_list_node *)l);
+
+			if (l->hrt__prev != prev)
+				return "staging list back link wrong";
+			if (tstate(t) != ((uintptr_t)b | HRT_ST_QUEUED | HRT_ST_STAGED))
+				return "staged timer with a wrong state word";
+			if (t->hrt__hard < min)
+				min = t->hrt__hard;
+			if (++cnt > b->staged_count)
+				break;
+		}
+		if (cnt != b->staged_count || b->staged.hrt__prev != prev)
+			return "staging list count wrong";
+		if (b->staged_stale ? min < b->staged_min : min != b->staged_min)
+			return "staged minimum wrong";
+		if (b->in_pass && cnt)
+			return "staged timers during a pass";
+	}
 	return NULL;
 }
 

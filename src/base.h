@@ -13,6 +13,7 @@
 /* State bits in the low bits of timer->hrt__base_state (bases are 64-aligned). */
 #define HRT_ST_QUEUED   1u      /* in the queue or the pending queue */
 #define HRT_ST_PENDING  2u      /* in the pending queue (only during a pass) */
+#define HRT_ST_STAGED   4u      /* on the staging list (never during a pass) */
 #define HRT_ST_MASK     63u
 
 struct hrt_base {
@@ -34,6 +35,17 @@ struct hrt_base {
 	 * moving them over in order keeps equal hard expiries FIFO.
 	 */
 	struct hrt_queue pend;
+	/*
+	 * Timers started outside a pass, not yet in the queue: a start and a
+	 * cancel before the next pass cost O(1) (most timeouts never fire).
+	 * Everything staged was queued after everything in `queue`, so moving
+	 * the list over in order keeps FIFO.  staged_min is the least hard
+	 * expiry staged, exact unless staged_stale (its timer left).
+	 */
+	struct hrt_list_node staged;
+	size_t staged_count;
+	hrt_time_t staged_min;
+	int staged_stale;
 
 	clockid_t clock;
 	int greedy;
@@ -64,8 +76,8 @@ static inline int base_is_virtual(const struct hrt_base *b)
 	return b->clock == HRT_CLOCK_VIRTUAL;
 }
 
-/* Lock held.  Earliest hard expiry, pending timers included. */
-hrt_time_t hrt__base_next_locked(const struct hrt_base *b);
+/* Lock held.  Earliest hard expiry, pending and staged timers included. */
+hrt_time_t hrt__base_next_locked(struct hrt_base *b);
 
 /* timerfd.c: arm the device for `when` (lock held). */
 void hrt__wakeup_arm(struct hrt_base *b, hrt_time_t when);
@@ -76,8 +88,7 @@ void hrt__wakeup_close(struct hrt_base *b);
 static inline void base_wakeup_update(struct hrt_base *b)
 {
 	if (b->tfd >= 0 && !b->in_pass) {
-		struct hrt_timer *t = hrt__queue_first(&b->queue);
-		hrt_time_t when = t ? t->hrt__hard : HRT_TIME_MAX;
+		hrt_time_t when = hrt__base_next_locked(b);
 
 		if (when != b->armed)
 			hrt__wakeup_arm(b, when);
