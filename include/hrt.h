@@ -145,7 +145,8 @@ HRT_EXTERN size_t hrt_base_count(const struct hrt_base *base);
  * Within a pass each timer runs at most once: the leftmost run (timers in
  * hard order while soft <= now), then, if greedy, every queued timer with
  * soft <= now in hard order, re-evaluated after each callback.  A timer that
- * already ran and is re-queued during the pass waits for the next pass.
+ * already ran and is re-queued during the pass waits for the next pass (one
+ * moved to another base in between counts as new there).
  */
 HRT_EXTERN size_t hrt_base_run(struct hrt_base *base, hrt_time_t now, int idle);
 

@@ -358,6 +358,8 @@ HRT_EXTERN int hrt_timer_start_range(struct hrt_timer *t, struct hrt_base *nb,
 	target = ob != nb && ob->running == t ? ob : nb;
 	if (s & HRT_ST_QUEUED)
 		dequeue(ob, t, s);
+	if (ob != target)
+		t->hrt__off.hrt__ran_pass = 0;  /* "ran in this pass" is per base */
 	__atomic_store_n(&t->hrt__soft, soft, __ATOMIC_RELAXED);
 	__atomic_store_n(&t->hrt__hard, hard, __ATOMIC_RELAXED);
 	enqueue(target, t);
