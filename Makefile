@@ -56,7 +56,7 @@ HRT_BIN   := $(O)/hrt
 TEST_SRCS := $(wildcard tests/test_*.c)
 TEST_BINS := $(TEST_SRCS:tests/%.c=$(O)/tests/%)
 
-FUZZ_SRCS   := $(wildcard fuzz/fuzz_*.c)
+FUZZ_SRCS   := $(filter-out fuzz/fuzz_main.c,$(wildcard fuzz/fuzz_*.c))
 FUZZ_REPLAY := $(FUZZ_SRCS:fuzz/%.c=$(O)/fuzz/%-replay)
 FUZZ_BINS   := $(FUZZ_SRCS:fuzz/%.c=build-fuzz/%)
 FUZZ_SECONDS ?= 20

@@ -1,11 +1,161 @@
-/* PLACEHOLDER - replaced by the real implementation of 'hrt convert'. */
-#include <stdio.h>
+/*
+ * convert.c - `hrt convert`: perf script text (or hrt-trace v1) to
+ * hrt-trace v1.  Streams through a temporary file that replaces the output
+ * (or is copied to stdout) only once the whole input has parsed, so bad
+ * input never leaves half an output behind.  Kernel expiries
+ * (hrtimer_expire_entry) have no v1 form: they are counted in a comment
+ * and dropped, so a converted trace has no `kernel` row in `hrt replay`.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
 #include "cmds.h"
+#include "convert.h"
+
+int trace_convert(struct trace_reader *r, FILE *out)
+{
+	struct trace_event ev;
+	uint64_t expiries = 0, unknown = 0;
+	int k;
+
+	fprintf(out, "# hrt-trace v1\n# T CPU start ID SOFT HARD | T CPU cancel ID | "
+		"T CPU idle | T CPU busy (ns)\n");
+	while ((k = trace_next(r, &ev)) > 0) {
+		switch (ev.kind) {
+		case TEV_START:
+			fprintf(out, "%" PRId64 " %d start 0x%" PRIx64 " %" PRId64 " %" PRId64 "\n",
+				ev.t, ev.cpu, ev.id, ev.soft, ev.hard);
+			break;
+		case TEV_CANCEL:
+			if (!ev.known) {        /* armed before the trace: a no-op */
+				unknown++;
+				break;
+			}
+			fprintf(out, "%" PRId64 " %d cancel 0x%" PRIx64 "\n", ev.t, ev.cpu, ev.id);
+			break;
+		case TEV_IDLE:
+		case TEV_BUSY:
+			fprintf(out, "%" PRId64 " %d %s\n", ev.t, ev.cpu,
+				ev.kind == TEV_IDLE ? "idle" : "busy");
+			break;
+		case TEV_EXPIRE:
+			expiries++;
+			break;
+		}
+	}
+	if (k < 0 || trace_finish(r))
+		return -1;
+	fprintf(out, "# end: %" PRIu64 " kernel expiries and %" PRIu64 " cancels of timers "
+		"armed before the trace dropped, %" PRIu64 " other events ignored, %" PRIu64
+		" cancel+expire pairs read as expiries\n", expiries, unknown,
+		trace_get_counts(r)->ignored, trace_get_counts(r)->pairs_merged);
+	return ferror(out) ? -2 : 0;
+}
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"usage: hrt convert [-o FILE] [--lenient] [INPUT]\n\n"
+		"Converts `perf script` text of the hrtimer and sched_switch events (as\n"
+		"written by `hrt record`) to hrt-trace v1, one event per line:\n"
+		"  T CPU start ID SOFT HARD | T CPU cancel ID | T CPU idle | T CPU busy\n"
+		"(times in ns; idle/busy from sched_switch next_pid).  Kernel expiries are\n"
+		"dropped: the simulation never uses them.  INPUT defaults to '-' (stdin);\n"
+		"xz and gzip input is decompressed.\n\n"
+		"  -o FILE     write FILE (default: stdout); written only on success\n"
+		"  --lenient   skip bad lines (and say how many) instead of failing\n"
+		"  -h, --help  this text\n\n"
+		"Exit status: 0 success, 1 I/O error, 2 bad input or usage.\n");
+}
+
+/* Copies the finished temporary file to its destination. */
+static int publish(FILE *tmp, const char *tmpname, const char *dst)
+{
+	char buf[65536];
+	size_t n;
+
+	if (dst) {
+		if (fflush(tmp) || fsync(fileno(tmp)) || fclose(tmp) || rename(tmpname, dst)) {
+			fprintf(stderr, "hrt convert: %s: %s\n", dst, strerror(errno));
+			unlink(tmpname);
+			return 1;
+		}
+		return 0;
+	}
+	rewind(tmp);
+	while ((n = fread(buf, 1, sizeof(buf), tmp)) > 0)
+		if (fwrite(buf, 1, n, stdout) != n)
+			break;
+	fclose(tmp);
+	if (fflush(stdout) || ferror(stdout)) {
+		perror("hrt convert: stdout");
+		return 1;
+	}
+	return 0;
+}
 
 int hrt_cmd_convert(int argc, char **argv)
 {
-	(void)argc;
-	(void)argv;
-	fprintf(stderr, "hrt convert: not implemented yet\n");
-	return 1;
+	static const struct option opts[] = {
+		{ "lenient", no_argument, NULL, 'l' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	const char *dst = NULL, *in = "-", *err;
+	char tmpname[4096] = "";
+	struct trace_reader *r;
+	int lenient = 0, c, k;
+	FILE *tmp;
+
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "o:h", opts, NULL)) != -1) {
+		switch (c) {
+		case 'o': dst = optarg; break;
+		case 'l': lenient = 1; break;
+		case 'h': usage(stdout); return 0;
+		default: usage(stderr); return 2;
+		}
+	}
+	if (argc - optind > 1) {
+		fprintf(stderr, "hrt convert: one input at a time\n");
+		return 2;
+	}
+	if (optind < argc)
+		in = argv[optind];
+	if (trace_open(&r, in, lenient, TRACE_AUTO, &err)) {
+		fprintf(stderr, "hrt convert: %s\n", err);
+		return 2;
+	}
+	if (dst) {
+		int fd;
+
+		snprintf(tmpname, sizeof(tmpname), "%s.tmpXXXXXX", dst);
+		fd = mkstemp(tmpname);
+		tmp = fd >= 0 ? fdopen(fd, "w+") : NULL;
+	} else {
+		tmp = tmpfile();
+	}
+	if (!tmp) {
+		fprintf(stderr, "hrt convert: temporary file: %s\n", strerror(errno));
+		trace_close(r);
+		return 1;
+	}
+	k = trace_convert(r, tmp);
+	if (k) {
+		fprintf(stderr, "hrt convert: %s\n", k == -1 ? trace_error(r) : "write error");
+		fclose(tmp);
+		if (dst)
+			unlink(tmpname);
+		trace_close(r);
+		return k == -1 ? 2 : 1;
+	}
+	if (trace_get_counts(r)->bad_lines)
+		fprintf(stderr, "hrt convert: %s: skipped %" PRIu64 " bad lines (--lenient)\n",
+			trace_name(r), trace_get_counts(r)->bad_lines);
+	trace_close(r);
+	return publish(tmp, tmpname, dst);
 }

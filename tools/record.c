@@ -1,11 +1,414 @@
-/* PLACEHOLDER - replaced by the real implementation of 'hrt record'. */
+/*
+ * record.c - `hrt record`: records kernel hrtimer traffic with perf.
+ *
+ * Runs `perf record -k CLOCK_MONOTONIC -a` with timer:hrtimer_start,
+ * timer:hrtimer_cancel, timer:hrtimer_expire_entry and sched:sched_switch
+ * for COMMAND's lifetime (or -d SECONDS), then `perf script --ns` into the
+ * output (xz- or gzip-compressed when its name ends in .xz or .gz).  The
+ * output appears only when everything succeeded.  Before running perf it
+ * checks what perf needs - the binary, tracefs, and either
+ * kernel.perf_event_paranoid <= -1 or CAP_PERFMON/CAP_SYS_ADMIN - and says
+ * exactly which is missing.
+ *
+ * --workload runs a built-in workload for the recording: threads sleeping
+ * with mixed timer slack (prctl(PR_SET_TIMERSLACK) + nanosleep), the input
+ * the shipped data/trace.hrt.xz was recorded from.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <limits.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <sys/time.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
 #include "cmds.h"
+
+#define CAP_SYS_ADMIN_BIT 21
+#define CAP_PERFMON_BIT   38
+
+static const char *const events[] = {
+	"timer:hrtimer_start", "timer:hrtimer_cancel", "timer:hrtimer_expire_entry",
+	"sched:sched_switch",
+};
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"usage: hrt record [-o FILE] [-d SECONDS] [--workload] [-- COMMAND [ARG...]]\n\n"
+		"Records the kernel's hrtimer and scheduler events on all CPUs with\n"
+		"  perf record -k CLOCK_MONOTONIC -a -e timer:hrtimer_start\n"
+		"    -e timer:hrtimer_cancel -e timer:hrtimer_expire_entry -e sched:sched_switch\n"
+		"while COMMAND runs (or for -d SECONDS), then writes `perf script --ns` text,\n"
+		"the input of `hrt replay` and `hrt convert`.\n\n"
+		"  -o FILE       output (default hrt-record.txt); FILE.xz / FILE.gz are\n"
+		"                compressed with xz / gzip; written only on success\n"
+		"  -d SECONDS    record this long (default 1 without COMMAND; with COMMAND,\n"
+		"                stop after SECONDS even if it still runs)\n"
+		"  --workload    run the built-in workload instead of COMMAND: 8 threads\n"
+		"                sleeping 0.2-5 ms with timer slack 0, 50 us, 200 us, 1 ms\n"
+		"  -h, --help    this text\n\n"
+		"Needs perf (Debian: linux-perf), read access to tracefs\n"
+		"(/sys/kernel/tracing), and system-wide perf access: root, CAP_PERFMON (or\n"
+		"CAP_SYS_ADMIN), or sysctl kernel.perf_event_paranoid=-1.\n");
+}
+
+/* The workload ------------------------------------------------------------ */
+
+struct wl_thread {
+	unsigned long slack_ns;
+	long sleep_ns;
+	double seconds;
+};
+
+static void *wl_run(void *arg)
+{
+	const struct wl_thread *w = arg;
+	struct timespec start, now, d = { 0, w->sleep_ns };
+	volatile unsigned spin = 0;
+
+	prctl(PR_SET_TIMERSLACK, w->slack_ns ? w->slack_ns : 1UL, 0, 0, 0);
+	clock_gettime(CLOCK_MONOTONIC, &start);
+	do {
+		for (unsigned i = 0; i < 20000; i++)    /* a short work burst */
+			spin += i;
+		nanosleep(&d, NULL);
+		clock_gettime(CLOCK_MONOTONIC, &now);
+	} while ((double)(now.tv_sec - start.tv_sec) +
+		 (double)(now.tv_nsec - start.tv_nsec) / 1e9 < w->seconds);
+	return NULL;
+}
+
+static int run_workload(double seconds)
+{
+	static const unsigned long slack[] = { 1, 50000, 200000, 1000000 };
+	static const long sleep_ns[] = { 200000, 1000000, 2000000, 5000000 };
+	struct wl_thread w[8];
+	pthread_t th[8];
+
+	for (int i = 0; i < 8; i++) {
+		w[i] = (struct wl_thread){ slack[i % 4], sleep_ns[(i / 2) % 4], seconds };
+		if (pthread_create(&th[i], NULL, wl_run, &w[i])) {
+			fprintf(stderr, "hrt record: cannot start workload threads\n");
+			return 1;
+		}
+	}
+	for (int i = 0; i < 8; i++)
+		pthread_join(th[i], NULL);
+	return 0;
+}
+
+/* Checks ------------------------------------------------------------------ */
+
+static int in_path(const char *prog)
+{
+	const char *path = getenv("PATH");
+	char buf[PATH_MAX];
+
+	if (!path)
+		path = "/usr/bin:/bin";
+	while (*path) {
+		size_t n = strcspn(path, ":");
+
+		snprintf(buf, sizeof(buf), "%.*s/%s", (int)n, path, prog);
+		if (access(buf, X_OK) == 0)
+			return 1;
+		path += n + (path[n] == ':');
+	}
+	return 0;
+}
+
+static int has_cap(int bit)
+{
+	FILE *f = fopen("/proc/self/status", "r");
+	char line[256];
+	unsigned long long eff = 0;
+
+	if (!f)
+		return 0;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "CapEff: %llx", &eff) == 1)
+			break;
+	fclose(f);
+	return (int)((eff >> bit) & 1);
+}
+
+/* 0, or 1 after saying what is missing. */
+static int check_access(void)
+{
+	static const char *const tracefs[] = {
+		"/sys/kernel/tracing/events/timer/hrtimer_start/id",
+		"/sys/kernel/debug/tracing/events/timer/hrtimer_start/id",
+	};
+	int paranoid = 2, tracefs_ok = 0;
+	int priv = geteuid() == 0 || has_cap(CAP_PERFMON_BIT) || has_cap(CAP_SYS_ADMIN_BIT);
+	FILE *f;
+
+	if (!in_path("perf")) {
+		fprintf(stderr, "hrt record: perf not found in PATH; install it (Debian: "
+			"apt-get install linux-perf)\n");
+		return 1;
+	}
+	if ((f = fopen("/proc/sys/kernel/perf_event_paranoid", "r"))) {
+		if (fscanf(f, "%d", &paranoid) != 1)
+			paranoid = 2;
+		fclose(f);
+	}
+	if (!priv && paranoid > -1) {
+		fprintf(stderr, "hrt record: system-wide tracepoint recording is not permitted: "
+			"kernel.perf_event_paranoid is %d; run as root, give perf CAP_PERFMON "
+			"(or CAP_SYS_ADMIN), or set 'sysctl kernel.perf_event_paranoid=-1'\n",
+			paranoid);
+		return 1;
+	}
+	for (size_t i = 0; i < sizeof(tracefs) / sizeof(tracefs[0]); i++)
+		if (access(tracefs[i], R_OK) == 0)
+			tracefs_ok = 1;
+	if (!tracefs_ok) {
+		fprintf(stderr, "hrt record: cannot read the timer tracepoints in tracefs "
+			"(/sys/kernel/tracing/events/timer/): mount tracefs "
+			"('mount -t tracefs nodev /sys/kernel/tracing') and make it readable "
+			"(root, or 'chmod -R a+rX /sys/kernel/tracing')\n");
+		return 1;
+	}
+	return 0;
+}
+
+/* Running ------------------------------------------------------------------ */
+
+static volatile sig_atomic_t alarm_fired;
+static void on_alarm(int sig) { (void)sig; alarm_fired = 1; }
+
+/* Runs argv with stdout to out_fd (if >= 0); returns its wait status or -1.
+ * With stop_after > 0, sends SIGINT after that many seconds. */
+static int run(char *const *argv, int in_fd, int out_fd, double stop_after)
+{
+	struct sigaction sa, old_int, old_alrm;
+	pid_t pid;
+	int st;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = SIG_IGN;        /* ^C goes to perf, which stops cleanly */
+	sigaction(SIGINT, &sa, &old_int);
+	pid = fork();
+	if (pid < 0) {
+		sigaction(SIGINT, &old_int, NULL);
+		return -1;
+	}
+	if (pid == 0) {
+		signal(SIGINT, SIG_DFL);
+		if (in_fd >= 0)
+			dup2(in_fd, 0);
+		if (out_fd >= 0)
+			dup2(out_fd, 1);
+		execvp(argv[0], argv);
+		fprintf(stderr, "hrt record: cannot run %s: %s\n", argv[0], strerror(errno));
+		_exit(127);
+	}
+	if (stop_after > 0) {
+		struct itimerval itv;
+
+		memset(&itv, 0, sizeof(itv));
+		itv.it_value.tv_sec = (time_t)stop_after;
+		itv.it_value.tv_usec = (suseconds_t)((stop_after - (double)(time_t)stop_after) * 1e6);
+		sa.sa_handler = on_alarm;
+		sigaction(SIGALRM, &sa, &old_alrm);
+		alarm_fired = 0;
+		setitimer(ITIMER_REAL, &itv, NULL);
+	}
+	for (;;) {
+		if (waitpid(pid, &st, 0) == pid)
+			break;
+		if (errno != EINTR)
+			break;
+		if (alarm_fired) {
+			kill(pid, SIGINT);
+			alarm_fired = 0;
+		}
+	}
+	if (stop_after > 0) {
+		struct itimerval zero;
+
+		memset(&zero, 0, sizeof(zero));
+		setitimer(ITIMER_REAL, &zero, NULL);
+		sigaction(SIGALRM, &old_alrm, NULL);
+	}
+	sigaction(SIGINT, &old_int, NULL);
+	return st;
+}
+
+static int ends_with(const char *s, const char *suf)
+{
+	size_t n = strlen(s), m = strlen(suf);
+
+	return n >= m && !strcmp(s + n - m, suf);
+}
 
 int hrt_cmd_record(int argc, char **argv)
 {
-	(void)argc;
-	(void)argv;
-	fprintf(stderr, "hrt record: not implemented yet\n");
-	return 1;
+	static const struct option opts[] = {
+		{ "workload", no_argument, NULL, 'w' },
+		{ "run-workload", required_argument, NULL, 'W' },    /* internal */
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	const char *out = "hrt-record.txt";
+	double seconds = 0;
+	int workload = 0, c, st, ret = 1, fd = -1, tfd = -1;
+	char dir[] = "/tmp/hrt-record-XXXXXX", data[64], text[64], self[PATH_MAX], dsec[32];
+	char *pargv[64];
+	int n = 0;
+
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "+o:d:h", opts, NULL)) != -1) {
+		switch (c) {
+		case 'o': out = optarg; break;
+		case 'd':
+			seconds = strtod(optarg, NULL);
+			if (!(seconds > 0 && seconds <= 86400)) {
+				fprintf(stderr, "hrt record: -d takes seconds in (0, 86400]\n");
+				return 2;
+			}
+			break;
+		case 'w': workload = 1; break;
+		case 'W': return run_workload(strtod(optarg, NULL));
+		case 'h': usage(stdout); return 0;
+		default: usage(stderr); return 2;
+		}
+	}
+	if (workload && optind < argc) {
+		fprintf(stderr, "hrt record: --workload and COMMAND exclude each other\n");
+		return 2;
+	}
+	if (optind >= argc && seconds == 0)
+		seconds = 1;
+	if (check_access())
+		return 1;
+	if (!mkdtemp(dir)) {
+		perror("hrt record: mkdtemp");
+		return 1;
+	}
+	snprintf(data, sizeof(data), "%s/perf.data", dir);
+	snprintf(text, sizeof(text), "%s/trace.txt", dir);
+
+	pargv[n++] = "perf";
+	pargv[n++] = "record";
+	pargv[n++] = "-q";
+	pargv[n++] = "-o";
+	pargv[n++] = data;
+	pargv[n++] = "-k";
+	pargv[n++] = "CLOCK_MONOTONIC";
+	pargv[n++] = "-a";
+	for (size_t i = 0; i < sizeof(events) / sizeof(events[0]); i++) {
+		pargv[n++] = "-e";
+		pargv[n++] = (char *)events[i];
+	}
+	pargv[n++] = "--";
+	snprintf(dsec, sizeof(dsec), "%g", seconds);
+	if (workload) {
+		ssize_t k = readlink("/proc/self/exe", self, sizeof(self) - 1);
+
+		if (k <= 0) {
+			perror("hrt record: /proc/self/exe");
+			goto out_rmdir;
+		}
+		self[k] = 0;
+		pargv[n++] = self;
+		pargv[n++] = "record";
+		pargv[n++] = "--run-workload";
+		pargv[n++] = dsec;
+	} else if (optind < argc) {
+		for (int i = optind; i < argc && n < 62; i++)
+			pargv[n++] = argv[i];
+	} else {
+		pargv[n++] = "sleep";
+		pargv[n++] = dsec;
+	}
+	pargv[n] = NULL;
+
+	st = run(pargv, -1, -1, optind < argc && seconds > 0 ? seconds : 0);
+	if (st < 0 || access(data, R_OK)) {
+		fprintf(stderr, "hrt record: perf record failed (exit status %d)%s\n",
+			st >= 0 && WIFEXITED(st) ? WEXITSTATUS(st) : -1,
+			geteuid() ? "; system-wide tracing needs root, CAP_PERFMON or "
+				    "kernel.perf_event_paranoid=-1" : "");
+		goto out_rm;
+	}
+	if (st && WIFEXITED(st) && WEXITSTATUS(st) && optind < argc)
+		fprintf(stderr, "hrt record: note: %s exited with status %d\n", argv[optind],
+			WEXITSTATUS(st));
+
+	tfd = open(text, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (tfd < 0) {
+		perror("hrt record: temporary file");
+		goto out_rm;
+	}
+	{
+		char *sargv[] = { "perf", "script", "-i", data, "--ns", NULL };
+
+		st = run(sargv, -1, tfd, 0);
+		close(tfd);
+		if (st != 0) {
+			fprintf(stderr, "hrt record: perf script failed\n");
+			goto out_rm;
+		}
+	}
+	/* Compress (or copy) into OUT.tmp, then rename: OUT appears only whole. */
+	{
+		char tmpout[PATH_MAX];
+		int in;
+
+		snprintf(tmpout, sizeof(tmpout), "%s.tmp%d", out, (int)getpid());
+		fd = open(tmpout, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+		in = open(text, O_RDONLY | O_CLOEXEC);
+		if (fd < 0 || in < 0) {
+			fprintf(stderr, "hrt record: %s: %s\n", fd < 0 ? tmpout : text, strerror(errno));
+			if (in >= 0)
+				close(in);
+			goto out_close;
+		}
+		if (ends_with(out, ".xz") || ends_with(out, ".gz")) {
+			char *zargv[] = { ends_with(out, ".xz") ? "xz" : "gzip", "-c", "-9", NULL };
+
+			st = run(zargv, in, fd, 0);
+		} else {
+			char *cargv[] = { "cat", NULL };
+
+			st = run(cargv, in, fd, 0);
+		}
+		close(in);
+		if (st != 0 || fsync(fd) || close(fd) || rename(tmpout, out)) {
+			fprintf(stderr, "hrt record: writing %s failed\n", out);
+			fd = -1;
+			unlink(tmpout);
+			goto out_rm;
+		}
+		fd = -1;
+	}
+	fprintf(stderr, "hrt record: wrote %s\n", out);
+	ret = 0;
+out_close:
+	if (fd >= 0)
+		close(fd);
+out_rm:
+	unlink(data);
+	unlink(text);
+	{
+		char old[80];
+
+		snprintf(old, sizeof(old), "%s.old", data);
+		unlink(old);
+	}
+out_rmdir:
+	rmdir(dir);
+	return ret;
 }

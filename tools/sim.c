@@ -39,11 +39,14 @@ struct sim_thread {
 	struct hrt_timer timer;
 	struct sim *sim;
 	uint64_t rng;
+	hrt_time_t slack, sleep_mean;
 	hrt_time_t woke;                /* when its timer ran */
 };
 
 struct sim_cpu {
 	struct hrt_base *base;
+	struct hrt_timer bg;            /* background timer, if configured */
+	struct sim *sim;
 	hrt_time_t next;                /* cached hrt_base_next_event */
 	int cur;                        /* running thread, -1: idle */
 	hrt_time_t busy_until;
@@ -56,7 +59,7 @@ struct sim {
 	struct sim_cpu *cpu;
 	struct sim_thread *th;
 	int *woken, nwoken;             /* threads woken by the current pass */
-	hrt_time_t work_mean, sleep_mean;
+	hrt_time_t work_mean;
 	double busy_ns, wait_ns;
 };
 
@@ -82,9 +85,10 @@ void sim_defaults(struct sim_config *c)
 {
 	c->cpus = 4;
 	c->threads = 8;
-	c->slack = 50000;
+	c->slack[0] = 50000;
+	c->nslack = 1;
 	c->period = 200000;
-	c->duration = 1000000000;
+	c->duration = 5000000000;
 	c->busy = 0.8;
 	c->seed = 1;
 	c->policy = HRT_GREEDY_OFF;
@@ -98,17 +102,23 @@ const char *sim_config_error(const struct sim_config *c)
 		return "--cpus must be 1..1024";
 	if (c->threads < 1 || c->threads > 100000)
 		return "--threads must be 1..100000";
-	if (c->slack < 0)
-		return "--slack must be >= 0";
+	if (c->nslack < 1 || c->nslack > SIM_MAXSLACK)
+		return "--slack takes 1 to 8 values";
+	for (int i = 0; i < c->nslack; i++)
+		if (c->slack[i] < 0)
+			return "--slack must be >= 0";
 	if (c->duration <= 0)
 		return "--duration must be > 0";
+	if (c->background < 0)
+		return "--background must be >= 0";
 	if (!(c->busy > 0 && c->busy < 1))
 		return "--busy must be between 0 and 100 (exclusive)";
 	duty = c->busy * c->cpus / c->threads;
 	if (duty >= 1)
 		return "too few threads for that load: need threads > busy x cpus";
-	if (c->period <= 0 || (double)c->period * (1 - duty) <= (double)c->slack / 2)
-		return "--period too short for that load and slack";
+	for (int i = 0; i < c->nslack; i++)
+		if (c->period <= 0 || (double)c->period * (1 - duty) <= (double)c->slack[i])
+			return "--period too short for that load and slack";
 	return NULL;
 }
 
@@ -167,6 +177,15 @@ static enum hrt_restart wake_cb(struct hrt_timer *t, hrt_time_t now)
 	return HRT_NORESTART;
 }
 
+static enum hrt_restart bg_cb(struct hrt_timer *t, hrt_time_t now)
+{
+	struct sim_cpu *cpu = container_of(t, struct sim_cpu, bg);
+
+	cpu->sim->res->background_runs++;
+	hrt_timer_forward(t, now, cpu->sim->cfg->background);
+	return HRT_RESTART;
+}
+
 static void fire(struct sim *s, int c, hrt_time_t t)
 {
 	struct sim_cpu *cpu = &s->cpu[c];
@@ -197,8 +216,8 @@ static int burst_end(struct sim *s, int c, hrt_time_t t)
 	struct sim_thread *th = &s->th[cpu->cur];
 	int n = s->cfg->threads, from = -1, err;
 
-	err = hrt_timer_start_range(&th->timer, cpu->base, t + draw_exp(&th->rng, s->sleep_mean),
-				    s->cfg->slack, HRT_MODE_ABS);
+	err = hrt_timer_start_range(&th->timer, cpu->base, t + draw_exp(&th->rng, th->sleep_mean),
+				    th->slack, HRT_MODE_ABS);
 	if (err)
 		return err;
 	cpu->next = hrt_base_next_event(cpu->base);
@@ -230,9 +249,9 @@ static int setup(struct sim *s)
 	s->woken = calloc((size_t)c->threads, sizeof(*s->woken));
 	if (!s->cpu || !s->th || !s->woken)
 		return -ENOMEM;
-	/* Cycle = work + sleep + mean lateness (about slack / 2). */
+	/* Cycle = work + sleep + lateness, taken as the whole slack (policy
+	 * off mostly wakes a timer at its hard expiry). */
 	s->work_mean = (hrt_time_t)(duty * (double)c->period);
-	s->sleep_mean = c->period - s->work_mean - c->slack / 2;
 	for (int k = 0; k < c->cpus; k++) {
 		struct sim_cpu *cpu = &s->cpu[k];
 
@@ -243,6 +262,14 @@ static int setup(struct sim *s)
 			return -ENOMEM;
 		if (hrt_base_set_greedy(cpu->base, c->policy))
 			return -EINVAL;
+		cpu->sim = s;
+		if (c->background > 0) {
+			/* Phases spread so the CPUs' ticks do not coincide. */
+			hrt_timer_init(&cpu->bg, bg_cb);
+			if (hrt_timer_start(&cpu->bg, cpu->base,
+					    c->background * (k + 1) / c->cpus, HRT_MODE_ABS))
+				return -EINVAL;
+		}
 	}
 	for (int i = 0; i < c->threads; i++) {
 		struct sim_thread *th = &s->th[i];
@@ -250,13 +277,15 @@ static int setup(struct sim *s)
 		int err;
 
 		th->sim = s;
+		th->slack = c->slack[i % c->nslack];
+		th->sleep_mean = c->period - s->work_mean - th->slack;
 		th->rng = c->seed * 0x100000001b3ull + (uint64_t)i;
 		splitmix(&th->rng);
 		hrt_timer_init(&th->timer, wake_cb);
 		/* All threads start asleep, phases spread over one period. */
 		err = hrt_timer_start_range(&th->timer, cpu->base,
 					    (hrt_time_t)(splitmix(&th->rng) % (uint64_t)c->period),
-					    c->slack, HRT_MODE_ABS);
+					    th->slack, HRT_MODE_ABS);
 		if (err)
 			return err;
 		cpu->next = hrt_base_next_event(cpu->base);
@@ -347,7 +376,7 @@ static double ratio(uint64_t a, uint64_t b)
 static void usage(FILE *f)
 {
 	fprintf(f,
-		"usage: hrt sim [--cpus C] [--threads T] [--slack NS] [--period NS]\n"
+		"usage: hrt sim [--cpus C] [--threads T] [--slack NS[,NS...]] [--period NS]\n"
 		"               [--busy PCT | --sweep] [--seed S] [--duration NS] [--short]\n"
 		"               [--csv] [--svg FILE | --no-svg]\n\n"
 		"The greedy-expiry patch's benchmark as a deterministic model: C CPUs with\n"
@@ -356,13 +385,16 @@ static void usage(FILE *f)
 		"wake-ups (device firings) and thread migrations, and the ratio idle/off.\n\n"
 		"  --cpus C        CPUs (default 4)\n"
 		"  --threads T     threads (default 8; must exceed busy x cpus)\n"
-		"  --slack NS      timer slack: hard = soft + NS (default 50us)\n"
-		"  --period NS     mean cycle of a thread: work + sleep + slack/2 (default 200us)\n"
+		"  --slack NS[,NS...]  timer slack: hard = soft + NS (default 50us, the\n"
+		"                  kernel's); several values are dealt to the threads in turn\n"
+		"  --period NS     mean cycle of a thread: work + sleep + slack (default 200us)\n"
+		"  --background NS  a per-CPU periodic kernel timer (no slack) that wakes\n"
+		"                  no thread: the tick and housekeeping timers (default 0: none)\n"
 		"  --busy PCT      one target utilisation, 0 < PCT < 100\n"
 		"  --sweep         targets 10,20,...,90,95 %% (the default)\n"
-		"  --short         targets 20,50,80,95 %% and --duration 200ms (make demo)\n"
+		"  --short         targets 20,50,80,95 %% and --duration 1s (make demo)\n"
 		"  --seed S        PRNG seed (default 1); same seed, same output\n"
-		"  --duration NS   simulated time per point (default 1s)\n"
+		"  --duration NS   simulated time per point (default 5s)\n"
 		"  --csv           CSV, one row per target and policy, instead of the table\n"
 		"  --svg FILE      plot file (default demo-sim.svg; '-' for stdout)\n"
 		"  --no-svg        write no plot\n"
@@ -389,10 +421,25 @@ static long long parse_num(const char *s, int time)
 	return -1;
 }
 
+/* "50 us" or "50,1000 us" (unit: "us" or UTF-8 "\xc2\xb5s"). */
+static void slack_str(const struct sim_config *c, char *buf, size_t n, const char *unit)
+{
+	size_t len = 0;
+
+	buf[0] = 0;
+	for (int i = 0; i < c->nslack && len + 24 < n; i++)
+		len += (size_t)snprintf(buf + len, n - len, "%s%g", i ? "," : "",
+					(double)c->slack[i] / 1000);
+	snprintf(buf + len, n - len, " %s", unit);
+}
+
 static void print_table(const struct sim_config *c, const struct sim_point *p, int n)
 {
-	printf("hrt sim: %d CPUs, %d threads, slack %.1f us, period %.1f us, "
-	       "%.3f s per point, seed %llu\n\n", c->cpus, c->threads, (double)c->slack / 1000,
+	char sl[200];
+
+	slack_str(c, sl, sizeof(sl), "us");
+	printf("hrt sim: %d CPUs, %d threads, slack %s, period %.1f us, "
+	       "%.3f s per point, seed %llu\n\n", c->cpus, c->threads, sl,
 	       (double)c->period / 1000, (double)c->duration / 1e9, (unsigned long long)c->seed);
 	printf("       util %%             wake-ups                  migrations"
 	       "          idle/off\n");
@@ -427,4 +474,295 @@ static void print_csv(const struct sim_point *p, int n)
 			       (unsigned long long)r->greedy_walks, (unsigned long long)r->early,
 			       (unsigned long long)r->late, r->mean_wait_us);
 		}
+}
+
+/* Plot ---------------------------------------------------------------------- */
+
+#define PL_X0 70.0
+#define PL_W 600.0
+#define PL_H 220.0
+
+static double nice_max(double v)
+{
+	/* 1, 2, 5, 10, 20, 50, ... */
+	for (double m = 1;; m *= 10)
+		for (int k = 0; k < 3; k++) {
+			double c = m * (k == 0 ? 1 : k == 1 ? 2 : 5);
+
+			if (c >= v)
+				return c;
+		}
+}
+
+static double px(int load)
+{
+	return PL_X0 + PL_W * load / 100.0;
+}
+
+static void axes(FILE *f, double y0, double ymax, const char *ylabel, int decimals)
+{
+	char buf[64];
+
+	svg_rect(f, PL_X0, y0, PL_W, PL_H, "none", "#888");
+	for (int l = 0; l <= 100; l += 10) {
+		svg_line(f, px(l), y0, px(l), y0 + PL_H, "#eee", 1, NULL);
+		snprintf(buf, sizeof(buf), "%d", l);
+		svg_text(f, px(l), y0 + PL_H + 14, 11, "middle", "#444", buf);
+	}
+	for (int k = 0; k <= 4; k++) {
+		double y = y0 + PL_H - PL_H * k / 4;
+
+		snprintf(buf, sizeof(buf), "%.*f", decimals, ymax * k / 4);
+		svg_text(f, PL_X0 - 6, y + 4, 11, "end", "#444", buf);
+	}
+	svg_text(f, PL_X0 + PL_W / 2, y0 + PL_H + 30, 12, "middle", "#111",
+		 "target utilisation (busy %)");
+	svg_text(f, PL_X0, y0 - 8, 13, "start", "#111", ylabel);
+}
+
+static void series(FILE *f, const struct sim_point *p, int n, double y0, double ymax,
+		   double (*val)(const struct sim_point *, int), int which,
+		   const char *colour, const char *dash)
+{
+	double xs[16], ys[16];
+
+	for (int i = 0; i < n && i < 16; i++) {
+		double v = val(&p[i], which);
+
+		xs[i] = px(p[i].load);
+		ys[i] = y0 + PL_H - PL_H * (v > ymax ? ymax : v) / ymax;
+		svg_circle(f, xs[i], ys[i], 3, colour);
+	}
+	svg_polyline(f, xs, ys, n < 16 ? n : 16, colour, 2, dash);
+}
+
+static double v_migr(const struct sim_point *p, int k)
+{
+	return (double)p->r[k].migrations;
+}
+
+static double v_ratio(const struct sim_point *p, int k)
+{
+	return k ? ratio(p->r[1].wakeups, p->r[0].wakeups)
+		 : ratio(p->r[1].migrations, p->r[0].migrations);
+}
+
+static void legend(FILE *f, double x, double y, const char *colour, const char *dash,
+		   const char *text)
+{
+	svg_line(f, x, y - 4, x + 24, y - 4, colour, 2, dash);
+	svg_text(f, x + 30, y, 11, "start", "#111", text);
+}
+
+static int write_plot(const char *path, const struct sim_config *c,
+		      const struct sim_point *p, int n)
+{
+	static const char *const col[3] = { "#d62728", "#1f77b4", "#2ca02c" };
+	FILE *f = strcmp(path, "-") ? fopen(path, "w") : stdout;
+	double mmax = 1, rmax = 1.25, y1 = 70, y2 = 70 + PL_H + 80;
+	char buf[300], sl[200];
+
+	if (!f) {
+		fprintf(stderr, "hrt sim: cannot write %s: %s\n", path, strerror(errno));
+		return -1;
+	}
+	for (int i = 0; i < n; i++)
+		for (int k = 0; k < 3; k++) {
+			if (v_migr(&p[i], k) > mmax)
+				mmax = v_migr(&p[i], k);
+			if (v_ratio(&p[i], k > 1 ? 1 : k) > rmax)
+				rmax = v_ratio(&p[i], k > 1 ? 1 : k);
+		}
+	mmax = nice_max(mmax);
+	svg_begin(f, PL_X0 + PL_W + 30, y2 + PL_H + 50, "hrt sim: migrations and wake-ups by policy");
+	slack_str(c, sl, sizeof(sl), "\xc2\xb5s");
+	snprintf(buf, sizeof(buf), "hrt sim: %d CPUs, %d threads, slack %s, "
+		 "period %.0f \xc2\xb5s, %.2f s per point, seed %llu", c->cpus, c->threads, sl, (double)c->period / 1000, (double)c->duration / 1e9,
+		 (unsigned long long)c->seed);
+	svg_text(f, 10, 22, 14, "start", "#111", buf);
+	axes(f, y1, mmax, "thread migrations per point", 0);
+	for (int k = 0; k < 3; k++) {
+		series(f, p, n, y1, mmax, v_migr, k, col[k], k == 2 ? "6,3" : NULL);
+		legend(f, PL_X0 + 10 + 120 * k, y1 + 18, col[k], k == 2 ? "6,3" : NULL,
+		       policy_name[k]);
+	}
+	axes(f, y2, rmax, "ratio idle / off", 2);
+	svg_line(f, PL_X0, y2 + PL_H - PL_H / rmax, PL_X0 + PL_W, y2 + PL_H - PL_H / rmax,
+		 "#888", 1, "4,4");
+	series(f, p, n, y2, rmax, v_ratio, 0, col[1], NULL);
+	series(f, p, n, y2, rmax, v_ratio, 1, "#9467bd", "6,3");
+	/* The article's data point: migrations "just over half" at 80 % busy. */
+	svg_rect(f, px(80) - 4, y2 + PL_H - PL_H * 0.55 / rmax - 4, 8, 8, "#000", NULL);
+	legend(f, PL_X0 + 10, y2 + 18, col[1], NULL, "migrations");
+	legend(f, PL_X0 + 130, y2 + 18, "#9467bd", "6,3", "wake-ups");
+	svg_rect(f, PL_X0 + 262, y2 + 10, 8, 8, "#000", NULL);
+	svg_text(f, PL_X0 + 276, y2 + 18, 11, "start", "#111",
+		 "article: migrations just over half at 80 % busy");
+	svg_end(f);
+	if (f == stdout)
+		return fflush(f) ? -1 : 0;
+	return out_close(f, path);
+}
+
+/* "NS[,NS...]" into c->slack; 0 or -1. */
+static int parse_slack(const char *v, struct sim_config *c)
+{
+	char buf[256], *save = NULL, *tok;
+	int n = 0;
+
+	if (strlen(v) >= sizeof(buf))
+		return -1;
+	strcpy(buf, v);
+	for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		long long x = parse_num(tok, 1);
+
+		if (x < 0 || n == SIM_MAXSLACK)
+			return -1;
+		c->slack[n++] = x;
+	}
+	if (!n)
+		return -1;
+	c->nslack = n;
+	return 0;
+}
+
+struct sim_opts {
+	struct sim_config cfg;
+	int busy_pct, sweep, shortrun, csv, duration_set;
+	const char *svg;
+};
+
+/* 0, or 2 after printing why. */
+static int parse_args(int argc, char **argv, struct sim_opts *o)
+{
+	static const char *const valued[] = {
+		"--cpus", "--threads", "--slack", "--period", "--busy", "--seed", "--duration", "--svg",
+		"--background",
+	};
+
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i], *v = NULL, *eq = strchr(a, '=');
+		char name[32];
+		long long x = 0;
+		size_t len = eq ? (size_t)(eq - a) : strlen(a);
+		int k, nv = (int)(sizeof(valued) / sizeof(valued[0]));
+
+		snprintf(name, sizeof(name), "%.*s", (int)(len < 31 ? len : 31), a);
+		for (k = 0; k < nv && strcmp(name, valued[k]); k++)
+			;
+		if (k < nv) {
+			if (eq)
+				v = eq + 1;
+			else if (i + 1 < argc)
+				v = argv[++i];
+			else {
+				fprintf(stderr, "hrt sim: option %s needs a value\n", name);
+				return 2;
+			}
+			if (k != 2 && k != 7 && (x = parse_num(v, k == 3 || k == 6 || k == 8)) < 0) {
+				fprintf(stderr, "hrt sim: bad value '%s' for %s\n", v, name);
+				return 2;
+			}
+		}
+		if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+			usage(stdout);
+			exit(0);
+		} else if (k == 0) {
+			o->cfg.cpus = x > 1024 ? 1025 : (int)x;
+		} else if (k == 1) {
+			o->cfg.threads = x > 100000 ? 100001 : (int)x;
+		} else if (k == 2) {
+			if (parse_slack(v, &o->cfg)) {
+				fprintf(stderr, "hrt sim: bad value '%s' for --slack "
+					"(1 to 8 comma-separated times)\n", v);
+				return 2;
+			}
+		} else if (k == 3) {
+			o->cfg.period = x;
+		} else if (k == 4) {
+			if (x <= 0 || x >= 100) {
+				fprintf(stderr, "hrt sim: --busy must be between 0 and 100, not %s\n", v);
+				return 2;
+			}
+			o->busy_pct = (int)x;
+		} else if (k == 5) {
+			o->cfg.seed = (uint64_t)x;
+		} else if (k == 6) {
+			o->cfg.duration = x;
+			o->duration_set = 1;
+		} else if (k == 7) {
+			o->svg = *v ? v : NULL;
+		} else if (k == 8) {
+			o->cfg.background = x;
+		} else if (!strcmp(a, "--sweep")) {
+			o->sweep = 1;
+		} else if (!strcmp(a, "--short")) {
+			o->shortrun = 1;
+		} else if (!strcmp(a, "--csv")) {
+			o->csv = 1;
+		} else if (!strcmp(a, "--no-svg")) {
+			o->svg = NULL;
+		} else {
+			fprintf(stderr, "hrt sim: unknown option '%s' (try hrt sim --help)\n", a);
+			return 2;
+		}
+	}
+	if (o->busy_pct && (o->sweep || o->shortrun)) {
+		fprintf(stderr, "hrt sim: --busy excludes --sweep and --short\n");
+		return 2;
+	}
+	return 0;
+}
+
+int hrt_cmd_sim(int argc, char **argv)
+{
+	struct sim_opts o = { .svg = "demo-sim.svg" };
+	struct sim_point pts[16];
+	const int *loads = sweep_loads;
+	int n = (int)(sizeof(sweep_loads) / sizeof(sweep_loads[0])), single = 0, err;
+	const char *why;
+
+	sim_defaults(&o.cfg);
+	if ((err = parse_args(argc, argv, &o)))
+		return err;
+	if (o.shortrun) {
+		loads = short_loads;
+		n = (int)(sizeof(short_loads) / sizeof(short_loads[0]));
+		if (!o.duration_set)
+			o.cfg.duration = 1000000000;
+	}
+	if (o.busy_pct) {
+		single = o.busy_pct;
+		loads = &single;
+		n = 1;
+	}
+	for (int i = 0; i < n; i++) {
+		o.cfg.busy = loads[i] / 100.0;
+		if ((why = sim_config_error(&o.cfg))) {
+			fprintf(stderr, "hrt sim: at %d %% busy: %s\n", loads[i], why);
+			return 2;
+		}
+	}
+	for (int i = 0; i < n; i++) {
+		pts[i].load = loads[i];
+		o.cfg.busy = loads[i] / 100.0;
+		for (int k = 0; k < 3; k++) {
+			o.cfg.policy = (enum hrt_greedy)k;
+			if ((err = sim_run(&o.cfg, &pts[i].r[k]))) {
+				fprintf(stderr, "hrt sim: simulation failed: %s\n", strerror(-err));
+				return 1;
+			}
+		}
+	}
+	if (o.csv)
+		print_csv(pts, n);
+	else
+		print_table(&o.cfg, pts, n);
+	if (o.svg && (!o.csv || strcmp(o.svg, "-"))) {
+		if (write_plot(o.svg, &o.cfg, pts, n))
+			return 1;
+		if (!o.csv && strcmp(o.svg, "-"))
+			printf("\nwrote %s\n", o.svg);
+	}
+	return 0;
 }

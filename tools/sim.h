@@ -10,11 +10,18 @@
 #include <stdint.h>
 #include "hrt.h"
 
+#define SIM_MAXSLACK 8
+
 struct sim_config {
 	int cpus, threads;
-	hrt_time_t slack;               /* timer slack, ns */
-	hrt_time_t period;              /* mean work + sleep + slack/2 of a thread, ns */
+	/* Timer slack, ns: thread i uses slack[i % nslack].  With one value
+	 * soft and hard order agree and greedy expiry can find nothing. */
+	hrt_time_t slack[SIM_MAXSLACK];
+	int nslack;
+	hrt_time_t period;              /* mean work + sleep + slack of a thread, ns */
 	hrt_time_t duration;            /* simulated time, ns */
+	hrt_time_t background;          /* period of a per-CPU kernel timer that
+					 * wakes no thread (tick stand-in); 0: none */
 	double busy;                    /* target utilisation, 0 < busy < 1 */
 	uint64_t seed;
 	enum hrt_greedy policy;
@@ -30,6 +37,7 @@ struct sim_result {
 	uint64_t expired_greedy, greedy_walks;
 	uint64_t early, late;           /* callbacks before soft / after hard: 0 */
 	uint64_t bursts;                /* work bursts started */
+	uint64_t background_runs;       /* background timer callbacks */
 	double util;                    /* measured busy fraction of all CPUs */
 	double mean_wait_us;            /* mean wake-to-run delay */
 };

@@ -6,6 +6,7 @@
 #ifndef HRT_TOOLS_SVG_H
 #define HRT_TOOLS_SVG_H
 
+#include <stddef.h>
 #include <stdio.h>
 
 void svg_begin(FILE *f, double w, double h, const char *title);
@@ -30,5 +31,10 @@ void svg_escape(FILE *f, const char *s);
 FILE *out_open(const char *dir, const char *name, char **full);
 /* fclose with error check: 0, or -1 after printing a message. */
 int out_close(FILE *f, const char *path);
+
+/* A small well-formedness check of an XML file (tags balanced and properly
+ * nested, attributes quoted, entities known, one root element): 0, or -1
+ * with why (and the line) in why[len].  For tests of the SVG output. */
+int xml_check_file(const char *path, char *why, size_t len);
 
 #endif

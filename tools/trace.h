@@ -49,6 +49,7 @@ struct trace_event {
 	hrt_time_t soft, hard;  /* start */
 	hrt_time_t now;         /* expire: the kernel's now= */
 	uint32_t fn;            /* start, expire (perf): function index, or TRACE_NO_FN */
+	int known;              /* cancel, expire: an earlier start used this id */
 	long line;
 };
 

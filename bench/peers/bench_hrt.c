@@ -88,6 +88,13 @@ static void lib_cancel(size_t i)
 	hrt_timer_cancel(&items[i].t);
 }
 
+/* A pass at the instant armed-from, when nothing is due: it moves the
+ * timers started since the last pass into the tree. */
+static void lib_pass(void)
+{
+	hrt_base_run(base, t0, 0);
+}
+
 static void lib_dispatch_nowait(void)
 {
 	if (HRT_FD)

@@ -5,7 +5,7 @@
 #
 # perf stat with hardware counters when the CPU exposes them (it subtracts
 # a run with K = 0 ops from one with K ops, so set-up cancels out);
-# otherwise valgrind's cachegrind, counting only inside the op loop
+# otherwise valgrind's callgrind cache simulation, counting only inside the op loop
 # (--toggle-collect), with this machine's L1d and last-level cache sizes.
 set -eu
 : "${O:?}" "${DOCS:?}"
@@ -50,16 +50,16 @@ else
 	l2=$(cache_kb 2 Unified)
 	l3=$(cache_kb 3 Unified)
 	echo "# perf stat: no hardware counters here ('perf stat -e instructions true' says <not supported>)"
-	echo "# tool: valgrind --tool=cachegrind, counting inside the op loop only;"
+	echo "# tool: valgrind --tool=callgrind --cache-sim=yes --branch-sim=yes, counting inside the op loop only (--toggle-collect);"
 	echo "#       D1 = ${d1} KiB 8-way; LL = L2 (${l2} KiB 8-way) and LL = L3 (${l3} KiB 16-way), 64 B lines"
 	echo "library,workload,instructions,D1_misses,L2_misses,L3_misses,branch_mispredicts"
 	for lib in $LIBS; do
 		for w in start_cancel rearm; do
 			for ll in "$l2:8" "$l3:16"; do
-				valgrind --tool=cachegrind --cache-sim=yes --branch-sim=yes \
+				valgrind --tool=callgrind --cache-sim=yes --branch-sim=yes \
 					--D1=$((d1 * 1024)),8,64 --LL=$((${ll%%:*} * 1024)),${ll#*:},64 \
 					--collect-atstart=no --toggle-collect="op_$w*" \
-					--cachegrind-out-file="$O/cg-$lib-$w-${ll%%:*}.out" \
+					--callgrind-out-file="$O/cg-$lib-$w-${ll%%:*}.out" \
 					"$O/$lib" "$N" ops "$K" "$w" > /dev/null 2>&1
 			done
 			awk -v l="$lib" -v w="$w" -v k="$K" '

@@ -8,6 +8,10 @@ set -eu
 : "${O:?}" "${DOCS:?}"
 NS=${NS:-"1000 10000 100000 1000000"}
 LIBS="hrt hrt-fd libev libuv libevent sd-event"
+# Left out, with the reason: sd-event dispatches one source per iteration
+# (three system calls each, ~35 us here), so the range workload at 10^6
+# would take ~40 s per repetition and only repeat its expiry cost.
+SKIP=${SKIP-"sd-event:range:1000000"}
 PEERS="libev libuv libevent sd-event"
 raw=$O/raw.csv
 mkdir -p "$DOCS" "$O/plot"
@@ -26,7 +30,12 @@ start=$(date +%s)
 for n in $NS; do
 	for lib in $LIBS; do
 		t0=$(date +%s)
-		"$O/$lib" "$n" >> "$raw"
+		w=all
+		for s in $SKIP; do
+			case $s in "$lib":*:"$n") w=$(echo start_cancel,rearm,memory,expiry,range |
+				sed "s/$(echo "$s" | cut -d: -f2)//;s/,,/,/;s/^,//;s/,\$//") ;; esac
+		done
+		"$O/$lib" "$n" "$w" >> "$raw"
 		echo "   ran $lib N=$n in $(( $(date +%s) - t0 )) s" >&2
 	done
 done
@@ -39,10 +48,10 @@ echo "== total run time: $(( $(date +%s) - start )) s"
 
 # One table: a row per (workload, metric, N), a column per library with
 # "median [min-max]", then hrt and hrt-fd over the best peer's median.
-awk -F, -v libs="$LIBS" -v peers="$PEERS" '
+awk -F, -v libs="$LIBS" -v peers="$PEERS" -v skiplist="$SKIP" '
 function cell(k) { return (k in med) ? sprintf("%s [%s-%s]", fmt(med[k]), fmt(lo[k]), fmt(hi[k])) : "-" }
-function fmt(x) { return x >= 100 ? sprintf("%.0f", x) : sprintf("%.1f", x) }
-BEGIN { nl = split(libs, L, " "); np = split(peers, P, " ") }
+function fmt(x) { return x + 0 >= 100 ? sprintf("%.0f", x) : sprintf("%.1f", x) }
+BEGIN { nl = split(libs, L, " "); np = split(peers, P, " "); nsk = split(skiplist, SK, " ") }
 {
 	k = $1 SUBSEP $2 SUBSEP $4 SUBSEP $3
 	med[k] = $5; lo[k] = $6; hi[k] = $7
@@ -56,7 +65,7 @@ END {
 	printf " %-9s %8s %8s\n", "best peer", "hrt/best", "fd/best"
 	for (r = 1; r <= nr; r++) {
 		split(rows[r], rw, SUBSEP)
-		if (rw[2] == "dispatch_calls" || rw[2] == "struct_bytes") continue
+		if (rw[2] == "dispatch_calls" || rw[2] == "struct_bytes" || rw[2] == "timers_timed") continue
 		for (j = 1; j <= nn; j++) {
 			n = ns[j]
 			printf "%-14s %-16s %8s", rw[1], rw[2], n
@@ -64,14 +73,25 @@ END {
 			best = ""; bv = 0
 			for (i = 1; i <= np; i++) {
 				k = P[i] SUBSEP rows[r] SUBSEP n
+				# A library that never caught up (busy >= 90 %) never slept:
+				# its wake-up count is no result.
+				bz = P[i] SUBSEP "range" SUBSEP "busy_pct" SUBSEP n
+				if (rw[2] == "wakeups" && (bz in med) && med[bz] + 0 >= 90) continue
 				if ((k in med) && (best == "" || med[k] + 0 < bv)) { best = P[i]; bv = med[k] + 0 }
 			}
 			h = "hrt" SUBSEP rows[r] SUBSEP n; f = "hrt-fd" SUBSEP rows[r] SUBSEP n
+			if (rw[2] == "busy_pct") bv = 0
 			printf " %-9s %8s %8s\n", best,
 				(bv > 0 && (h in med)) ? sprintf("%.2f", med[h] / bv) : "-",
 				(bv > 0 && (f in med)) ? sprintf("%.2f", med[f] / bv) : "-"
 		}
 	}
+	for (k in med) {
+		split(k, a, SUBSEP)
+		if (a[2] == "expiry" && a[3] == "timers_timed" && med[k] + 0 < a[4] + 0)
+			printf "note: %s expiry at N=%s timed on its first %d dispatches (one timer each)\n", a[1], a[4], med[k]
+	}
+	for (i = 1; i <= nsk; i++) printf "note: not run (library:workload:N): %s\n", SK[i]
 }' "$raw" | tee "$DOCS/peers.txt"
 
 # Plots: one SVG per workload metric, median with min-max bars against N.

@@ -1,0 +1,176 @@
+/*
+ * test_trace.c - the trace readers on bad input: every case must fail with
+ * "NAME:LINE: what was expected", and --lenient must skip and count it.
+ * Also the command line: exit status 2 and nothing on stdout, compressed
+ * input, a failing decompressor, stdin.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <cmocka.h>
+
+#include "../tools/replay.h"
+
+#define PS(t, ev, rest) "  a 1 [000] " t ": " ev ": " rest "\n"
+#define START1 PS("1.000000000", "timer:hrtimer_start", \
+		  "hrtimer=0xa function=f expires=1000010000 softexpires=1000005000 mode=0x0")
+
+static const struct bad {
+	const char *text;
+	size_t len;             /* 0: strlen */
+	long line;
+	const char *what;
+} bad[] = {
+	{ "# hrt-trace v1\n0 0 start 1 5 10\n5 0 sart 1\n", 0, 3, "unknown event" },
+	{ "# hrt-trace v1\n0 0 start 1 5\n", 0, 2, "expected 'T CPU start ID SOFT HARD'" },
+	{ "# hrt-trace v1\n0 0 start 1 5 10 11\n", 0, 2, "expected 'T CPU start" },
+	{ "# hrt-trace v1\nx 0 idle\n", 0, 2, "expected 'T CPU start" },
+	{ "# hrt-trace v1\n10 0 idle\n5 0 busy\n", 0, 3, "goes backwards" },
+	{ "# hrt-trace v1\n0 0 start 1 20 10\n", 0, 2, "soft expiry 20 after hard expiry 10" },
+	{ "# hrt-trace v1\n0 0 start 1 5 10\n3 0 cancel 2\n", 0, 3, "no earlier start" },
+	{ "# hrt-trace v1\n0 0 start 1 5 10\n3 0 cancel", 0, 3, "truncated last line" },
+	{ "# hrt-trace v1\n0 0 idle\n\x01\x02\xff\x00zz\n", 31, 3, "binary data" },
+	{ "# hrt-trace v1\n0 9999 idle\n", 0, 2, "out of range" },
+	{ "", 0, 0, "no trace events" },
+	{ "# hrt-trace v1\n# only comments\n", 0, 2, "no trace events" },
+	{ "\x7f" "ELF\x02\x01\x01", 7, 1, "binary data" },
+	{ "hello world\n", 0, 1, "expected a '# hrt-trace v1' header" },
+	{ START1 PS("0.5", "sched:sched_switch", "prev_pid=1 ==> next_pid=0"), 0, 2, "goes backwards" },
+	{ PS("1.0", "timer:hrtimer_start", "hrtimer=0xa function=f expires=10 softexpires=20 mode=0"),
+	  0, 1, "soft expiry 20 after hard expiry 10" },
+	{ PS("1.0", "timer:hrtimer_start", "hrtimer=0xa function=f softexpires=20"), 0, 1,
+	  "expected expires=NS" },
+	{ PS("1.0", "timer:hrtimer_cancel", "hrtimer=zz"), 0, 1, "expected hrtimer=ADDRESS" },
+	{ PS("1.0", "timer:hrtimer_expire_entry", "hrtimer=0xa function=f"), 0, 1, "expected now=NS" },
+	{ PS("1.0", "sched:sched_switch", "prev_pid=1 ==> next_comm=x"), 0, 1, "expected next_pid=PID" },
+	{ START1 "  a 1 [000] 1.000" "\n", 0, 2, "expected a perf script line" },
+	{ START1 PS("1.000000002", "timer:hrtimer_start",
+		    "hrtimer=0xa function=other expires=1000010000 softexpires=1000005000 mode=0x0"),
+	  0, 2, "id reused inconsistently" },
+	{ START1 PS("1.000000002", "timer:hrtimer_expire_entry", "hrtimer=0xa function=g now=1"),
+	  0, 2, "id reused inconsistently" },
+	{ START1 "  a 1 [000] 1.000000003: timer:hrtimer_cancel: hrtim", 0, 2, "truncated last line" },
+};
+
+static void test_bad_input(void **state)
+{
+	(void)state;
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		const struct bad *b = &bad[i];
+		size_t len = b->len ? b->len : strlen(b->text);
+		struct trace_reader *r;
+		struct replay_result res;
+		char want[64];
+
+		for (int lenient = 0; lenient < 2; lenient++) {
+			int k;
+
+			assert_int_equal(trace_open_mem(&r, b->text, len, "in", lenient, TRACE_AUTO), 0);
+			k = replay_trace(r, RP_ALL, RP_IDLE_TRACE, &res);
+			snprintf(want, sizeof(want), "in:%ld: ", b->line);
+			if (!lenient || !strcmp(b->what, "no trace events")) {
+				if (k != -1 || strncmp(trace_error(r), want, strlen(want)) ||
+				    !strstr(trace_error(r), b->what)) {
+					fprintf(stderr, "case %zu (lenient %d): k=%d err='%s', want '%s...%s'\n",
+						i, lenient, k, trace_error(r), want, b->what);
+					fail();
+				}
+			} else if (k == 0) {
+				/* skipped: the bad line is counted */
+				assert_int_equal(res.bad_lines, 1);
+			} else {
+				/* only the bad line had events: no events left */
+				assert_non_null(strstr(trace_error(r), "no trace events"));
+			}
+			trace_close(r);
+		}
+	}
+}
+
+/* Detection: v1 with and without header, perf with and without --ns. */
+static void test_detection(void **state)
+{
+	struct trace_reader *r;
+	struct replay_result res;
+	const char *v1 = "0 0 start 1 5 10\n20 0 idle\n";
+	const char *us = PS("1.000000", "timer:hrtimer_start",
+			    "hrtimer=0xa function=f expires=1000010000 softexpires=1000005000 mode=0x0")
+			 PS("1.000020", "sched:sched_switch", "prev_comm=x prev_pid=3 ==> next_comm=y next_pid=4");
+
+	(void)state;
+	assert_int_equal(trace_open_mem(&r, v1, strlen(v1), "v1", 0, TRACE_AUTO), 0);
+	assert_int_equal(replay_trace(r, RP_ALL, RP_IDLE_TRACE, &res), 0);
+	assert_int_equal(res.format, TRACE_V1);
+	assert_int_equal(res.pol[RP_OFF].wakeups, 1);
+	trace_close(r);
+	assert_int_equal(trace_open_mem(&r, us, strlen(us), "us", 0, TRACE_AUTO), 0);
+	assert_int_equal(replay_trace(r, RP_ALL, RP_IDLE_TRACE, &res), 0);
+	assert_int_equal(res.format, TRACE_PERF);
+	/* µs timestamps: the switch at 1.000020 s is after the hard expiry */
+	assert_int_equal(res.pol[RP_OFF].wakeups, 1);
+	assert_int_equal(res.pol[RP_OFF].expired_busy, 0);
+	trace_close(r);
+}
+
+static int sh(const char *fmt, ...)
+{
+	char cmd[2048];
+	va_list ap;
+	int st;
+
+	va_start(ap, fmt);
+	vsnprintf(cmd, sizeof(cmd), fmt, ap);
+	va_end(ap);
+	st = system(cmd);
+	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+/* The command line: exit 2, FILE:LINE on stderr, nothing on stdout. */
+static void test_cli(void **state)
+{
+	const char *hrt = getenv("HRT");
+	char dir[] = "/tmp/hrt-test-trace-XXXXXX";
+
+	(void)state;
+	if (!hrt)
+		hrt = "build/hrt";
+	assert_non_null(mkdtemp(dir));
+	assert_int_equal(sh("printf '# hrt-trace v1\\n0 0 start 1 5 10\\n2 0 bogus\\n' > %s/bad", dir), 0);
+	assert_int_equal(sh("%s replay %s/bad > %s/out 2> %s/err", hrt, dir, dir, dir), 2);
+	assert_int_equal(sh("test ! -s %s/out", dir), 0);
+	assert_int_equal(sh("grep -q '^hrt replay: %s/bad:3: unknown event' %s/err", dir, dir), 0);
+	/* a good file before the bad one: still nothing on stdout */
+	assert_int_equal(sh("printf '0 0 start 1 5 10\\n20 0 idle\\n' > %s/good", dir), 0);
+	assert_int_equal(sh("%s replay --json %s/good %s/bad > %s/out 2>/dev/null", hrt, dir, dir, dir), 2);
+	assert_int_equal(sh("test ! -s %s/out", dir), 0);
+	/* --lenient: skips and says how many */
+	assert_int_equal(sh("%s replay --lenient --json %s/bad > %s/out 2> %s/err", hrt, dir, dir, dir), 0);
+	assert_int_equal(sh("grep -q '\"lines_skipped\": 1' %s/out", dir), 0);
+	assert_int_equal(sh("grep -q 'skipped 1 bad lines' %s/err", dir), 0);
+	/* convert: no half-written output file */
+	assert_int_equal(sh("%s convert -o %s/conv %s/bad 2>/dev/null", hrt, dir, dir), 2);
+	assert_int_equal(sh("test ! -e %s/conv", dir), 0);
+	/* gzip and xz input, stdin, and a truncated xz file */
+	assert_int_equal(sh("gzip -c %s/good > %s/good.gz && %s replay --csv %s/good.gz | grep -q ',off,2,1,1,1,0,1,1,1,'",
+			    dir, dir, hrt, dir), 0);
+	assert_int_equal(sh("%s replay --csv - < %s/good | grep -q '^-,off,'", hrt, dir), 0);
+	assert_int_equal(sh("head -c 60 data/trace.hrt.xz > %s/cut.xz", dir), 0);
+	assert_int_equal(sh("%s replay %s/cut.xz > %s/out 2> %s/err", hrt, dir, dir, dir), 2);
+	assert_int_equal(sh("test ! -s %s/out && grep -q 'xz -dc' %s/err", dir, dir), 0);
+	assert_int_equal(sh("%s replay /nonexistent 2>/dev/null", hrt), 2);
+	sh("rm -rf %s", dir);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_bad_input),
+		cmocka_unit_test(test_detection),
+		cmocka_unit_test(test_cli),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
