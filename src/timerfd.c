@@ -3,11 +3,18 @@
  * the base's earliest hard expiry, and hrt_base_dispatch(), the "timer
  * interrupt" a host event loop calls when the fd is readable.
  *
- * The fd is re-armed only when that instant changes.  0 is never used to
- * mean "now" (0 disarms a timerfd); an instant <= 0 is armed as 1 ns.
- * CLOCK_REALTIME bases arm with TFD_TIMER_CANCEL_ON_SET so a change of the
- * wall clock surfaces as ECANCELED on read: the clock is read again, what is
- * now due runs, and the fd is re-armed.
+ * Contract:
+ *  1. The fd is re-armed only when the armed instant changes, and every
+ *     re-arm counts in stats.reprograms.  A start that does not become the
+ *     earliest, or a cancel of a later timer, costs no system call.
+ *  2. 0 is never used to mean "now" (0 disarms a timerfd); an instant <= 0
+ *     is armed as 1 ns.  A base with no timers leaves the fd disarmed.
+ *  3. CLOCK_REALTIME bases arm with TFD_TIMER_CANCEL_ON_SET, so a change of
+ *     the wall clock surfaces as ECANCELED on read: dispatch reads the clock
+ *     again, runs what is now due and re-arms.
+ *  4. Dispatch reads the clock after draining the fd, so the pass never
+ *     runs at an instant earlier than the expiry that woke it: a late
+ *     wake-up can only merge passes, never add one.
  */
 #include <errno.h>
 #include <stdint.h>
@@ -16,25 +23,31 @@
 
 #include "base.h"
 
-/* Seams for the tests (ECANCELED without touching the machine's clock). */
+/* Seams for the tests (ECANCELED without touching the machine's clock, and
+ * system-call counts in the benchmark).  Reassign only while no other thread
+ * uses the library. */
 ssize_t (*hrt__timerfd_read)(int fd, void *buf, size_t len) = read;
 int (*hrt__timerfd_settime)(int fd, int flags, const struct itimerspec *new_value,
 			    struct itimerspec *old_value) = timerfd_settime;
 
+/* Lock held. */
 void hrt__wakeup_arm(struct hrt_base *b, hrt_time_t when)
 {
 	struct itimerspec its = { { 0, 0 }, { 0, 0 } };
-	int flags = TFD_TIMER_ABSTIME;
+	int flags = 0;
 
 	if (when != HRT_TIME_MAX) {
 		hrt_time_t t = when > 0 ? when : 1;
 
 		its.it_value.tv_sec = t / 1000000000;
 		its.it_value.tv_nsec = t % 1000000000;
+		flags = TFD_TIMER_ABSTIME;
+		/* Nothing to follow while disarmed: no wall-clock wake-ups then. */
+		if (b->clock == CLOCK_REALTIME)
+			flags |= TFD_TIMER_CANCEL_ON_SET;
 	}
-	if (b->clock == CLOCK_REALTIME)
-		flags |= TFD_TIMER_CANCEL_ON_SET;
-	/* Failure leaves `armed` stale, so the next update tries again. */
+	/* Failure marks the device expired, so the next update (or dispatch,
+	 * or the standalone loop's retry) tries again. */
 	if (hrt__timerfd_settime(b->tfd, flags, &its, NULL) == 0) {
 		b->armed = when;
 		b->stats.reprograms++;
@@ -69,7 +82,7 @@ HRT_EXTERN int hrt_base_fd(struct hrt_base *b)
 			return fd;
 		}
 		b->tfd = fd;
-		b->armed = HRT_ARMED_EXPIRED;   /* force the first arm */
+		b->armed = HRT_TIME_MAX;        /* a new timerfd is disarmed */
 		base_wakeup_update(b);
 	}
 	fd = b->tfd;
@@ -77,28 +90,47 @@ HRT_EXTERN int hrt_base_fd(struct hrt_base *b)
 	return fd;
 }
 
+/*
+ * A read that finds nothing (EAGAIN: another thread re-armed the fd between
+ * the host's poll and this read, e.g. by cancelling the timer it fired for)
+ * runs no pass unless something is hard-due or the last arm failed: the
+ * device did not fire, so there is no interrupt to answer.
+ */
 HRT_EXTERN size_t hrt_base_dispatch(struct hrt_base *b, int idle)
 {
 	uint64_t ticks;
+	hrt_time_t now;
+	size_t n = 0;
 	ssize_t r;
-	size_t n;
+	int fd, err, due;
 
-	if (!b || b->tfd < 0)
+	if (!b)
 		return 0;
-	r = hrt__timerfd_read(b->tfd, &ticks, sizeof(ticks));
+	base_lock(b);
+	fd = b->tfd;
+	base_unlock(b);
+	if (fd < 0)
+		return 0;
+	r = hrt__timerfd_read(fd, &ticks, sizeof(ticks));
+	err = r < 0 ? errno : 0;
+	now = hrt__clock_now(b->clock);         /* the one clock read (4) */
 	base_lock(b);
 	if (r == (ssize_t)sizeof(ticks)) {
 		b->stats.wakeups++;
 		b->armed = HRT_ARMED_EXPIRED;   /* fired: any next instant re-arms */
-	} else if (r < 0 && errno == ECANCELED) {
+		due = 1;
+	} else if (err == ECANCELED) {
 		b->stats.clock_jumps++;
-		b->armed = HRT_ARMED_EXPIRED;
+		b->armed = HRT_ARMED_EXPIRED;   /* re-arm: renews CANCEL_ON_SET */
+		due = 1;
+	} else {
+		due = b->armed == HRT_ARMED_EXPIRED || hrt__base_next_locked(b) <= now;
 	}
 	base_unlock(b);
-	/* One clock read, one pass; the pass re-arms at its end. */
-	n = hrt_base_run(b, hrt__clock_now(b->clock), idle);
+	if (due)
+		n = hrt_base_run(b, now, idle);  /* re-arms at its end */
 	base_lock(b);
-	base_wakeup_update(b);
+	base_wakeup_update(b);                  /* no-op unless the pass could not */
 	base_unlock(b);
 	return n;
 }
