@@ -135,7 +135,7 @@ $(O)/readme_example: README.md $(LIB_A)
 	$(CC) $(ALL_CFLAGS) -o $@ $(O)/readme_example.c $(LIB_A) $(ALL_LDFLAGS) $(HRT_LDLIBS)
 
 test check: $(LIB_A) $(LIB_SO) $(HRT_BIN) $(TEST_BINS) $(FUZZ_REPLAY) $(EXAMPLE_BINS) $(O)/readme_example
-	O=$(O) HRT=$(HRT_BIN) sh tests/run.sh $(TEST_BINS) $(FUZZ_REPLAY) $(EXAMPLE_BINS) $(O)/readme_example tests/test_install.sh
+	O=$(O) HRT=$(HRT_BIN) SAN_FLAGS='$(SAN_FLAGS)' sh tests/run.sh $(TEST_BINS) $(FUZZ_REPLAY) $(EXAMPLE_BINS) $(O)/readme_example tests/test_install.sh
 
 demo: $(HRT_BIN)
 	$(HRT_BIN) demo

@@ -35,7 +35,7 @@ static uint8_t byte(void)
 static int64_t num(void)
 {
 	uint8_t k = byte();
-	int64_t v = 0;
+	uint64_t v = 0;
 
 	switch (k & 3) {
 	case 0: return (int64_t)(k >> 2) * 10;                /* small */
@@ -44,7 +44,7 @@ static int64_t num(void)
 	}
 	for (int i = 0; i < 8; i++)
 		v = (v << 8) | byte();
-	return v;
+	return (int64_t)v;      /* any bit pattern, negative ones too */
 }
 
 static enum hrt_restart cb(struct hrt_timer *t, hrt_time_t now)
@@ -92,7 +92,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		case 2: hrt_timer_cancel(&f->t); break;
 		case 3: hrt_timer_try_cancel(&f->t); break;
 		case 4: hrt_timer_forward(&f->t, num(), num()); break;
-		case 5: hrt_base_run(b, hrt_base_now(b) + (num() & 0xffff), byte() & 1); check(); break;
+		case 5: {
+			hrt_time_t now = hrt_base_now(b), d = num() & 0xffff;
+
+			hrt_base_run(b, now > HRT_TIME_MAX - d ? HRT_TIME_MAX : now + d, byte() & 1);
+			check();
+			break;
+		}
 		case 6: hrt_base_set_greedy(b, (enum hrt_greedy)(byte() % 4)); break;
 		case 7: hrt_base_set_time(b, num()); break;
 		case 8: {

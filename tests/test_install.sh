@@ -15,7 +15,7 @@ cflags=$(pkg-config --cflags hrt)
 libs=$(pkg-config --libs hrt)
 echo "pkg-config: $cflags $libs"
 sed -n '/<!-- example -->/,/<!-- end -->/p' README.md | sed '/^```/d;/^<!--/d' > "$stage/ex.c"
-cc -std=c11 -Wall -Wextra -Werror $cflags -o "$stage/ex" "$stage/ex.c" $libs -pthread
+cc -std=c11 -Wall -Wextra -Werror ${SAN_FLAGS:-} $cflags -o "$stage/ex" "$stage/ex.c" $libs -pthread
 LD_LIBRARY_PATH="$stage/opt/hrt/lib" "$stage/ex" > "$stage/out"
 test "$(grep -c '^run ' "$stage/out")" -eq 3 || { cat "$stage/out"; exit 1; }
 soname=$(objdump -p "$stage/opt/hrt/lib/libhrt.so" | awk '/SONAME/ { print $2 }')
