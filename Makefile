@@ -115,7 +115,7 @@ $(O)/tests/%: tests/%.c $(wildcard tests/*.h) $(LIB_A) $(TOOL_A)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -o $@ $< $(TOOL_A) $(LIB_A) $(ALL_LDFLAGS) $(TEST_LDFLAGS_$*) $(CMOCKA_LIBS) $(HRT_LDLIBS)
 
-$(O)/fuzz/%-replay: fuzz/%.c fuzz/fuzz_main.c $(LIB_A) $(TOOL_A)
+$(O)/fuzz/%-replay: fuzz/%.c fuzz/fuzz_main.c $(wildcard fuzz/*.h) $(LIB_A) $(TOOL_A)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -o $@ $< fuzz/fuzz_main.c $(TOOL_A) $(LIB_A) $(ALL_LDFLAGS) $(HRT_LDLIBS)
 
