@@ -119,11 +119,18 @@ $(O)/fuzz/%-replay: fuzz/%.c fuzz/fuzz_main.c $(wildcard fuzz/*.h) $(LIB_A) $(TO
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -o $@ $< fuzz/fuzz_main.c $(TOOL_A) $(LIB_A) $(ALL_LDFLAGS) $(HRT_LDLIBS)
 
+# Per-benchmark extra link flags: BENCH_LDFLAGS_<name>.
 $(O)/bench/%: bench/%.c $(wildcard bench/*.h) $(LIB_A)
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) -O2 -o $@ $< $(LIB_A) $(ALL_LDFLAGS) $(HRT_LDLIBS)
+	$(CC) $(ALL_CFLAGS) -O2 -o $@ $< $(LIB_A) $(ALL_LDFLAGS) $(BENCH_LDFLAGS_$*) $(HRT_LDLIBS)
 
-examples/%: examples/%.c $(LIB_A)
+# `make examples` builds them beside their sources; `make test` runs copies
+# built in $(O) with that build's sanitizer flags.
+examples/%: examples/%.c $(wildcard examples/*.h) $(LIB_A)
+	$(CC) $(ALL_CFLAGS) -o $@ $< $(LIB_A) $(ALL_LDFLAGS) $(EXLIBS_$(notdir $@)) $(HRT_LDLIBS)
+
+$(O)/examples/%: examples/%.c $(wildcard examples/*.h) $(LIB_A)
+	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -o $@ $< $(LIB_A) $(ALL_LDFLAGS) $(EXLIBS_$(notdir $@)) $(HRT_LDLIBS)
 
 examples: $(EXAMPLE_BINS)
@@ -134,8 +141,10 @@ $(O)/readme_example: README.md $(LIB_A)
 	sed -n '/<!-- example -->/,/<!-- end -->/p' README.md | sed '/^```/d;/^<!--/d' > $(O)/readme_example.c
 	$(CC) $(ALL_CFLAGS) -o $@ $(O)/readme_example.c $(LIB_A) $(ALL_LDFLAGS) $(HRT_LDLIBS)
 
-test check: $(LIB_A) $(LIB_SO) $(HRT_BIN) $(TEST_BINS) $(FUZZ_REPLAY) $(EXAMPLE_BINS) $(O)/readme_example
-	O=$(O) HRT=$(HRT_BIN) SAN_FLAGS='$(SAN_FLAGS)' sh tests/run.sh $(TEST_BINS) $(FUZZ_REPLAY) $(EXAMPLE_BINS) $(O)/readme_example tests/test_install.sh
+EXAMPLE_TESTS := $(EXAMPLE_SRCS:examples/%.c=$(O)/examples/%)
+
+test check: $(LIB_A) $(LIB_SO) $(HRT_BIN) $(TEST_BINS) $(FUZZ_REPLAY) $(EXAMPLE_TESTS) $(O)/readme_example
+	O=$(O) HRT=$(HRT_BIN) SAN_FLAGS='$(SAN_FLAGS)' sh tests/run.sh $(TEST_BINS) $(FUZZ_REPLAY) $(EXAMPLE_TESTS) $(O)/readme_example tests/test_install.sh
 
 demo: $(HRT_BIN)
 	$(HRT_BIN) demo
