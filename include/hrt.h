@@ -209,7 +209,10 @@ HRT_EXTERN int hrt_base_fd(struct hrt_base *base);
 /* Call when the fd is readable: drains it, reads the clock once, runs one
  * pass and re-arms.  `idle`: the host loop has nothing else pending. */
 HRT_EXTERN size_t hrt_base_dispatch(struct hrt_base *base, int idle);
-/* Waits and dispatches until hrt_base_stop().  0 or a negative errno. */
+/* Waits and dispatches (idle = 1) until hrt_base_stop(); returns 0.  A
+ * negative errno if the base has no fd (virtual) or epoll fails, or, with
+ * the timers still queued, the timerfd_settime error once re-arming the fd
+ * has failed for about half a second (it retries, polling meanwhile). */
 HRT_EXTERN int hrt_base_loop(struct hrt_base *base);
 /* Makes hrt_base_loop return; from a callback or any thread. */
 HRT_EXTERN int hrt_base_stop(struct hrt_base *base);

@@ -56,6 +56,7 @@ struct hrt_base {
 	int tfd, epfd, efd;
 	int stop;
 	hrt_time_t armed;               /* what tfd is armed for; MAX: disarmed */
+	int arm_err;                    /* last arm: 0 or -errno (armed EXPIRED) */
 } __attribute__((aligned(64)));
 
 /* timerfd.armed when it has fired and must be re-armed whatever follows. */

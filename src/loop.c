@@ -4,7 +4,8 @@
  *
  * Starts and cancels from other threads need no wake-up of their own: they
  * re-arm the timerfd, and the epoll_wait already blocked on it sees the new
- * instant.  The thread is idle whenever it wakes from waiting, so every
+ * instant.  Only a failed re-arm writes the eventfd (timerfd.c), so the loop
+ * can retry it.  The thread is idle whenever it wakes from waiting, so every
  * dispatch here passes idle = 1 (the IDLE policy walks greedily).
  */
 #include <errno.h>
@@ -59,23 +60,57 @@ out:
 /* Returns 1 (and clears the request) if a stop was asked for. */
 static int take_stop(struct hrt_base *b)
 {
-	uint64_t v;
 	int stop;
 
 	base_lock(b);
 	stop = b->stop;
 	b->stop = 0;
-	if (stop && read(b->efd, &v, sizeof(v)) < 0) {
-		/* EAGAIN: nothing written yet; the flag is what counts. */
-	}
 	base_unlock(b);
 	return stop;
+}
+
+static void drain_eventfd(struct hrt_base *b)
+{
+	uint64_t v;
+
+	if (read(b->efd, &v, sizeof(v)) < 0) {
+		/* EAGAIN: another wake already drained it. */
+	}
+}
+
+/*
+ * How long epoll_wait may block.  Forever while the timerfd is armed: it
+ * holds the next instant.  When the last arm failed nothing would ever wake
+ * us, so retry the arm, and if it still fails poll with a backoff (1, 2, 4
+ * ... 64 ms), dispatching on each timeout; dispatch runs a pass at the
+ * clock it reads, so nothing runs early.  After HRT_LOOP_ARM_RETRIES
+ * failures in a row the loop gives up and returns the arm's error.
+ */
+#define HRT_LOOP_ARM_RETRIES 12
+
+static int loop_timeout(struct hrt_base *b, unsigned *failures, int *err)
+{
+	int timeout = -1;
+
+	base_lock(b);
+	if (b->armed == HRT_ARMED_EXPIRED)
+		base_wakeup_update(b);
+	if (b->armed != HRT_ARMED_EXPIRED) {
+		*failures = 0;
+	} else if (++*failures > HRT_LOOP_ARM_RETRIES) {
+		*err = b->arm_err ? b->arm_err : -EIO;
+	} else {
+		timeout = 1 << (*failures < 7 ? *failures - 1 : 6);
+	}
+	base_unlock(b);
+	return timeout;
 }
 
 HRT_EXTERN int hrt_base_loop(struct hrt_base *b)
 {
 	struct epoll_event evs[2];
-	int tfd, err, n, i;
+	unsigned failures = 0;
+	int tfd, err, n, i, timeout;
 
 	if (!b)
 		return -EINVAL;
@@ -88,15 +123,23 @@ HRT_EXTERN int hrt_base_loop(struct hrt_base *b)
 	for (;;) {
 		if (take_stop(b))
 			return 0;
-		n = epoll_wait(b->epfd, evs, 2, -1);
+		timeout = loop_timeout(b, &failures, &err);
+		if (err)
+			return err;
+		n = epoll_wait(b->epfd, evs, 2, timeout);
 		if (n < 0) {
 			if (errno == EINTR)
 				continue;
 			return -errno;
 		}
-		for (i = 0; i < n; i++)
+		if (n == 0)             /* arm retry timeout: answer it as a wake */
+			hrt_base_dispatch(b, 1);
+		for (i = 0; i < n; i++) {
 			if (evs[i].data.fd == tfd)
 				hrt_base_dispatch(b, 1);
+			else
+				drain_eventfd(b);
+		}
 	}
 }
 

@@ -47,12 +47,21 @@ void hrt__wakeup_arm(struct hrt_base *b, hrt_time_t when)
 			flags |= TFD_TIMER_CANCEL_ON_SET;
 	}
 	/* Failure marks the device expired, so the next update (or dispatch,
-	 * or the standalone loop's retry) tries again. */
+	 * or the standalone loop's retry) tries again.  A loop blocked in
+	 * epoll_wait would not notice (the fd keeps its old instant, or none),
+	 * so poke its eventfd: it wakes, sees the failure and retries. */
 	if (hrt__timerfd_settime(b->tfd, flags, &its, NULL) == 0) {
 		b->armed = when;
+		b->arm_err = 0;
 		b->stats.reprograms++;
 	} else {
+		uint64_t one = 1;
+
+		b->arm_err = -errno;
 		b->armed = HRT_ARMED_EXPIRED;
+		if (b->efd >= 0 && write(b->efd, &one, sizeof(one)) < 0) {
+			/* EAGAIN: the counter is already non-zero, a wake is due. */
+		}
 	}
 }
 
