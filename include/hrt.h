@@ -206,9 +206,20 @@ HRT_EXTERN int hrt_base_check(struct hrt_base *base);
 /* A non-blocking, close-on-exec timerfd on the base's clock, owned by the
  * base, kept armed at hrt_base_next_event().  -EINVAL for virtual bases. */
 HRT_EXTERN int hrt_base_fd(struct hrt_base *base);
-/* Call when the fd is readable: drains it, reads the clock once, runs one
- * pass and re-arms.  `idle`: the host loop has nothing else pending. */
-HRT_EXTERN size_t hrt_base_dispatch(struct hrt_base *base, int idle);
+/*
+ * Call when the fd is readable: drains it, reads the clock once, runs one
+ * pass and re-arms.  Returns the number of callbacks run, or a negative
+ * errno: -EINVAL (NULL, or no fd yet: call hrt_base_fd first); a read error
+ * of the fd other than EAGAIN (nothing ran); or the error of re-arming it
+ * (callbacks may have run, the fd is not armed: call again soon, each call
+ * retries).
+ * `idle`: nothing else is waiting to run in the host loop this iteration
+ * (the article's "CPU idle at the interrupt").  In loops that order their
+ * callbacks, run hrt's first and pass whether other work is pending behind
+ * it, or note whether other callbacks shared this wake-up; examples/ shows
+ * both for libuv, libev, sd-event and epoll.
+ */
+HRT_EXTERN ssize_t hrt_base_dispatch(struct hrt_base *base, int idle);
 /* Waits and dispatches (idle = 1) until hrt_base_stop(); returns 0.  A
  * negative errno if the base has no fd (virtual) or epoll fails, or, with
  * the timers still queued, the timerfd_settime error once re-arming the fd

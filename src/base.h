@@ -8,6 +8,7 @@
 #define HRT_BASE_H
 
 #include <pthread.h>
+#include <sys/types.h>
 #include "queue.h"
 
 /* State bits in the low bits of timer->hrt__base_state (bases are 64-aligned). */
@@ -83,6 +84,8 @@ hrt_time_t hrt__base_next_locked(struct hrt_base *b);
 /* timerfd.c: arm the device for `when` (lock held). */
 void hrt__wakeup_arm(struct hrt_base *b, hrt_time_t when);
 void hrt__wakeup_close(struct hrt_base *b);
+/* hrt_base_dispatch; a failed read of the fd also lands in *read_err. */
+ssize_t hrt__dispatch(struct hrt_base *b, int idle, int *read_err);
 
 /* Lock held: keep the device armed at the earliest hard expiry.  The pass
  * re-arms once at its end, so nothing is done while it runs. */

@@ -110,7 +110,7 @@ HRT_EXTERN int hrt_base_loop(struct hrt_base *b)
 {
 	struct epoll_event evs[2];
 	unsigned failures = 0;
-	int tfd, err, n, i, timeout;
+	int tfd, err, n, i, timeout, fired;
 
 	if (!b)
 		return -EINVAL;
@@ -132,13 +132,18 @@ HRT_EXTERN int hrt_base_loop(struct hrt_base *b)
 				continue;
 			return -errno;
 		}
-		if (n == 0)             /* arm retry timeout: answer it as a wake */
-			hrt_base_dispatch(b, 1);
+		fired = n == 0;         /* an arm-retry timeout counts as a wake */
 		for (i = 0; i < n; i++) {
 			if (evs[i].data.fd == tfd)
-				hrt_base_dispatch(b, 1);
+				fired = 1;
 			else
 				drain_eventfd(b);
+		}
+		/* Arm errors are loop_timeout's business; read errors end it. */
+		if (fired) {
+			hrt__dispatch(b, 1, &err);
+			if (err)
+				return err;
 		}
 	}
 }

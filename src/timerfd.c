@@ -103,9 +103,11 @@ HRT_EXTERN int hrt_base_fd(struct hrt_base *b)
  * A read that finds nothing (EAGAIN: another thread re-armed the fd between
  * the host's poll and this read, e.g. by cancelling the timer it fired for)
  * runs no pass unless something is hard-due or the last arm failed: the
- * device did not fire, so there is no interrupt to answer.
+ * device did not fire, so there is no interrupt to answer.  Any other read
+ * error (EBADF: the host closed our fd) runs nothing and is returned in
+ * *read_err.
  */
-HRT_EXTERN size_t hrt_base_dispatch(struct hrt_base *b, int idle)
+ssize_t hrt__dispatch(struct hrt_base *b, int idle, int *read_err)
 {
 	uint64_t ticks;
 	hrt_time_t now;
@@ -113,15 +115,18 @@ HRT_EXTERN size_t hrt_base_dispatch(struct hrt_base *b, int idle)
 	ssize_t r;
 	int fd, err, due;
 
-	if (!b)
-		return 0;
+	*read_err = 0;
 	base_lock(b);
 	fd = b->tfd;
 	base_unlock(b);
 	if (fd < 0)
-		return 0;
+		return -EINVAL;
 	r = hrt__timerfd_read(fd, &ticks, sizeof(ticks));
 	err = r < 0 ? errno : 0;
+	if (r < 0 && err != EAGAIN && err != EINTR && err != ECANCELED) {
+		*read_err = -err;
+		return -err;
+	}
 	now = hrt__clock_now(b->clock);         /* the one clock read (4) */
 	base_lock(b);
 	if (r == (ssize_t)sizeof(ticks)) {
@@ -139,7 +144,17 @@ HRT_EXTERN size_t hrt_base_dispatch(struct hrt_base *b, int idle)
 	if (due)
 		n = hrt_base_run(b, now, idle);  /* re-arms at its end */
 	base_lock(b);
-	base_wakeup_update(b);                  /* no-op unless the pass could not */
+	base_wakeup_update(b);                  /* retries an arm that failed */
+	err = b->armed == HRT_ARMED_EXPIRED ? b->arm_err : 0;
 	base_unlock(b);
-	return n;
+	return err ? err : (ssize_t)n;
+}
+
+HRT_EXTERN ssize_t hrt_base_dispatch(struct hrt_base *b, int idle)
+{
+	int read_err;
+
+	if (!b)
+		return -EINVAL;
+	return hrt__dispatch(b, idle, &read_err);
 }
