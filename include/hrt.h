@@ -116,8 +116,10 @@ struct hrt_stats {
  * NULL with errno set (EINVAL, ENOMEM) on failure.  The greedy policy starts
  * from the environment: HRT_GREEDY=off|idle|always (unset/unknown: idle). */
 HRT_EXTERN struct hrt_base *hrt_base_new(clockid_t clock);
-/* Frees the base (and its fds).  Timers still queued are dropped without
- * being touched: re-initialise them before using them again. */
+/* Frees the base (and its fds); no other thread may use it any more.
+ * Timers are not touched, and each remembers the base it was last started
+ * on: re-initialise (hrt_timer_init) every timer ever started on it,
+ * queued or not, before using it again. */
 HRT_EXTERN void hrt_base_free(struct hrt_base *base);
 
 HRT_EXTERN int hrt_base_set_greedy(struct hrt_base *base, enum hrt_greedy policy);

@@ -49,17 +49,20 @@ void hrt__wakeup_arm(struct hrt_base *b, hrt_time_t when)
 	/* Failure marks the device expired, so the next update (or dispatch,
 	 * or the standalone loop's retry) tries again.  A loop blocked in
 	 * epoll_wait would not notice (the fd keeps its old instant, or none),
-	 * so poke its eventfd: it wakes, sees the failure and retries. */
+	 * so the first failure in a row pokes its eventfd: it wakes, sees the
+	 * failure and retries with its backoff (which further pokes would cut
+	 * short). */
 	if (hrt__timerfd_settime(b->tfd, flags, &its, NULL) == 0) {
 		b->armed = when;
 		b->arm_err = 0;
 		b->stats.reprograms++;
 	} else {
 		uint64_t one = 1;
+		int first = b->arm_err == 0;    /* later ones: the loop is retrying */
 
 		b->arm_err = -errno;
 		b->armed = HRT_ARMED_EXPIRED;
-		if (b->efd >= 0 && write(b->efd, &one, sizeof(one)) < 0) {
+		if (first && b->efd >= 0 && write(b->efd, &one, sizeof(one)) < 0) {
 			/* EAGAIN: the counter is already non-zero, a wake is due. */
 		}
 	}

@@ -1,0 +1,518 @@
+/*
+ * wakeups.c - real wake-ups of hrt_base_loop on CLOCK_MONOTONIC, against
+ * the virtual-clock engine's count for the same timers, with the system
+ * calls each wake-up costs and how late the callbacks run.
+ *
+ * Workload: N range timers with overlapping ranges - soft expiries t0 +
+ * 30 ms + [0, 400 ms), slack drawn from [0, 20 ms], from a fixed seed (one
+ * timer set per N, repeated REPS times and used for both policies) - run
+ * through hrt_base_loop until the last one has fired (its callback stops
+ * the loop; a watchdog thread stops it at a deadline).  Each run takes
+ * about 0.45 s; the default N = 1000 and 10000, 3 repetitions, policies
+ * off and idle: about 6 s.
+ *
+ * Columns, per N and policy (medians over the repetitions unless said):
+ *   wakeups     stats.wakeups: timerfd reads that returned an expiration;
+ *               min..max over the repetitions after the median
+ *   passes      stats.passes (a pass without a wake-up would be a dispatch
+ *               that found the fd empty, or an arm retry)
+ *   virtual     passes of the virtual engine for the same set, same policy,
+ *               idle = 1 (hrt_base_loop dispatches with idle = 1), driven at
+ *               each next event: the lower bound to compare wakeups with.
+ *               tests/test_wakeups.c argues wakeups <= virtual always holds
+ *               (a late wake-up can only merge passes); wakeups < virtual
+ *               means scheduling delay merged some.  virtual is the same
+ *               for off and idle (same file: with passes only at the next
+ *               hard expiry the greedy walk cannot save one); greedy shows
+ *               in the lateness instead - it runs soft-expired timers early
+ *   w/virt      wakeups / virtual
+ *   rd st ep    system calls per wake-up during the loop, totals over the
+ *               repetitions / total wake-ups: timerfd read, timerfd_settime
+ *               (counted through the library's two seams) and epoll_wait
+ *               (counted with -Wl,--wrap=epoll_wait: "-" when the binary was
+ *               linked without it); sys = their sum
+ *   soft us     fire time - soft expiry (clock_gettime in the callback),
+ *               p50 / p99 / max over every timer of every repetition, in
+ *               microseconds; never negative (that would be a bug)
+ *   hard us     fire time - hard expiry; negative = before the deadline,
+ *               positive = past it (scheduling, the pass's own work)
+ * Settime calls made while starting the timers are not in "st"; --csv
+ * gives them per run (start_settime).
+ *
+ *     build/bench/wakeups [--csv] [--reps R] [--seed S] [N ...]
+ *
+ * Needs BENCH_LDFLAGS_wakeups = -Wl,--wrap=epoll_wait for the epoll_wait
+ * count; without it the rest is measured the same.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <math.h>
+#include <pthread.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/timerfd.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "hrt.h"
+
+#define MS 1000000LL
+#define LEAD (30 * MS)
+#define SPREAD (400 * MS)
+#define MAX_SLACK (20 * MS)
+#define GRACE (3000 * MS)       /* past the last hard expiry: the watchdog stops the loop */
+#define MAX_REPS 20
+#define MAX_N 1000000
+
+/* Seams (src/timerfd.c). */
+extern ssize_t (*hrt__timerfd_read)(int fd, void *buf, size_t len);
+extern int (*hrt__timerfd_settime)(int fd, int flags, const struct itimerspec *new_value,
+				   struct itimerspec *old_value);
+
+/* With -Wl,--wrap=epoll_wait every epoll_wait call (the library's included)
+ * comes here and __real_epoll_wait is the libc one; without it nothing
+ * calls this and the weak reference stays NULL. */
+extern int __real_epoll_wait(int epfd, struct epoll_event *ev, int max, int timeout)
+	__attribute__((weak));
+int __wrap_epoll_wait(int epfd, struct epoll_event *ev, int max, int timeout);
+
+static ssize_t (*real_read)(int, void *, size_t);
+static int (*real_settime)(int, int, const struct itimerspec *, struct itimerspec *);
+static uint64_t n_read, n_settime, n_epoll;
+
+static ssize_t count_read(int fd, void *buf, size_t len)
+{
+	n_read++;
+	return real_read(fd, buf, len);
+}
+
+static int count_settime(int fd, int flags, const struct itimerspec *nv, struct itimerspec *ov)
+{
+	n_settime++;
+	return real_settime(fd, flags, nv, ov);
+}
+
+int __wrap_epoll_wait(int epfd, struct epoll_event *ev, int max, int timeout)
+{
+	n_epoll++;
+	return __real_epoll_wait(epfd, ev, max, timeout);
+}
+
+static int have_epoll_count(void)
+{
+	return &__real_epoll_wait != NULL;
+}
+
+static uint64_t rng;
+
+static uint64_t rnd(void)
+{
+	rng ^= rng >> 12;
+	rng ^= rng << 25;
+	rng ^= rng >> 27;
+	return rng * 0x2545f4914f6cdd1dull;
+}
+
+static hrt_time_t mono_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (hrt_time_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+struct bt {
+	struct hrt_timer t;
+	hrt_time_t soft, hard, fired_at;
+	int fired;
+};
+
+static struct bt *timers;
+static hrt_time_t *soft_off, *slack;
+static size_t ntimers, nfired;
+static struct hrt_base *rbase;
+
+static enum hrt_restart bench_cb(struct hrt_timer *t, hrt_time_t now)
+{
+	struct bt *b = (struct bt *)t;
+
+	(void)now;
+	b->fired_at = mono_now();
+	b->fired++;
+	if (++nfired == ntimers)
+		hrt_base_stop(rbase);
+	return HRT_NORESTART;
+}
+
+static enum hrt_restart nop_cb(struct hrt_timer *t, hrt_time_t now)
+{
+	(void)t;
+	(void)now;
+	return HRT_NORESTART;
+}
+
+static uint64_t virtual_passes(enum hrt_greedy policy)
+{
+	struct hrt_timer *vt = calloc(ntimers, sizeof(*vt));
+	struct hrt_base *vb = hrt_base_new(HRT_CLOCK_VIRTUAL);
+	struct hrt_stats st;
+
+	if (!vt || !vb) {
+		fprintf(stderr, "out of memory\n");
+		exit(1);
+	}
+	hrt_base_set_greedy(vb, policy);
+	for (size_t i = 0; i < ntimers; i++) {
+		hrt_timer_init(&vt[i], nop_cb);
+		hrt_timer_start_range(&vt[i], vb, soft_off[i], slack[i], HRT_MODE_ABS);
+	}
+	while (hrt_base_count(vb) > 0)
+		hrt_base_run(vb, hrt_base_next_event(vb), 1);
+	hrt_base_get_stats(vb, &st);
+	hrt_base_free(vb);
+	free(vt);
+	return st.passes;
+}
+
+struct watchdog {
+	hrt_time_t deadline;
+	int done, fired;        /* atomic */
+};
+
+static void *watchdog_main(void *arg)
+{
+	struct watchdog *w = arg;
+	struct timespec nap = { 0, 10 * MS };
+
+	while (!__atomic_load_n(&w->done, __ATOMIC_ACQUIRE)) {
+		if (mono_now() >= w->deadline) {
+			__atomic_store_n(&w->fired, 1, __ATOMIC_RELEASE);
+			hrt_base_stop(rbase);
+			break;
+		}
+		nanosleep(&nap, NULL);
+	}
+	return NULL;
+}
+
+struct run {
+	uint64_t wakeups, passes, reads, settimes, epolls, start_settimes;
+	size_t early, missing, nlate;   /* nlate: lateness figures appended */
+	int rc, timed_out;
+};
+
+/* One run; appends the lateness of every timer that ran to late_soft/late_hard. */
+static struct run run_once(enum hrt_greedy policy, double *late_soft, double *late_hard)
+{
+	struct watchdog wd = { 0, 0, 0 };
+	struct run r;
+	struct hrt_stats st;
+	hrt_time_t t0;
+	pthread_t th;
+
+	memset(&r, 0, sizeof(r));
+	rbase = hrt_base_new(CLOCK_MONOTONIC);
+	if (!rbase || hrt_base_set_greedy(rbase, policy) || hrt_base_fd(rbase) < 0) {
+		fprintf(stderr, "cannot set up a CLOCK_MONOTONIC base\n");
+		exit(1);
+	}
+	nfired = 0;
+	n_read = n_settime = n_epoll = 0;
+	t0 = mono_now();
+	for (size_t i = 0; i < ntimers; i++) {
+		struct bt *b = &timers[i];
+
+		hrt_timer_init(&b->t, bench_cb);
+		b->soft = t0 + soft_off[i];
+		b->hard = b->soft + slack[i];
+		b->fired = 0;
+		hrt_timer_start_range(&b->t, rbase, b->soft, slack[i], HRT_MODE_ABS);
+	}
+	r.start_settimes = n_settime;
+	n_read = n_settime = n_epoll = 0;
+	wd.deadline = t0 + LEAD + SPREAD + MAX_SLACK + GRACE;
+	if (pthread_create(&th, NULL, watchdog_main, &wd)) {
+		fprintf(stderr, "pthread_create failed\n");
+		exit(1);
+	}
+	r.rc = hrt_base_loop(rbase);
+	r.reads = n_read;
+	r.settimes = n_settime;
+	r.epolls = n_epoll;
+	__atomic_store_n(&wd.done, 1, __ATOMIC_RELEASE);
+	pthread_join(th, NULL);
+	r.timed_out = __atomic_load_n(&wd.fired, __ATOMIC_ACQUIRE);
+	hrt_base_get_stats(rbase, &st);
+	r.wakeups = st.wakeups;
+	r.passes = st.passes;
+	for (size_t i = 0; i < ntimers; i++) {
+		struct bt *b = &timers[i];
+
+		if (b->fired != 1) {
+			r.missing++;
+			continue;
+		}
+		if (b->fired_at < b->soft)
+			r.early++;
+		late_soft[r.nlate] = (double)(b->fired_at - b->soft) / 1000.0;
+		late_hard[r.nlate] = (double)(b->fired_at - b->hard) / 1000.0;
+		r.nlate++;
+	}
+	hrt_base_free(rbase);
+	rbase = NULL;
+	return r;
+}
+
+static int cmp_d(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* Nearest rank. */
+static double pct(const double *sorted, size_t n, double q)
+{
+	size_t k = (size_t)ceil(q * (double)n);
+
+	if (k < 1)
+		k = 1;
+	if (k > n)
+		k = n;
+	return sorted[k - 1];
+}
+
+struct row {
+	size_t n;
+	const char *policy;
+	int reps;
+	uint64_t wk_med, wk_min, wk_max, passes_med, vpasses, start_settime_med;
+	double rd, st, ep, sys;         /* per wake-up; ep < 0: not counted */
+	double soft[3], hard[3];        /* p50 p99 max, us */
+	size_t early, missing;
+	int failed;
+};
+
+static uint64_t median_u64(uint64_t *v, int n, uint64_t *min, uint64_t *max)
+{
+	qsort(v, (size_t)n, sizeof(*v), cmp_u64);
+	if (min)
+		*min = v[0];
+	if (max)
+		*max = v[n - 1];
+	return v[n / 2];
+}
+
+static struct row measure(size_t n, enum hrt_greedy policy, const char *name, int reps)
+{
+	double *ls = malloc(n * (size_t)reps * sizeof(double));
+	double *lh = malloc(n * (size_t)reps * sizeof(double));
+	uint64_t wk[MAX_REPS], ps[MAX_REPS], ss[MAX_REPS];
+	uint64_t tw = 0, trd = 0, tst = 0, tep = 0;
+	size_t nl = 0;
+	struct row row;
+
+	if (!ls || !lh) {
+		fprintf(stderr, "out of memory\n");
+		exit(1);
+	}
+	memset(&row, 0, sizeof(row));
+	row.n = n;
+	row.policy = name;
+	row.reps = reps;
+	row.vpasses = virtual_passes(policy);
+	for (int k = 0; k < reps; k++) {
+		struct run r = run_once(policy, ls + nl, lh + nl);
+
+		if (r.timed_out || r.rc != 0 || r.missing || r.early) {
+			fprintf(stderr, "N=%zu %s rep %d: %s rc=%d, %zu timers not run once, %zu early\n",
+				n, name, k, r.timed_out ? "TIMED OUT (watchdog stopped the loop)," : "",
+				r.rc, r.missing, r.early);
+			row.failed = 1;
+		}
+		row.early += r.early;
+		row.missing += r.missing;
+		nl += r.nlate;
+		wk[k] = r.wakeups;
+		ps[k] = r.passes;
+		ss[k] = r.start_settimes;
+		tw += r.wakeups;
+		trd += r.reads;
+		tst += r.settimes;
+		tep += r.epolls;
+	}
+	row.wk_med = median_u64(wk, reps, &row.wk_min, &row.wk_max);
+	row.passes_med = median_u64(ps, reps, NULL, NULL);
+	row.start_settime_med = median_u64(ss, reps, NULL, NULL);
+	if (tw) {
+		row.rd = (double)trd / (double)tw;
+		row.st = (double)tst / (double)tw;
+		row.ep = have_epoll_count() ? (double)tep / (double)tw : -1;
+		row.sys = row.rd + row.st + (row.ep > 0 ? row.ep : 0);
+	}
+	if (nl) {
+		qsort(ls, nl, sizeof(double), cmp_d);
+		qsort(lh, nl, sizeof(double), cmp_d);
+		row.soft[0] = pct(ls, nl, 0.50);
+		row.soft[1] = pct(ls, nl, 0.99);
+		row.soft[2] = ls[nl - 1];
+		row.hard[0] = pct(lh, nl, 0.50);
+		row.hard[1] = pct(lh, nl, 0.99);
+		row.hard[2] = lh[nl - 1];
+	}
+	free(ls);
+	free(lh);
+	return row;
+}
+
+static void print_table_header(int reps, uint64_t seed)
+{
+	printf("hrt_base_loop on CLOCK_MONOTONIC: N timers, soft t0+30ms+[0,400ms), slack [0,20ms],\n"
+	       "seed %" PRIu64 ", %d repetitions; medians, syscalls per wake-up, lateness in us\n\n",
+	       seed, reps);
+	printf("%6s %-6s %16s %6s %7s %6s | %5s %5s %5s %5s | %21s | %21s\n", "", "", "", "", "",
+	       "", "", "", "", "", "fire - soft (us)", "fire - hard (us)");
+	printf("%6s %-6s %16s %6s %7s %6s | %5s %5s %5s %5s | %6s %7s %6s | %6s %7s %6s\n", "N",
+	       "policy", "wakeups (range)", "passes", "virtual", "w/virt", "rd", "st", "ep", "sys",
+	       "p50", "p99", "max", "p50", "p99", "max");
+}
+
+static void print_table_row(const struct row *r)
+{
+	char wk[32], ep[16];
+
+	snprintf(wk, sizeof(wk), "%" PRIu64 " (%" PRIu64 "..%" PRIu64 ")", r->wk_med, r->wk_min,
+		 r->wk_max);
+	if (r->ep >= 0)
+		snprintf(ep, sizeof(ep), "%.2f", r->ep);
+	else
+		snprintf(ep, sizeof(ep), "-");
+	printf("%6zu %-6s %16s %6" PRIu64 " %7" PRIu64 " %6.3f | %5.2f %5.2f %5s %5.2f | %6.0f %7.0f %6.0f"
+	       " | %6.0f %7.0f %6.0f%s\n",
+	       r->n, r->policy, wk, r->passes_med, r->vpasses,
+	       r->vpasses ? (double)r->wk_med / (double)r->vpasses : 0.0, r->rd, r->st, ep, r->sys,
+	       r->soft[0], r->soft[1], r->soft[2], r->hard[0], r->hard[1], r->hard[2],
+	       r->failed ? "  FAILED" : "");
+}
+
+static void print_csv_header(void)
+{
+	printf("n,policy,reps,seed,wakeups_median,wakeups_min,wakeups_max,passes_median,"
+	       "virtual_passes,wakeups_per_virtual,reads_per_wakeup,settime_per_wakeup,"
+	       "epoll_wait_per_wakeup,syscalls_per_wakeup,start_settime_median,"
+	       "late_soft_p50_us,late_soft_p99_us,late_soft_max_us,"
+	       "late_hard_p50_us,late_hard_p99_us,late_hard_max_us,early,missing\n");
+}
+
+static void print_csv_row(const struct row *r, uint64_t seed)
+{
+	printf("%zu,%s,%d,%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64
+	       ",%.4f,%.4f,%.4f,",
+	       r->n, r->policy, r->reps, seed, r->wk_med, r->wk_min, r->wk_max, r->passes_med,
+	       r->vpasses, r->vpasses ? (double)r->wk_med / (double)r->vpasses : 0.0, r->rd, r->st);
+	if (r->ep >= 0)
+		printf("%.4f", r->ep);
+	printf(",%.4f,%" PRIu64 ",%.1f,%.1f,%.1f,%.1f,%.1f,%.1f,%zu,%zu\n", r->sys,
+	       r->start_settime_med, r->soft[0], r->soft[1], r->soft[2], r->hard[0], r->hard[1],
+	       r->hard[2], r->early, r->missing);
+}
+
+static void usage(const char *argv0)
+{
+	fprintf(stderr, "usage: %s [--csv] [--reps R] [--seed S] [N ...]\n", argv0);
+	exit(2);
+}
+
+int main(int argc, char **argv)
+{
+	static const struct {
+		enum hrt_greedy policy;
+		const char *name;
+	} policies[2] = { { HRT_GREEDY_OFF, "off" }, { HRT_GREEDY_IDLE, "idle" } };
+	size_t ns[16], nn = 0, maxn = 0;
+	uint64_t seed = 0x68727431ull;
+	int csv = 0, reps = 3, failed = 0;
+
+	for (int i = 1; i < argc; i++) {
+		char *end;
+
+		if (!strcmp(argv[i], "--csv")) {
+			csv = 1;
+		} else if (!strcmp(argv[i], "--reps") && i + 1 < argc) {
+			reps = (int)strtol(argv[++i], &end, 10);
+			if (*end || reps < 1 || reps > MAX_REPS)
+				usage(argv[0]);
+		} else if (!strcmp(argv[i], "--seed") && i + 1 < argc) {
+			seed = strtoull(argv[++i], &end, 0);
+			if (*end)
+				usage(argv[0]);
+		} else {
+			unsigned long v = strtoul(argv[i], &end, 10);
+
+			if (*end || v < 1 || v > MAX_N || nn == sizeof(ns) / sizeof(ns[0]))
+				usage(argv[0]);
+			ns[nn++] = v;
+		}
+	}
+	if (!nn) {
+		ns[nn++] = 1000;
+		ns[nn++] = 10000;
+	}
+	for (size_t i = 0; i < nn; i++)
+		if (ns[i] > maxn)
+			maxn = ns[i];
+	timers = calloc(maxn, sizeof(*timers));
+	soft_off = calloc(maxn, sizeof(*soft_off));
+	slack = calloc(maxn, sizeof(*slack));
+	if (!timers || !soft_off || !slack) {
+		fprintf(stderr, "out of memory\n");
+		return 1;
+	}
+	real_read = hrt__timerfd_read;
+	real_settime = hrt__timerfd_settime;
+	hrt__timerfd_read = count_read;
+	hrt__timerfd_settime = count_settime;
+
+	if (csv)
+		print_csv_header();
+	else
+		print_table_header(reps, seed);
+	for (size_t i = 0; i < nn; i++) {
+		ntimers = ns[i];
+		rng = seed ^ (0x9e3779b97f4a7c15ull * (ntimers + 1));
+		if (!rng)
+			rng = 1;
+		for (size_t k = 0; k < ntimers; k++) {
+			soft_off[k] = LEAD + (hrt_time_t)(rnd() % (uint64_t)SPREAD);
+			slack[k] = (hrt_time_t)(rnd() % (uint64_t)(MAX_SLACK + 1));
+		}
+		for (int p = 0; p < 2; p++) {
+			struct row r = measure(ntimers, policies[p].policy, policies[p].name, reps);
+
+			if (csv)
+				print_csv_row(&r, seed);
+			else
+				print_table_row(&r);
+			fflush(stdout);
+			failed |= r.failed;
+		}
+	}
+	if (!csv && !have_epoll_count())
+		printf("\nep: not counted (link with -Wl,--wrap=epoll_wait)\n");
+	hrt__timerfd_read = real_read;
+	hrt__timerfd_settime = real_settime;
+	free(timers);
+	free(soft_off);
+	free(slack);
+	return failed;
+}

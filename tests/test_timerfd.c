@@ -1,0 +1,980 @@
+/*
+ * test_timerfd.c - the wake-up device (src/timerfd.c, src/loop.c) on real
+ * clocks: hrt_base_fd's fd and its flags, when it is armed and disarmed and
+ * for which instant, the reprogram contract (a start that does not become
+ * the earliest and a cancel of a later timer cost no system call), timers
+ * firing through poll + hrt_base_dispatch and through hrt_base_loop, the
+ * settime flags per clock, ECANCELED (a wall-clock change) and EAGAIN
+ * (a spurious wake) from read, other read errors, and failures of
+ * timerfd_settime: dispatch returns the arm's error and retries, nothing
+ * is lost, hrt_base_loop rides out a short failure and returns the error
+ * of a lasting one rather than blocking forever.  hrt_base_dispatch
+ * without an fd (or base) is -EINVAL.
+ *
+ * Read and settime failures are injected through the library's two seams
+ * (hidden-visibility function pointers in timerfd.c, reachable because the
+ * test links the static library); every sub-test puts the real functions
+ * back.  Nothing here touches the machine's clock.
+ *
+ * Self-checking: each failed CHECK prints file:line; exit 0 only if every
+ * check held.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <pthread.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/timerfd.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "hrt.h"
+
+/* The seams (src/timerfd.c). */
+extern ssize_t (*hrt__timerfd_read)(int fd, void *buf, size_t len);
+extern int (*hrt__timerfd_settime)(int fd, int flags, const struct itimerspec *new_value,
+				   struct itimerspec *old_value);
+
+static int failures;
+
+#define CHECK(c)                                                                   \
+	do {                                                                       \
+		if (!(c)) {                                                        \
+			fprintf(stderr, "%s:%d: CHECK failed: %s\n", __FILE__,     \
+				__LINE__, #c);                                     \
+			failures++;                                                \
+		}                                                                  \
+	} while (0)
+
+#define CHECK_EQ(a, b)                                                             \
+	do {                                                                       \
+		long long a_ = (long long)(a), b_ = (long long)(b);                \
+		if (a_ != b_) {                                                    \
+			fprintf(stderr, "%s:%d: CHECK failed: %s == %s (%lld != %lld)\n", \
+				__FILE__, __LINE__, #a, #b, a_, b_);               \
+			failures++;                                                \
+		}                                                                  \
+	} while (0)
+
+#define MS 1000000LL
+#define SEC 1000000000LL
+
+static const clockid_t clocks[3] = { CLOCK_MONOTONIC, CLOCK_BOOTTIME, CLOCK_REALTIME };
+static const char *const clock_names[3] = { "CLOCK_MONOTONIC", "CLOCK_BOOTTIME",
+					    "CLOCK_REALTIME" };
+
+static hrt_time_t clk_now(clockid_t c)
+{
+	struct timespec ts;
+
+	clock_gettime(c, &ts);
+	return (hrt_time_t)ts.tv_sec * SEC + ts.tv_nsec;
+}
+
+static hrt_time_t ts_ns(const struct timespec *ts)
+{
+	return (hrt_time_t)ts->tv_sec * SEC + ts->tv_nsec;
+}
+
+/* Seams --------------------------------------------------------------------- */
+
+static ssize_t (*real_read)(int, void *, size_t);
+static int (*real_settime)(int, int, const struct itimerspec *, struct itimerspec *);
+
+/* Counting/injecting replacements.  Touched only by the thread that uses the
+ * library at the time (the loop sub-tests hand them over with the thread's
+ * creation and take them back with its join). */
+static long n_read, n_settime;
+static int read_inject;                 /* errno for the next read, once; 0: none */
+static int settime_fail;                /* errno for every settime; 0: pass through */
+static hrt_time_t fail_until;           /* if set: settime_fail only until then (MONOTONIC) */
+static int last_flags;
+static struct itimerspec last_its;
+
+static ssize_t fake_read(int fd, void *buf, size_t len)
+{
+	n_read++;
+	if (read_inject) {
+		errno = read_inject;
+		read_inject = 0;
+		return -1;
+	}
+	return real_read(fd, buf, len);
+}
+
+static int fake_settime(int fd, int flags, const struct itimerspec *nv, struct itimerspec *ov)
+{
+	n_settime++;
+	last_flags = flags;
+	last_its = *nv;
+	if (settime_fail && (!fail_until || clk_now(CLOCK_MONOTONIC) < fail_until)) {
+		errno = settime_fail;
+		return -1;
+	}
+	return real_settime(fd, flags, nv, ov);
+}
+
+static void install_seams(void)
+{
+	n_read = n_settime = 0;
+	read_inject = settime_fail = 0;
+	fail_until = 0;
+	last_flags = -1;
+	memset(&last_its, 0, sizeof(last_its));
+	hrt__timerfd_read = fake_read;
+	hrt__timerfd_settime = fake_settime;
+}
+
+static void restore_seams(void)
+{
+	hrt__timerfd_read = real_read;
+	hrt__timerfd_settime = real_settime;
+	read_inject = settime_fail = 0;
+	fail_until = 0;
+}
+
+/* Timers -------------------------------------------------------------------- */
+
+struct tt {
+	struct hrt_timer t;
+	clockid_t clk;
+	int fired;
+	hrt_time_t now_arg;     /* `now` the pass gave */
+	hrt_time_t clk_at;      /* the clock read inside the callback */
+	struct hrt_base *stop;  /* hrt_base_stop this base when run */
+	int fail_settime;       /* from now on every settime fails with this */
+};
+
+static enum hrt_restart tt_cb(struct hrt_timer *t, hrt_time_t now)
+{
+	struct tt *x = (struct tt *)((char *)t - offsetof(struct tt, t));
+
+	x->clk_at = clk_now(x->clk);
+	x->now_arg = now;
+	x->fired++;
+	if (x->fail_settime)
+		settime_fail = x->fail_settime;
+	if (x->stop)
+		hrt_base_stop(x->stop);
+	return HRT_NORESTART;
+}
+
+static void tt_init(struct tt *x, clockid_t clk)
+{
+	memset(x, 0, sizeof(*x));
+	hrt_timer_init(&x->t, tt_cb);
+	x->clk = clk;
+}
+
+static struct hrt_stats stats(struct hrt_base *b)
+{
+	struct hrt_stats s;
+
+	hrt_base_get_stats(b, &s);
+	return s;
+}
+
+/* 1 if fd is disarmed. */
+static int disarmed(int fd)
+{
+	struct itimerspec cur;
+
+	if (timerfd_gettime(fd, &cur) < 0)
+		return 0;
+	return cur.it_value.tv_sec == 0 && cur.it_value.tv_nsec == 0;
+}
+
+/* 1 if fd is armed (one-shot) for the absolute instant `when` on clk: the
+ * remaining time timerfd_gettime reports lies between when - (clock after)
+ * and when - (clock before), give or take the tolerance.  If `when` has
+ * passed already (a slow machine), the fd must have fired: readable. */
+static int armed_at(int fd, clockid_t clk, hrt_time_t when)
+{
+	struct itimerspec cur;
+	hrt_time_t before, after, rem;
+	const hrt_time_t tol = 1 * MS;
+
+	before = clk_now(clk);
+	if (timerfd_gettime(fd, &cur) < 0)
+		return 0;
+	after = clk_now(clk);
+	rem = ts_ns(&cur.it_value);
+	if (rem == 0 && when <= after) {
+		struct pollfd p = { .fd = fd, .events = POLLIN };
+
+		if (poll(&p, 1, 0) == 1)
+			return 1;
+	}
+	if (rem == 0 || cur.it_interval.tv_sec || cur.it_interval.tv_nsec) {
+		fprintf(stderr, "  fd %d: not armed one-shot (remaining %lld)\n", fd, (long long)rem);
+		return 0;
+	}
+	if (rem < when - after - tol || rem > when - before + tol) {
+		fprintf(stderr, "  fd %d: remaining %lld ns, want %lld..%lld\n", fd, (long long)rem,
+			(long long)(when - after), (long long)(when - before));
+		return 0;
+	}
+	return 1;
+}
+
+/* Polls fd and dispatches until x fired or `ms` passed.  Returns the number of
+ * dispatches that found the fd readable. */
+static int poll_until_fired(struct hrt_base *b, int fd, struct tt *x, int ms)
+{
+	hrt_time_t end = clk_now(CLOCK_MONOTONIC) + ms * MS;
+	int n = 0;
+
+	while (!x->fired && clk_now(CLOCK_MONOTONIC) < end) {
+		struct pollfd p = { .fd = fd, .events = POLLIN };
+		int r = poll(&p, 1, 50);
+
+		if (r > 0 && (p.revents & POLLIN)) {
+			hrt_base_dispatch(b, 0);
+			n++;
+		}
+	}
+	return n;
+}
+
+/* hrt_base_loop in a thread, with a deadline ------------------------------- */
+
+struct looper {
+	struct hrt_base *b;
+	int rc;
+	int done;               /* atomic */
+};
+
+static void *looper_main(void *arg)
+{
+	struct looper *l = arg;
+
+	l->rc = hrt_base_loop(l->b);
+	__atomic_store_n(&l->done, 1, __ATOMIC_RELEASE);
+	return NULL;
+}
+
+/* Runs hrt_base_loop(b) in a thread.  Returns 1 if it returned by itself
+ * within `ms` (its result in *rc), 0 if it had to be stopped. */
+static int loop_with_deadline(struct hrt_base *b, int ms, int *rc)
+{
+	struct looper l = { .b = b, .rc = 1, .done = 0 };
+	hrt_time_t end = clk_now(CLOCK_MONOTONIC) + ms * MS;
+	struct timespec nap = { 0, 2 * MS };
+	pthread_t th;
+	int in_time = 1;
+
+	if (pthread_create(&th, NULL, looper_main, &l)) {
+		fprintf(stderr, "  pthread_create failed\n");
+		failures++;
+		return 0;
+	}
+	while (!__atomic_load_n(&l.done, __ATOMIC_ACQUIRE)) {
+		if (clk_now(CLOCK_MONOTONIC) >= end) {
+			in_time = 0;
+			hrt_base_stop(b);
+			break;
+		}
+		nanosleep(&nap, NULL);
+	}
+	if (!in_time) {
+		/* The stop must get it out; give it a second before giving up. */
+		end = clk_now(CLOCK_MONOTONIC) + 1000 * MS;
+		while (!__atomic_load_n(&l.done, __ATOMIC_ACQUIRE)) {
+			if (clk_now(CLOCK_MONOTONIC) >= end) {
+				fprintf(stderr, "  hrt_base_loop ignores hrt_base_stop\n");
+				_exit(1);
+			}
+			nanosleep(&nap, NULL);
+		}
+	}
+	pthread_join(th, NULL);
+	*rc = l.rc;
+	return in_time;
+}
+
+/* Sub-tests ------------------------------------------------------------------ */
+
+static void test_fd(void)
+{
+	struct hrt_base *vb = hrt_base_new(HRT_CLOCK_VIRTUAL);
+
+	CHECK(vb != NULL);
+	CHECK_EQ(hrt_base_fd(vb), -EINVAL);
+	CHECK_EQ(hrt_base_fd(NULL), -EINVAL);
+	hrt_base_free(vb);
+
+	for (int c = 0; c < 3; c++) {
+		struct hrt_base *b = hrt_base_new(clocks[c]);
+		int fd, fl, fdf;
+
+		CHECK(b != NULL);
+		if (!b)
+			continue;
+		fd = hrt_base_fd(b);
+		CHECK(fd >= 0);
+		fl = fcntl(fd, F_GETFL);
+		fdf = fcntl(fd, F_GETFD);
+		CHECK(fl >= 0 && (fl & O_NONBLOCK));
+		CHECK(fdf >= 0 && (fdf & FD_CLOEXEC));
+		CHECK_EQ(hrt_base_fd(b), fd);
+		CHECK_EQ(hrt_base_fd(b), fd);
+		CHECK(disarmed(fd));
+		hrt_base_free(b);
+	}
+}
+
+/* Armed at the hard expiry of the earliest timer, disarmed when empty; on
+ * every clock, and for timers started before the fd existed. */
+static void test_arming(void)
+{
+	for (int c = 0; c < 3; c++) {
+		clockid_t clk = clocks[c];
+		struct hrt_base *b = hrt_base_new(clk);
+		struct tt a, e;
+		hrt_time_t now;
+		int fd;
+
+		tt_init(&a, clk);
+		tt_init(&e, clk);
+		fd = hrt_base_fd(b);
+		CHECK(fd >= 0);
+		CHECK(disarmed(fd));
+		now = clk_now(clk);
+		CHECK_EQ(hrt_timer_start_range(&a.t, b, now + 8 * SEC, 2 * SEC, HRT_MODE_ABS), 0);
+		CHECK(armed_at(fd, clk, now + 10 * SEC));
+		CHECK_EQ(hrt_timer_cancel(&a.t), 1);
+		CHECK(disarmed(fd));
+		/* Relative start: armed at base-now + soft + slack. */
+		now = clk_now(clk);
+		CHECK_EQ(hrt_timer_start_range(&a.t, b, 5 * SEC, 1 * SEC, HRT_MODE_REL), 0);
+		CHECK(armed_at(fd, clk, hrt_timer_get_hard(&a.t)));
+		CHECK(hrt_timer_get_hard(&a.t) >= now + 6 * SEC);
+		CHECK_EQ(hrt_timer_cancel(&a.t), 1);
+		CHECK(disarmed(fd));
+		hrt_base_free(b);
+
+		/* Timers queued before the fd is created: armed at creation.  (A
+		 * timer remembers its last base, freed now: initialise again.) */
+		b = hrt_base_new(clk);
+		tt_init(&a, clk);
+		now = clk_now(clk);
+		hrt_timer_start_range(&a.t, b, now + 7 * SEC, 0, HRT_MODE_ABS);
+		hrt_timer_start_range(&e.t, b, now + 3 * SEC, 1 * SEC, HRT_MODE_ABS);
+		fd = hrt_base_fd(b);
+		CHECK(fd >= 0);
+		CHECK(armed_at(fd, clk, now + 4 * SEC));
+		CHECK_EQ(hrt_timer_cancel(&e.t), 1);
+		CHECK(armed_at(fd, clk, now + 7 * SEC));
+		CHECK_EQ(hrt_timer_cancel(&a.t), 1);
+		CHECK(disarmed(fd));
+		CHECK_EQ(a.fired + e.fired, 0);
+		hrt_base_free(b);
+	}
+}
+
+/* stats.reprograms counts exactly the settime calls, and only changes of the
+ * earliest hard expiry cause one. */
+static void test_reprograms(void)
+{
+	struct hrt_base *b = hrt_base_new(CLOCK_MONOTONIC);
+	struct tt a, l1, l2, e;
+	struct hrt_stats s0;
+	long n0;
+	hrt_time_t now = clk_now(CLOCK_MONOTONIC);
+	int fd;
+
+	install_seams();
+	tt_init(&a, CLOCK_MONOTONIC);
+	tt_init(&l1, CLOCK_MONOTONIC);
+	tt_init(&l2, CLOCK_MONOTONIC);
+	tt_init(&e, CLOCK_MONOTONIC);
+	fd = hrt_base_fd(b);
+	CHECK(fd >= 0);
+	CHECK_EQ(n_settime, 0);                 /* new fd on an empty base: no arm */
+	s0 = stats(b);
+	n0 = n_settime;
+
+#define REPROGRAMS() ((long long)(stats(b).reprograms - s0.reprograms))
+#define SETTIMES() ((long long)(n_settime - n0))
+
+	/* Becomes the earliest: +1. */
+	hrt_timer_start_range(&a.t, b, now + 10 * SEC, 0, HRT_MODE_ABS);
+	CHECK_EQ(REPROGRAMS(), 1);
+	CHECK_EQ(SETTIMES(), 1);
+	/* Later ones: +0. */
+	hrt_timer_start_range(&l1.t, b, now + 20 * SEC, 0, HRT_MODE_ABS);
+	hrt_timer_start_range(&l2.t, b, now + 25 * SEC, 5 * SEC, HRT_MODE_ABS);
+	CHECK_EQ(REPROGRAMS(), 1);
+	CHECK_EQ(SETTIMES(), 1);
+	/* Same hard expiry as the earliest: not earlier, +0. */
+	hrt_timer_start_range(&e.t, b, now + 9 * SEC, 1 * SEC, HRT_MODE_ABS);
+	CHECK_EQ(REPROGRAMS(), 1);
+	CHECK_EQ(hrt_timer_cancel(&e.t), 1);    /* a tie left: still armed there */
+	CHECK_EQ(REPROGRAMS(), 1);
+	CHECK(armed_at(fd, CLOCK_MONOTONIC, now + 10 * SEC));
+	/* Cancel of a later timer: +0. */
+	CHECK_EQ(hrt_timer_cancel(&l1.t), 1);
+	CHECK_EQ(REPROGRAMS(), 1);
+	CHECK_EQ(SETTIMES(), 1);
+	/* A start that becomes the earliest: +1. */
+	hrt_timer_start_range(&e.t, b, now + 5 * SEC, 0, HRT_MODE_ABS);
+	CHECK_EQ(REPROGRAMS(), 2);
+	CHECK_EQ(SETTIMES(), 2);
+	CHECK(armed_at(fd, CLOCK_MONOTONIC, now + 5 * SEC));
+	/* Cancel of the earliest: +1, re-armed at the next one. */
+	CHECK_EQ(hrt_timer_cancel(&e.t), 1);
+	CHECK_EQ(REPROGRAMS(), 3);
+	CHECK_EQ(SETTIMES(), 3);
+	CHECK(armed_at(fd, CLOCK_MONOTONIC, now + 10 * SEC));
+	/* A cancel of a timer that is not queued: +0. */
+	CHECK_EQ(hrt_timer_cancel(&e.t), 0);
+	CHECK_EQ(REPROGRAMS(), 3);
+	/* Moving the earliest later: +1. */
+	hrt_timer_start_range(&a.t, b, now + 15 * SEC, 0, HRT_MODE_ABS);
+	CHECK_EQ(REPROGRAMS(), 4);
+	CHECK(armed_at(fd, CLOCK_MONOTONIC, now + 15 * SEC));
+	/* Cancel the rest: the last cancel disarms (+1 each time the earliest
+	 * goes). */
+	CHECK_EQ(hrt_timer_cancel(&a.t), 1);
+	CHECK_EQ(REPROGRAMS(), 5);
+	CHECK(armed_at(fd, CLOCK_MONOTONIC, now + 30 * SEC));
+	CHECK_EQ(hrt_timer_cancel(&l2.t), 1);
+	CHECK_EQ(REPROGRAMS(), 6);
+	CHECK(disarmed(fd));
+	CHECK_EQ(last_flags, 0);
+	CHECK(last_its.it_value.tv_sec == 0 && last_its.it_value.tv_nsec == 0);
+	CHECK_EQ(SETTIMES(), REPROGRAMS());
+	CHECK_EQ(n_read, 0);
+#undef REPROGRAMS
+#undef SETTIMES
+	restore_seams();
+	hrt_base_free(b);
+}
+
+/* Settime flags per clock: CLOCK_REALTIME arms with CANCEL_ON_SET|ABSTIME,
+ * the others with ABSTIME only; the armed value is the hard expiry. */
+static void test_flags(void)
+{
+	for (int c = 0; c < 3; c++) {
+		clockid_t clk = clocks[c];
+		struct hrt_base *b = hrt_base_new(clk);
+		int want = TFD_TIMER_ABSTIME | (clk == CLOCK_REALTIME ? TFD_TIMER_CANCEL_ON_SET : 0);
+		hrt_time_t hard = clk_now(clk) + 10 * SEC + 123456789;
+		struct tt a;
+
+		install_seams();
+		tt_init(&a, clk);
+		CHECK(hrt_base_fd(b) >= 0);
+		hrt_timer_start_range(&a.t, b, hard - 2 * SEC, 2 * SEC, HRT_MODE_ABS);
+		CHECK_EQ(n_settime, 1);
+		if (last_flags != want)
+			fprintf(stderr, "  %s: flags %#x, want %#x\n", clock_names[c], last_flags, want);
+		CHECK_EQ(last_flags, want);
+		CHECK_EQ(ts_ns(&last_its.it_value), hard);
+		CHECK_EQ(last_its.it_value.tv_nsec, hard % SEC);
+		CHECK_EQ(ts_ns(&last_its.it_interval), 0);
+		hrt_timer_cancel(&a.t);
+		CHECK_EQ(n_settime, 2);
+		CHECK_EQ(ts_ns(&last_its.it_value), 0);
+		restore_seams();
+		hrt_base_free(b);
+	}
+}
+
+/* A timer a few ms away fires, through poll + dispatch and through
+ * hrt_base_loop, never before its soft expiry, on every clock. */
+static void test_fire(void)
+{
+	for (int c = 0; c < 3; c++) {
+		clockid_t clk = clocks[c];
+		struct hrt_base *b = hrt_base_new(clk);
+		struct hrt_stats s0;
+		hrt_time_t soft, hard;
+		struct tt a;
+		int fd, rc;
+
+		tt_init(&a, clk);
+		fd = hrt_base_fd(b);
+		s0 = stats(b);
+		soft = clk_now(clk) + 3 * MS;
+		hard = soft + 2 * MS;
+		hrt_timer_start_range(&a.t, b, soft, hard - soft, HRT_MODE_ABS);
+		poll_until_fired(b, fd, &a, 2000);
+		CHECK_EQ(a.fired, 1);
+		if (a.fired) {
+			CHECK(a.clk_at >= soft);
+			CHECK(a.now_arg >= soft);
+			/* The pass that ran it was woken by the fd, armed at the
+			 * hard expiry, and read the clock after that. */
+			CHECK(a.now_arg >= hard);
+			CHECK(a.clk_at >= a.now_arg);
+		}
+		CHECK_EQ(stats(b).wakeups - s0.wakeups, 1);
+		CHECK_EQ(stats(b).expired - s0.expired, 1);
+		CHECK(disarmed(fd));
+		CHECK_EQ(hrt_base_count(b), 0);
+
+		/* The same through hrt_base_loop; the callback stops it. */
+		tt_init(&a, clk);
+		a.stop = b;
+		soft = clk_now(clk) + 4 * MS;
+		hard = soft + 1 * MS;
+		hrt_timer_start_range(&a.t, b, soft, hard - soft, HRT_MODE_ABS);
+		CHECK(loop_with_deadline(b, 3000, &rc));
+		CHECK_EQ(rc, 0);
+		CHECK_EQ(a.fired, 1);
+		if (a.fired) {
+			CHECK(a.clk_at >= soft);
+			CHECK(a.now_arg >= soft);
+			CHECK(a.now_arg >= hard);
+		}
+		CHECK(disarmed(fd));
+		hrt_base_free(b);
+		if (failures)
+			fprintf(stderr, "  (after %s)\n", clock_names[c]);
+	}
+}
+
+/* ECANCELED from read (what a wall-clock change gives a CANCEL_ON_SET
+ * timerfd), injected: counted as a clock jump, what is due at the freshly
+ * read clock runs, what is not does not, and the fd is re-armed. */
+static void test_ecanceled(void)
+{
+	const int want = TFD_TIMER_ABSTIME | TFD_TIMER_CANCEL_ON_SET;
+	struct hrt_base *b = hrt_base_new(CLOCK_REALTIME);
+	struct hrt_stats s0, s1;
+	struct tt past, future;
+	hrt_time_t now0, before, after;
+	long nst;
+	ssize_t n;
+	int fd;
+
+	tt_init(&past, CLOCK_REALTIME);
+	tt_init(&future, CLOCK_REALTIME);
+	fd = hrt_base_fd(b);
+	install_seams();
+	now0 = clk_now(CLOCK_REALTIME);
+	/* Soft expiry already passed (as after a forward jump), hard far. */
+	hrt_timer_start_range(&past.t, b, now0 - 1 * MS, 10 * SEC + 1 * MS, HRT_MODE_ABS);
+	hrt_timer_start_range(&future.t, b, now0 + 5 * SEC, 15 * SEC, HRT_MODE_ABS);
+	CHECK(armed_at(fd, CLOCK_REALTIME, now0 + 10 * SEC));
+	s0 = stats(b);
+	nst = n_settime;
+	read_inject = ECANCELED;
+	before = clk_now(CLOCK_REALTIME);
+	n = hrt_base_dispatch(b, 0);
+	after = clk_now(CLOCK_REALTIME);
+	s1 = stats(b);
+	CHECK_EQ(read_inject, 0);               /* the read seam was used */
+	CHECK_EQ(n, 1);
+	CHECK_EQ(past.fired, 1);
+	CHECK_EQ(future.fired, 0);
+	CHECK(past.now_arg >= before && past.now_arg <= after);
+	CHECK_EQ(s1.clock_jumps - s0.clock_jumps, 1);
+	CHECK_EQ(s1.wakeups - s0.wakeups, 0);
+	CHECK_EQ(s1.passes - s0.passes, 1);
+	CHECK(n_settime > nst);                 /* re-armed */
+	CHECK_EQ(last_flags, want);
+	CHECK_EQ(ts_ns(&last_its.it_value), now0 + 20 * SEC);
+	CHECK(armed_at(fd, CLOCK_REALTIME, now0 + 20 * SEC));
+	CHECK_EQ(hrt_base_count(b), 1);
+
+	/* Again with nothing due: still re-armed (CANCEL_ON_SET is renewed by
+	 * arming), though the instant did not change; nothing runs. */
+	s0 = stats(b);
+	nst = n_settime;
+	read_inject = ECANCELED;
+	n = hrt_base_dispatch(b, 0);
+	s1 = stats(b);
+	CHECK_EQ(n, 0);
+	CHECK_EQ(future.fired, 0);
+	CHECK_EQ(s1.clock_jumps - s0.clock_jumps, 1);
+	CHECK_EQ(n_settime - nst, 1);
+	CHECK_EQ(last_flags, want);
+	CHECK_EQ(ts_ns(&last_its.it_value), now0 + 20 * SEC);
+	CHECK(armed_at(fd, CLOCK_REALTIME, now0 + 20 * SEC));
+	CHECK_EQ(hrt_timer_cancel(&future.t), 1);
+	CHECK(disarmed(fd));
+	restore_seams();
+	hrt_base_free(b);
+}
+
+/* EAGAIN from read (a spurious wake) with nothing due: no pass, nothing
+ * runs, no system call but the read.  With something hard-due it runs. */
+static void test_eagain(void)
+{
+	struct hrt_base *b = hrt_base_new(CLOCK_MONOTONIC);
+	struct hrt_stats s0, s1;
+	struct tt a, d;
+	hrt_time_t now;
+	int fd;
+
+	tt_init(&a, CLOCK_MONOTONIC);
+	tt_init(&d, CLOCK_MONOTONIC);
+	fd = hrt_base_fd(b);
+	now = clk_now(CLOCK_MONOTONIC);
+	/* Soft expiry passed, hard not: runs only in a pass, and none is due. */
+	hrt_timer_start_range(&a.t, b, now - 1 * MS, 10 * SEC, HRT_MODE_ABS);
+	install_seams();
+	s0 = stats(b);
+	/* The real read of an fd that has not fired. */
+	CHECK_EQ(hrt_base_dispatch(b, 1), 0);
+	CHECK_EQ(n_read, 1);
+	/* The same injected. */
+	read_inject = EAGAIN;
+	CHECK_EQ(hrt_base_dispatch(b, 1), 0);
+	CHECK_EQ(n_read, 2);
+	CHECK_EQ(read_inject, 0);
+	s1 = stats(b);
+	CHECK_EQ(s1.passes - s0.passes, 0);
+	CHECK_EQ(s1.wakeups - s0.wakeups, 0);
+	CHECK_EQ(s1.expired - s0.expired, 0);
+	CHECK_EQ(n_settime, 0);
+	CHECK_EQ(a.fired, 0);
+	CHECK(armed_at(fd, CLOCK_MONOTONIC, now - 1 * MS + 10 * SEC));
+
+	/* EAGAIN while something is hard-due (its expiry was missed, say the
+	 * fd was drained by someone else): the pass runs. */
+	hrt_timer_start_range(&d.t, b, now - 2 * MS, 1 * MS, HRT_MODE_ABS);
+	read_inject = EAGAIN;
+	CHECK_EQ(hrt_base_dispatch(b, 1), 2);   /* d, then a (soft-expired, next in order) */
+	CHECK_EQ(d.fired, 1);
+	CHECK_EQ(a.fired, 1);
+	CHECK(disarmed(fd));
+	restore_seams();
+	hrt_base_free(b);
+}
+
+/* timerfd_settime failing (ENOMEM, EINVAL): nothing is lost, every next
+ * operation or dispatch tries again, and once settime works the fd is armed
+ * right and the timer fires. */
+static void test_settime_failure(void)
+{
+	static const int errs[2] = { ENOMEM, EINVAL };
+
+	for (int k = 0; k < 2; k++) {
+		struct hrt_base *b = hrt_base_new(CLOCK_MONOTONIC);
+		struct hrt_stats s0, s1;
+		struct tt a, l, c;
+		hrt_time_t now, hard_a;
+		long nst;
+		int fd;
+
+		tt_init(&a, CLOCK_MONOTONIC);
+		tt_init(&l, CLOCK_MONOTONIC);
+		tt_init(&c, CLOCK_MONOTONIC);
+		fd = hrt_base_fd(b);
+		install_seams();
+		settime_fail = errs[k];
+		s0 = stats(b);
+		now = clk_now(CLOCK_MONOTONIC);
+		hard_a = now + 160 * MS;        /* far enough not to be due meanwhile */
+		CHECK_EQ(hrt_timer_start_range(&a.t, b, now + 150 * MS, 10 * MS, HRT_MODE_ABS), 0);
+		CHECK_EQ(n_settime, 1);
+		CHECK_EQ(stats(b).reprograms - s0.reprograms, 0);   /* failed: not counted */
+		CHECK_EQ(hrt_base_count(b), 1);
+		CHECK(disarmed(fd));
+		/* The next operation tries again, although it does not change the
+		 * earliest expiry. */
+		CHECK_EQ(hrt_timer_start_range(&l.t, b, now + 10 * SEC, 0, HRT_MODE_ABS), 0);
+		CHECK_EQ(n_settime, 2);
+		CHECK_EQ(hrt_base_count(b), 2);
+		/* A dispatch (nothing read) tries again too, running a pass, and
+		 * returns the arm's error. */
+		nst = n_settime;
+		CHECK_EQ(hrt_base_dispatch(b, 0), -errs[k]);
+		CHECK(n_settime > nst);
+		s1 = stats(b);
+		CHECK_EQ(s1.reprograms - s0.reprograms, 0);
+		CHECK_EQ(s1.expired - s0.expired, 0);
+		CHECK_EQ(hrt_base_count(b), 2);
+		CHECK_EQ(hrt_base_check(b), 0);
+
+		/* settime works again: the next dispatch arms at a's hard expiry. */
+		settime_fail = 0;
+		nst = n_settime;
+		CHECK_EQ(hrt_base_dispatch(b, 0), 0);
+		CHECK_EQ(n_settime - nst, 1);
+		CHECK_EQ(stats(b).reprograms - s0.reprograms, 1);
+		CHECK(armed_at(fd, CLOCK_MONOTONIC, hard_a));
+		CHECK_EQ(a.fired, 0);
+		restore_seams();
+		poll_until_fired(b, fd, &a, 2000);
+		CHECK_EQ(a.fired, 1);
+		CHECK(a.fired && a.clk_at >= hard_a - 10 * MS && a.now_arg >= hard_a);
+		CHECK(armed_at(fd, CLOCK_MONOTONIC, now + 10 * SEC));
+		CHECK_EQ(hrt_base_count(b), 1);
+
+		/* A failed re-arm in between operations: the next good one fixes
+		 * it.  Start an earlier timer while settime fails, then cancel
+		 * the later one with settime back. */
+		install_seams();
+		settime_fail = errs[k];
+		now = clk_now(CLOCK_MONOTONIC);
+		hrt_timer_start_range(&c.t, b, now + 5 * SEC, 0, HRT_MODE_ABS);
+		CHECK_EQ(n_settime, 1);
+		settime_fail = 0;
+		CHECK_EQ(hrt_timer_cancel(&l.t), 1);
+		CHECK_EQ(n_settime, 2);
+		CHECK(armed_at(fd, CLOCK_MONOTONIC, now + 5 * SEC));
+
+		/* A failed disarm: the fd still fires at the old instant; that
+		 * wake-up runs nothing and disarms. */
+		settime_fail = 0;
+		now = clk_now(CLOCK_MONOTONIC);
+		hrt_timer_start_range(&c.t, b, now + 20 * MS, 0, HRT_MODE_ABS);
+		CHECK(armed_at(fd, CLOCK_MONOTONIC, now + 20 * MS));
+		settime_fail = errs[k];
+		CHECK_EQ(hrt_timer_cancel(&c.t), 1);
+		CHECK_EQ(hrt_base_count(b), 0);
+		settime_fail = 0;
+		restore_seams();
+		{
+			struct pollfd p = { .fd = fd, .events = POLLIN };
+
+			CHECK_EQ(poll(&p, 1, 2000), 1);
+		}
+		s0 = stats(b);
+		CHECK_EQ(hrt_base_dispatch(b, 0), 0);
+		s1 = stats(b);
+		CHECK_EQ(s1.wakeups - s0.wakeups, 1);
+		CHECK_EQ(c.fired, 0);
+		CHECK(disarmed(fd));
+		CHECK_EQ(hrt_base_check(b), 0);
+		hrt_base_free(b);
+		if (failures)
+			fprintf(stderr, "  (after errno %d)\n", errs[k]);
+	}
+}
+
+/* hrt_base_loop with settime failing for good: it must return the error
+ * (a negative errno) instead of waiting forever on an fd that will never
+ * fire, and lose no timer.  Two ways in: the fd cannot be armed at all, and
+ * the re-arm at the end of a pass fails (the earlier timer's callback breaks
+ * settime).  The timer left is far (5 s), so the loop's retries - which run
+ * passes at the clock they read - cannot run it before giving up. */
+static void test_loop_settime_failure(void)
+{
+	for (int way = 0; way < 2; way++) {
+		struct hrt_base *b = hrt_base_new(CLOCK_MONOTONIC);
+		struct tt a, l;
+		hrt_time_t now, took;
+		int rc = 1, in_time, fd;
+
+		tt_init(&a, CLOCK_MONOTONIC);
+		tt_init(&l, CLOCK_MONOTONIC);
+		install_seams();
+		now = clk_now(CLOCK_MONOTONIC);
+		if (way == 0) {
+			settime_fail = ENOMEM;
+			hrt_timer_start_range(&l.t, b, now + 5 * SEC, 0, HRT_MODE_ABS);
+		} else {
+			a.fail_settime = ENOMEM;
+			CHECK(hrt_base_fd(b) >= 0);
+			hrt_timer_start_range(&a.t, b, now + 5 * MS, 0, HRT_MODE_ABS);
+			hrt_timer_start_range(&l.t, b, now + 5 * SEC, 0, HRT_MODE_ABS);
+		}
+		in_time = loop_with_deadline(b, 4000, &rc);
+		took = clk_now(CLOCK_MONOTONIC) - now;
+		printf("     way %d: hrt_base_loop returned %d after %.1f ms, %ld settime calls\n",
+		       way, rc, (double)took / MS, n_settime);
+		if (!in_time)
+			fprintf(stderr, "  way %d: hrt_base_loop had to be stopped (would block"
+				" forever)\n", way);
+		CHECK(in_time);
+		CHECK_EQ(rc, -ENOMEM);
+		CHECK(n_settime >= 2);                  /* it did retry */
+		CHECK_EQ(a.fired, way == 1);
+		CHECK_EQ(l.fired, 0);
+		CHECK_EQ(hrt_base_count(b), 1);         /* l is not lost */
+
+		/* settime works again: the next dispatch arms the fd for l, and
+		 * the loop runs it (moved closer, to keep the test short). */
+		settime_fail = 0;
+		restore_seams();
+		fd = hrt_base_fd(b);
+		CHECK_EQ(hrt_base_dispatch(b, 0), 0);
+		CHECK(armed_at(fd, CLOCK_MONOTONIC, now + 5 * SEC));
+		l.stop = b;
+		hrt_timer_start_range(&l.t, b, 10 * MS, 0, HRT_MODE_REL);
+		CHECK(loop_with_deadline(b, 3000, &rc));
+		CHECK_EQ(rc, 0);
+		CHECK_EQ(l.fired, 1);
+		CHECK(l.fired && l.clk_at >= hrt_timer_get_soft(&l.t));
+		CHECK_EQ(hrt_base_count(b), 0);
+		hrt_base_free(b);
+	}
+}
+
+/* hrt_base_loop with settime failing for 100 ms only (a transient ENOMEM):
+ * hrt.h says the loop gives up after about half a second of failures, so it
+ * must ride this out - keep running what is due meanwhile, arm again once
+ * settime works, run everything, and return 0 at the stop. */
+static void test_loop_transient_failure(void)
+{
+	struct hrt_base *b = hrt_base_new(CLOCK_MONOTONIC);
+	hrt_time_t now, t_ret;
+	struct tt x, y;
+	int rc = 1, in_time;
+
+	tt_init(&x, CLOCK_MONOTONIC);
+	tt_init(&y, CLOCK_MONOTONIC);
+	CHECK(hrt_base_fd(b) >= 0);
+	install_seams();
+	now = clk_now(CLOCK_MONOTONIC);
+	y.stop = b;
+	settime_fail = ENOMEM;
+	fail_until = now + 100 * MS;
+	hrt_timer_start_range(&x.t, b, now + 20 * MS, 0, HRT_MODE_ABS);   /* due while failing */
+	hrt_timer_start_range(&y.t, b, now + 200 * MS, 0, HRT_MODE_ABS);  /* due after */
+	in_time = loop_with_deadline(b, 3000, &rc);
+	t_ret = clk_now(CLOCK_MONOTONIC);
+	if (rc != 0)
+		fprintf(stderr, "  hrt_base_loop returned %d after %.3f ms, %ld settime calls"
+			" (failing for 100 ms)\n", rc, (double)(t_ret - now) / MS, n_settime);
+	CHECK(in_time);
+	CHECK_EQ(rc, 0);
+	CHECK_EQ(x.fired, 1);
+	CHECK_EQ(y.fired, 1);
+	CHECK(x.fired && x.clk_at >= now + 20 * MS);
+	CHECK(y.fired && y.now_arg >= now + 200 * MS);
+	CHECK(n_settime >= 2);
+	restore_seams();
+	CHECK_EQ(hrt_base_count(b), 0);
+	hrt_base_free(b);
+}
+
+/* A dispatch whose pass ran callbacks but whose re-arm failed returns the
+ * arm's error; the callbacks did run, the rest stays queued, and the next
+ * dispatch retries. */
+static void test_dispatch_arm_error(void)
+{
+	struct hrt_base *b = hrt_base_new(CLOCK_MONOTONIC);
+	struct pollfd p;
+	struct tt d, l;
+	hrt_time_t now;
+	int fd;
+
+	tt_init(&d, CLOCK_MONOTONIC);
+	tt_init(&l, CLOCK_MONOTONIC);
+	fd = hrt_base_fd(b);
+	now = clk_now(CLOCK_MONOTONIC);
+	hrt_timer_start_range(&l.t, b, now + 10 * SEC, 0, HRT_MODE_ABS);
+	hrt_timer_start_range(&d.t, b, now + 2 * MS, 0, HRT_MODE_ABS);
+	p.fd = fd;
+	p.events = POLLIN;
+	CHECK_EQ(poll(&p, 1, 2000), 1);
+	install_seams();
+	settime_fail = ENOMEM;
+	CHECK_EQ(hrt_base_dispatch(b, 0), -ENOMEM);
+	CHECK_EQ(d.fired, 1);
+	CHECK_EQ(l.fired, 0);
+	CHECK_EQ(hrt_base_count(b), 1);
+	CHECK_EQ(stats(b).wakeups, 1);
+	settime_fail = 0;
+	CHECK_EQ(hrt_base_dispatch(b, 0), 0);
+	CHECK(armed_at(fd, CLOCK_MONOTONIC, now + 10 * SEC));
+	restore_seams();
+	hrt_base_free(b);
+}
+
+/* A read error other than EAGAIN/ECANCELED (EBADF, EIO): dispatch returns
+ * it and runs nothing; hrt_base_loop returns it; no timer is lost. */
+static void test_read_error(void)
+{
+	struct hrt_base *b = hrt_base_new(CLOCK_MONOTONIC);
+	struct hrt_stats s0;
+	struct pollfd p;
+	struct tt d;
+	hrt_time_t now;
+	int fd, rc = 1;
+
+	tt_init(&d, CLOCK_MONOTONIC);
+	fd = hrt_base_fd(b);
+	now = clk_now(CLOCK_MONOTONIC);
+	hrt_timer_start_range(&d.t, b, now + 2 * MS, 0, HRT_MODE_ABS);
+	p.fd = fd;
+	p.events = POLLIN;
+	CHECK_EQ(poll(&p, 1, 2000), 1);
+	install_seams();
+	s0 = stats(b);
+	read_inject = EBADF;
+	CHECK_EQ(hrt_base_dispatch(b, 0), -EBADF);
+	CHECK_EQ(d.fired, 0);
+	CHECK_EQ(stats(b).passes - s0.passes, 0);
+	CHECK_EQ(hrt_base_count(b), 1);
+	/* The loop: the fd is still readable, its read fails: the error. */
+	read_inject = EIO;
+	CHECK(loop_with_deadline(b, 3000, &rc));
+	CHECK_EQ(rc, -EIO);
+	CHECK_EQ(d.fired, 0);
+	CHECK_EQ(hrt_base_count(b), 1);
+	/* Reads work again: it runs. */
+	d.stop = b;
+	CHECK(loop_with_deadline(b, 3000, &rc));
+	CHECK_EQ(rc, 0);
+	CHECK_EQ(d.fired, 1);
+	CHECK(d.fired && d.now_arg >= now + 2 * MS);
+	restore_seams();
+	hrt_base_free(b);
+}
+
+/* No fd yet (or no base): -EINVAL, nothing runs. */
+static void test_no_fd(void)
+{
+	struct hrt_base *b = hrt_base_new(CLOCK_MONOTONIC);
+	struct tt a;
+
+	tt_init(&a, CLOCK_MONOTONIC);
+	CHECK_EQ(hrt_base_dispatch(b, 1), -EINVAL);
+	CHECK_EQ(hrt_base_dispatch(NULL, 1), -EINVAL);
+	/* Even with a timer due: without an fd there is nothing to dispatch. */
+	hrt_timer_start_range(&a.t, b, clk_now(CLOCK_MONOTONIC) - 1 * MS, 0, HRT_MODE_ABS);
+	CHECK_EQ(hrt_base_dispatch(b, 1), -EINVAL);
+	CHECK_EQ(a.fired, 0);
+	CHECK_EQ(stats(b).passes, 0);
+	CHECK_EQ(hrt_base_count(b), 1);
+	hrt_base_free(b);
+}
+
+int main(void)
+{
+	static const struct {
+		const char *name;
+		void (*fn)(void);
+	} tests[] = {
+		{ "fd", test_fd },
+		{ "arming", test_arming },
+		{ "reprograms", test_reprograms },
+		{ "flags", test_flags },
+		{ "fire", test_fire },
+		{ "ecanceled", test_ecanceled },
+		{ "eagain", test_eagain },
+		{ "settime_failure", test_settime_failure },
+		{ "loop_settime_failure", test_loop_settime_failure },
+		{ "loop_transient_failure", test_loop_transient_failure },
+		{ "dispatch_arm_error", test_dispatch_arm_error },
+		{ "read_error", test_read_error },
+		{ "no_fd", test_no_fd },
+	};
+	int total = 0;
+
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	real_read = hrt__timerfd_read;
+	real_settime = hrt__timerfd_settime;
+	for (size_t i = 0; i < sizeof(tests) / sizeof(tests[0]); i++) {
+		int before = failures;
+
+		tests[i].fn();
+		restore_seams();
+		CHECK(hrt__timerfd_read == real_read && hrt__timerfd_settime == real_settime);
+		printf("%s %s\n", failures == before ? "ok  " : "FAIL", tests[i].name);
+		total += failures - before;
+	}
+	printf("%d check(s) failed\n", total);
+	return failures ? 1 : 0;
+}
