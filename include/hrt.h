@@ -160,15 +160,21 @@ HRT_EXTERN void hrt_base_reset_stats(struct hrt_base *base);
 HRT_EXTERN void hrt_timer_init(struct hrt_timer *timer, hrt_callback fn);
 /* Soft expiry `soft` (absolute, or relative to hrt_base_now), hard expiry
  * soft + slack (saturating).  Re-queues a queued timer, onto `base` even if
- * it was on another base.  -EINVAL: NULL argument, no callback, slack < 0,
- * unknown mode. */
+ * it was on another base - except while its callback runs: then it stays on
+ * the base running it (so one timer's callbacks never overlap, and a cancel
+ * finds the callback to wait for).  Never waits for a callback.  -EINVAL:
+ * NULL argument, no callback, slack < 0, unknown mode. */
 HRT_EXTERN int hrt_timer_start_range(struct hrt_timer *timer, struct hrt_base *base,
 				     hrt_time_t soft, hrt_time_t slack, enum hrt_mode mode);
 HRT_EXTERN int hrt_timer_start(struct hrt_timer *timer, struct hrt_base *base,
 			       hrt_time_t expiry, enum hrt_mode mode);
 /* 1 if it was queued, 0 if not.  If its callback is running on another
- * thread, waits until it has returned (not when called from that callback).
- * On return the timer is neither queued nor running elsewhere. */
+ * thread, waits until it has returned (not when called from that callback)
+ * and then dequeues what it re-queued (HRT_RESTART, or a start made
+ * meanwhile): that counts as queued, 1.  A re-start that became due in the
+ * meantime may run before the cancel gets the lock; the cancel waits for
+ * that callback too.  On return the timer is neither queued nor running
+ * elsewhere. */
 HRT_EXTERN int hrt_timer_cancel(struct hrt_timer *timer);
 /* As hrt_timer_cancel, but -EBUSY (and nothing done) while the callback runs
  * on another thread. */
