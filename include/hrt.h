@@ -173,8 +173,8 @@ HRT_EXTERN int hrt_timer_start(struct hrt_timer *timer, struct hrt_base *base,
  * and then dequeues what it re-queued (HRT_RESTART, or a start made
  * meanwhile): that counts as queued, 1.  A re-start that became due in the
  * meantime may run before the cancel gets the lock; the cancel waits for
- * that callback too.  On return the timer is neither queued nor running
- * elsewhere. */
+ * that callback too (0 if nothing is queued then).  On return the timer is
+ * neither queued nor running elsewhere. */
 HRT_EXTERN int hrt_timer_cancel(struct hrt_timer *timer);
 /* As hrt_timer_cancel, but -EBUSY (and nothing done) while the callback runs
  * on another thread. */
