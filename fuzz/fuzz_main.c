@@ -1,14 +1,33 @@
 /*
  * fuzz_main.c - a plain main() for the libFuzzer harnesses, so `make test`
  * replays each corpus under gcc (and the sanitizers) without clang.
- * Arguments: files or directories of inputs.
+ * Arguments: files or directories of inputs.  An input that takes longer
+ * than FUZZ_INPUT_SECONDS (libFuzzer's -timeout) fails the run by name.
  */
 #include <dirent.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
 #include <sys/stat.h>
+#include <unistd.h>
+
+#define FUZZ_INPUT_SECONDS 20           /* generous: sanitizers, a busy machine */
+
+static const char *current;
+
+static void on_alarm(int sig)
+{
+	static const char msg[] = "fuzz replay: timeout on input ";
+
+	(void)sig;
+	if (write(2, msg, sizeof(msg) - 1) < 0 || write(2, current, strlen(current)) < 0 ||
+	    write(2, "\n", 1) < 0) {
+		/* nothing more to say */
+	}
+	_exit(1);
+}
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -33,7 +52,10 @@ static int run_file(const char *path)
 		return 1;
 	}
 	fclose(f);
+	current = path;
+	alarm(FUZZ_INPUT_SECONDS);
 	LLVMFuzzerTestOneInput(buf, (size_t)n);
+	alarm(0);
 	free(buf);
 	return 0;
 }
@@ -41,6 +63,8 @@ static int run_file(const char *path)
 int main(int argc, char **argv)
 {
 	int files = 0, err = 0;
+
+	signal(SIGALRM, on_alarm);
 
 	for (int i = 1; i < argc; i++) {
 		struct stat st;

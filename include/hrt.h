@@ -144,6 +144,9 @@ HRT_EXTERN size_t hrt_base_count(const struct hrt_base *base);
  * the time to `now` (never backwards).  Called from inside a callback of the
  * same base, or while another thread runs a pass on it, it returns 0.
  *
+ * `now` is capped at HRT_TIME_MAX - 2, so a timer whose soft expiry is
+ * HRT_TIME_MAX - 1 or later never runs.
+ *
  * Within a pass each timer runs at most once: the leftmost run (timers in
  * hard order while soft <= now), then, if greedy, every queued timer with
  * soft <= now in hard order, re-evaluated after each callback.  A timer that

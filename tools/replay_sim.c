@@ -206,9 +206,16 @@ static void dev_update(struct replay *rp, int c, int p)
 	}
 }
 
+/* Passes run at HRT_TIME_MAX - 2 at the latest (hrt.h), so a device set
+ * later can never fire: without the cap a trace with a saturated expiry and
+ * an event at the end of time would spin here for ever. */
+#define DEV_LAST (HRT_TIME_MAX - 2)
+
 /* Fires every device of policy p due at or before T, in time order. */
 static void fire_until(struct replay *rp, int p, hrt_time_t T)
 {
+	if (T > DEV_LAST)
+		T = DEV_LAST;
 	while (rp->min_dev[p] <= T) {
 		int c = rp->min_cpu[p];
 		struct rcpu *cs = &rp->cpu[c];
