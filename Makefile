@@ -161,11 +161,11 @@ bench-peers:
 fuzz: $(FUZZ_BINS)
 	@for f in $(FUZZ_BINS); do n=$$(basename $$f); mkdir -p build-fuzz/corpus-$$n; \
 	  echo "== $$n ($(FUZZ_SECONDS) s)"; \
-	  $$f -max_total_time=$(FUZZ_SECONDS) -print_final_stats=1 build-fuzz/corpus-$$n fuzz/corpus/$$n || exit 1; done
+	  $$f -max_total_time=$(FUZZ_SECONDS) -timeout=10 -print_final_stats=1 build-fuzz/corpus-$$n fuzz/corpus/$$n || exit 1; done
 
 build-fuzz/%: fuzz/%.c $(LIB_SRCS) $(TOOL_SRCS)
 	@mkdir -p build-fuzz
-	clang -std=c11 -D_GNU_SOURCE -g -O1 -Iinclude -Isrc -pthread -fsanitize=fuzzer,address,undefined \
+	clang -std=c11 -D_GNU_SOURCE -g -O1 -Iinclude -Isrc -pthread -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
 	  -o $@ $< $(LIB_SRCS) $(TOOL_SRCS) -lm
 
 hrt.pc: hrt.pc.in include/hrt.h

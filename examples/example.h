@@ -181,7 +181,9 @@ static inline int ex_overdue(void)
 	return 1;
 }
 
-/* One call per hrt_base_dispatch with what it returned (< 0: an error). */
+/* One call per hrt_base_dispatch with what it returned (< 0: an error).
+ * A self-check fails on any error; a real program would retry an arm error
+ * (dispatch again from a short host timer) and stop only on a read error. */
 static inline void ex_dispatched(int idle, ssize_t ret)
 {
 	if (ret < 0)

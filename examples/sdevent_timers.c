@@ -5,7 +5,10 @@
  * SD_EVENT_PRIORITY_IDLE.  sd-event dispatches one source per iteration,
  * highest priority first, so the hrt source runs only once the host's own
  * pending sources have been served; a burst of host work delays timers by
- * at most that burst.  sd-event cannot count pending sources, so the host's
+ * at most that burst.  A host source that stays ready for ever (a socket
+ * that never drains) would starve the timers: such a program should put
+ * the hrt source at SD_EVENT_PRIORITY_NORMAL, where sd-event serves equal
+ * priorities in pending order, and accept a less exact idle.  sd-event cannot count pending sources, so the host's
  * callbacks report themselves (host_ran): if one was dispatched while the
  * hrt source was already pending, this wake-up was contended:
  *

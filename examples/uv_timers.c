@@ -9,6 +9,10 @@
  *     idle = 1  if no other I/O (or host timer) callback ran in it,
  *     idle = 0  otherwise.
  *
+ * (libuv up to 1.44, Debian 12's, runs timers before the check phase; from
+ * 1.45 on they run after it, so a host timer then marks the next
+ * iteration busy instead - still a correct, if later, idle.)
+ *
  * So with the default greedy policy (idle) the extra work of running timers
  * early is done on wake-ups that were for timers only; when the loop is busy
  * with its own I/O, only the timers that are due (the leftmost run) run.

@@ -116,7 +116,8 @@ struct hrt_stats {
  * NULL with errno set (EINVAL, ENOMEM) on failure.  The greedy policy starts
  * from the environment: HRT_GREEDY=off|idle|always (unset/unknown: idle). */
 HRT_EXTERN struct hrt_base *hrt_base_new(clockid_t clock);
-/* Frees the base (and its fds); no other thread may use it any more.
+/* Frees the base (and its fds: take hrt_base_fd out of your event loop
+ * first); no other thread may use it any more.
  * Timers are not touched, and each remembers the base it was last started
  * on: re-initialise (hrt_timer_init) every timer ever started on it,
  * queued or not, before using it again. */
@@ -223,7 +224,10 @@ HRT_EXTERN int hrt_base_fd(struct hrt_base *base);
  * errno: -EINVAL (NULL, or no fd yet: call hrt_base_fd first); a read error
  * of the fd other than EAGAIN (nothing ran); or the error of re-arming it
  * (callbacks may have run, the fd is not armed: call again soon, each call
- * retries).
+ * retries; a host loop needs its own timer for that).  A re-arm that fails
+ * inside a start or cancel is only reported by the next dispatch; the fd
+ * may stay disarmed until then.  timerfd_settime fails in practice only
+ * on a bad fd or ENOMEM.
  * `idle`: nothing else is waiting to run in the host loop this iteration
  * (the article's "CPU idle at the interrupt").  In loops that order their
  * callbacks, run hrt's first and pass whether other work is pending behind
@@ -231,12 +235,17 @@ HRT_EXTERN int hrt_base_fd(struct hrt_base *base);
  * both for libuv, libev, sd-event and epoll.
  */
 HRT_EXTERN ssize_t hrt_base_dispatch(struct hrt_base *base, int idle);
-/* Waits and dispatches (idle = 1) until hrt_base_stop(); returns 0.  A
- * negative errno if the base has no fd (virtual) or epoll fails, or, with
- * the timers still queued, the timerfd_settime error once re-arming the fd
- * has failed for about half a second (it retries, polling meanwhile). */
+/*
+ * Waits and dispatches (idle = 1) until hrt_base_stop(); returns 0.  A
+ * negative errno if the base is virtual or creating its fds fails, if
+ * reading the timerfd or epoll_wait fails, or if re-arming the timerfd
+ * keeps failing for about half a second (it retries, polling meanwhile,
+ * so nothing runs late by more than the poll interval).  Queued timers
+ * stay queued in every case; call it again to go on.
+ */
 HRT_EXTERN int hrt_base_loop(struct hrt_base *base);
-/* Makes hrt_base_loop return; from a callback or any thread. */
+/* Makes hrt_base_loop return; from a callback or any thread.  A stop made
+ * while no loop runs is kept: the next hrt_base_loop returns 0 at once. */
 HRT_EXTERN int hrt_base_stop(struct hrt_base *base);
 
 #ifdef __cplusplus

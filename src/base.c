@@ -541,7 +541,8 @@ HRT_EXTERN size_t hrt_base_run(struct hrt_base *b, hrt_time_t now, int idle)
 		n++;
 	}
 
-	greedy = b->greedy == HRT_GREEDY_ALWAYS || (b->greedy == HRT_GREEDY_IDLE && idle);
+	greedy = __atomic_load_n(&b->greedy, __ATOMIC_RELAXED);    /* set_greedy: no lock */
+	greedy = greedy == HRT_GREEDY_ALWAYS || (greedy == HRT_GREEDY_IDLE && idle);
 	if (greedy) {
 		b->stats.greedy_walks++;
 		for (;;) {

@@ -95,7 +95,9 @@ static int loop_timeout(struct hrt_base *b, unsigned *failures, int *err)
 	base_lock(b);
 	if (b->armed == HRT_ARMED_EXPIRED)
 		base_wakeup_update(b);
-	if (b->armed != HRT_ARMED_EXPIRED) {
+	/* EXPIRED without an arm error: the fd fired and a pass running on
+	 * another thread re-arms at its end (a failure there pokes us). */
+	if (b->armed != HRT_ARMED_EXPIRED || !b->arm_err) {
 		*failures = 0;
 	} else if (++*failures > HRT_LOOP_ARM_RETRIES) {
 		*err = b->arm_err ? b->arm_err : -EIO;
@@ -121,16 +123,20 @@ HRT_EXTERN int hrt_base_loop(struct hrt_base *b)
 	if (err)
 		return err;
 	for (;;) {
-		if (take_stop(b))
+		if (take_stop(b)) {
+			drain_eventfd(b);       /* the stop's wake-up, not the next loop's */
 			return 0;
+		}
 		timeout = loop_timeout(b, &failures, &err);
 		if (err)
 			return err;
 		n = epoll_wait(b->epfd, evs, 2, timeout);
 		if (n < 0) {
-			if (errno == EINTR)
+			if (errno != EINTR)
+				return -errno;
+			if (timeout < 0)
 				continue;
-			return -errno;
+			n = 0;          /* a signal cut a retry wait short: retry now */
 		}
 		fired = n == 0;         /* an arm-retry timeout counts as a wake */
 		for (i = 0; i < n; i++) {

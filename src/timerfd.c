@@ -52,7 +52,16 @@ void hrt__wakeup_arm(struct hrt_base *b, hrt_time_t when)
 	 * so the first failure in a row pokes its eventfd: it wakes, sees the
 	 * failure and retries with its backoff (which further pokes would cut
 	 * short). */
-	if (hrt__timerfd_settime(b->tfd, flags, &its, NULL) == 0) {
+	int r = hrt__timerfd_settime(b->tfd, flags, &its, NULL);
+
+	/* timerfd_settime(2) NOTES: with CANCEL_ON_SET, after a wall-clock
+	 * change not yet read, settime re-arms the timer *and* fails with
+	 * ECANCELED (consuming the notification): that is a successful arm. */
+	if (r < 0 && errno == ECANCELED && (flags & TFD_TIMER_CANCEL_ON_SET)) {
+		b->stats.clock_jumps++;
+		r = 0;
+	}
+	if (r == 0) {
 		b->armed = when;
 		b->arm_err = 0;
 		b->stats.reprograms++;

@@ -91,6 +91,7 @@ static int (*real_settime)(int, int, const struct itimerspec *, struct itimerspe
 static long n_read, n_settime;
 static int read_inject;                 /* errno for the next read, once; 0: none */
 static int settime_fail;                /* errno for every settime; 0: pass through */
+static int settime_ecanceled;           /* next settime: arm, then say ECANCELED */
 static hrt_time_t fail_until;           /* if set: settime_fail only until then (MONOTONIC) */
 static int last_flags;
 static struct itimerspec last_its;
@@ -115,13 +116,20 @@ static int fake_settime(int fd, int flags, const struct itimerspec *nv, struct i
 		errno = settime_fail;
 		return -1;
 	}
+	if (settime_ecanceled && real_settime(fd, flags, nv, ov) == 0) {
+		/* timerfd_settime(2): armed, but a wall-clock change that was
+		 * not read yet is reported (and consumed) as ECANCELED. */
+		settime_ecanceled = 0;
+		errno = ECANCELED;
+		return -1;
+	}
 	return real_settime(fd, flags, nv, ov);
 }
 
 static void install_seams(void)
 {
 	n_read = n_settime = 0;
-	read_inject = settime_fail = 0;
+	read_inject = settime_fail = settime_ecanceled = 0;
 	fail_until = 0;
 	last_flags = -1;
 	memset(&last_its, 0, sizeof(last_its));
@@ -133,7 +141,7 @@ static void restore_seams(void)
 {
 	hrt__timerfd_read = real_read;
 	hrt__timerfd_settime = real_settime;
-	read_inject = settime_fail = 0;
+	read_inject = settime_fail = settime_ecanceled = 0;
 	fail_until = 0;
 }
 
@@ -848,6 +856,134 @@ static void test_loop_transient_failure(void)
 	hrt_base_free(b);
 }
 
+
+/* Regressions from review ---------------------------------------------------- */
+
+struct slow {
+	struct hrt_timer t;
+	int entered, runs;      /* atomic */
+	hrt_time_t sleep;
+	struct hrt_base *stop_after;    /* stop this base after `stop_runs` runs */
+	int stop_runs;
+};
+
+static enum hrt_restart slow_cb(struct hrt_timer *t, hrt_time_t now)
+{
+	struct slow *x = (struct slow *)t;
+	struct timespec ts = { (time_t)(x->sleep / SEC), (long)(x->sleep % SEC) };
+	int runs = __atomic_add_fetch(&x->runs, 1, __ATOMIC_ACQ_REL);
+
+	(void)now;
+	__atomic_store_n(&x->entered, 1, __ATOMIC_RELEASE);
+	if (x->sleep)
+		nanosleep(&ts, NULL);
+	if (x->stop_after && runs >= x->stop_runs) {
+		hrt_base_stop(x->stop_after);
+		return HRT_NORESTART;
+	}
+	return x->stop_after ? HRT_RESTART : HRT_NORESTART;  /* same instant again */
+}
+
+struct runner {
+	struct hrt_base *b;
+	hrt_time_t now;
+};
+
+static void *runner_main(void *arg)
+{
+	struct runner *r = arg;
+
+	hrt_base_run(r->b, r->now, 0);
+	return NULL;
+}
+
+/*
+ * The fd fires while another thread runs a long pass: the loop's dispatch
+ * finds the pass busy and cannot re-arm, and must wait for that pass to
+ * re-arm at its end - not count it as a failed arm and give up (it used to
+ * return -EIO after about half a second, leaving the rest queued).
+ */
+static void test_loop_beside_long_pass(void)
+{
+	struct hrt_base *b = hrt_base_new(CLOCK_MONOTONIC);
+	struct slow a = { .sleep = 800 * MS };
+	struct runner r = { .b = b };
+	struct timespec nap = { 0, 1 * MS };
+	pthread_t th;
+	hrt_time_t now;
+	struct tt y;
+	int rc = 1;
+
+	hrt_timer_init(&a.t, slow_cb);
+	tt_init(&y, CLOCK_MONOTONIC);
+	y.stop = b;
+	CHECK(hrt_base_fd(b) >= 0);
+	now = clk_now(CLOCK_MONOTONIC);
+	hrt_timer_start_range(&a.t, b, now - 1 * MS, 0, HRT_MODE_ABS);   /* fd readable now */
+	hrt_timer_start_range(&y.t, b, now + 30 * MS, 0, HRT_MODE_ABS);
+	r.now = now;
+	CHECK_EQ(pthread_create(&th, NULL, runner_main, &r), 0);
+	while (!__atomic_load_n(&a.entered, __ATOMIC_ACQUIRE))
+		nanosleep(&nap, NULL);
+	/* a's callback sleeps in the runner's pass; now the loop starts. */
+	CHECK(loop_with_deadline(b, 4000, &rc));
+	pthread_join(th, NULL);
+	CHECK_EQ(rc, 0);
+	CHECK_EQ(__atomic_load_n(&a.runs, __ATOMIC_ACQUIRE), 1);
+	CHECK_EQ(y.fired, 1);
+	CHECK_EQ(hrt_base_count(b), 0);
+	hrt_base_free(b);
+}
+
+/* An expiry equal to the "fired" marker the device keeps internally
+ * (-HRT_TIME_MAX) must still be armed (it used to be taken for "armed
+ * already", and the loop gave up with -EIO). */
+static void test_loop_beginning_of_time(void)
+{
+	struct hrt_base *b = hrt_base_new(CLOCK_MONOTONIC);
+	struct slow a = { .stop_runs = 50 };
+	int rc = 1;
+
+	a.stop_after = b;
+	hrt_timer_init(&a.t, slow_cb);
+	CHECK(hrt_base_fd(b) >= 0);
+	CHECK_EQ(hrt_timer_start_range(&a.t, b, -HRT_TIME_MAX, 0, HRT_MODE_ABS), 0);
+	CHECK(loop_with_deadline(b, 3000, &rc));
+	CHECK_EQ(rc, 0);
+	CHECK_EQ(__atomic_load_n(&a.runs, __ATOMIC_ACQUIRE), 50);
+	hrt_base_free(b);
+}
+
+/* settime's ECANCELED (a wall-clock change not read yet) is an arm that
+ * worked: counted as a clock jump and a reprogram, no error, fd armed. */
+static void test_settime_ecanceled(void)
+{
+	struct hrt_base *b = hrt_base_new(CLOCK_REALTIME);
+	struct hrt_stats s;
+	hrt_time_t when;
+	struct tt x;
+	int fd = hrt_base_fd(b);
+
+	CHECK(fd >= 0);
+	tt_init(&x, CLOCK_REALTIME);
+	install_seams();
+	settime_ecanceled = 1;
+	when = clk_now(CLOCK_REALTIME) + 10 * SEC;
+	CHECK_EQ(hrt_timer_start_range(&x.t, b, when, 0, HRT_MODE_ABS), 0);
+	s = stats(b);
+	CHECK_EQ(s.clock_jumps, 1);
+	CHECK_EQ(s.reprograms, 1);
+	CHECK_EQ(n_settime, 1);
+	CHECK(armed_at(fd, CLOCK_REALTIME, when));
+	CHECK_EQ(hrt_base_dispatch(b, 1), 0);   /* not fired: EAGAIN, no error */
+	CHECK_EQ(n_settime, 1);                 /* and nothing to retry */
+	CHECK_EQ(x.fired, 0);
+	hrt_timer_cancel(&x.t);
+	CHECK(disarmed(fd));
+	restore_seams();
+	hrt_base_free(b);
+}
+
 /* A dispatch whose pass ran callbacks but whose re-arm failed returns the
  * arm's error; the callbacks did run, the rest stays queued, and the next
  * dispatch retries. */
@@ -960,6 +1096,9 @@ int main(void)
 		{ "dispatch_arm_error", test_dispatch_arm_error },
 		{ "read_error", test_read_error },
 		{ "no_fd", test_no_fd },
+		{ "loop_beside_long_pass", test_loop_beside_long_pass },
+		{ "loop_beginning_of_time", test_loop_beginning_of_time },
+		{ "settime_ecanceled", test_settime_ecanceled },
 	};
 	int total = 0;
 

@@ -594,6 +594,8 @@ static int perf_header(const char *s, int *cpu, hrt_time_t *t, const char **ev,
 		}
 		if (*q != ':' || q[1] != ' ')
 			continue;
+		if (sec > (INT64_MAX - 999999999) / 1000000000)
+			continue;       /* past 2262 in ns: not a timestamp we can hold */
 		for (; digits < 9; digits++)
 			frac *= 10;
 		p = q + 1;

@@ -1,0 +1,229 @@
+/*
+ * fuzz_fd.c - drives the wake-up device (timerfd.c) from a byte stream:
+ * starts, cancels and passes on two real-clock bases with their fds, and
+ * dispatches whose timerfd read and settime results the input chooses
+ * through the seams (fired, EAGAIN, ECANCELED, EBADF; settime failing).
+ *
+ * The seams never touch a real fd, so the only outside input is the clock.
+ * After every operation the device contract is checked and any break
+ * aborts (the finding):
+ *  - the last successful settime is exactly what next_event asks for:
+ *    disarmed when nothing is queued, otherwise that absolute instant (1 ns
+ *    for instants <= 0), with CANCEL_ON_SET on CLOCK_REALTIME only;
+ *  - unless the last settime failed: then dispatch returns the error, and
+ *    once settime works again a dispatch must have retried;
+ *  - successful settime calls equal stats.reprograms; the tree checks out.
+ */
+#include <errno.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/timerfd.h>
+#include <time.h>
+
+#include "hrt.h"
+
+extern ssize_t (*hrt__timerfd_read)(int fd, void *buf, size_t len);
+extern int (*hrt__timerfd_settime)(int fd, int flags, const struct itimerspec *new_value,
+				   struct itimerspec *old_value);
+
+#define NT 12
+
+struct dev {                    /* what the seams saw for one fd */
+	int fd;
+	int armed;              /* the last successful settime armed it */
+	hrt_time_t at;
+	int flags;
+	uint64_t sets;          /* successful settime calls */
+	int failed;             /* the last settime call failed */
+};
+
+struct ft {
+	struct hrt_timer t;
+	uint8_t plan;
+};
+
+static struct ft timers[NT];
+static struct hrt_base *bases[2];
+static struct dev devs[2];
+static const uint8_t *in;
+static size_t left;
+static int read_result;         /* 0 fired, else the errno to fail with */
+static int settime_fail;        /* errno for the next settime calls, 0: none */
+
+static uint8_t byte(void)
+{
+	if (!left)
+		return 0;
+	left--;
+	return *in++;
+}
+
+static struct dev *dev_of(int fd)
+{
+	for (int i = 0; i < 2; i++)
+		if (devs[i].fd == fd)
+			return &devs[i];
+	abort();                /* the library used an fd it does not own */
+}
+
+static ssize_t fake_read(int fd, void *buf, size_t len)
+{
+	uint64_t one = 1;
+
+	(void)dev_of(fd);
+	if (read_result) {
+		errno = read_result;
+		return -1;
+	}
+	if (len < sizeof(one))
+		abort();
+	memcpy(buf, &one, sizeof(one));
+	return sizeof(one);
+}
+
+static int fake_settime(int fd, int flags, const struct itimerspec *v, struct itimerspec *old)
+{
+	struct dev *d = dev_of(fd);
+
+	(void)old;
+	if (settime_fail) {
+		d->failed = 1;
+		errno = settime_fail;
+		return -1;
+	}
+	d->failed = 0;
+	if (v->it_interval.tv_sec || v->it_interval.tv_nsec || v->it_value.tv_nsec < 0 ||
+	    v->it_value.tv_nsec >= 1000000000 || v->it_value.tv_sec < 0)
+		abort();
+	d->armed = v->it_value.tv_sec || v->it_value.tv_nsec;
+	d->at = (hrt_time_t)v->it_value.tv_sec * 1000000000 + v->it_value.tv_nsec;
+	d->flags = flags;
+	d->sets++;
+	return 0;
+}
+
+static enum hrt_restart cb(struct hrt_timer *t, hrt_time_t now)
+{
+	struct ft *f = (struct ft *)t;
+	struct ft *o = &timers[f->plan % NT];
+
+	switch (f->plan >> 5) {
+	case 1: hrt_timer_start(&o->t, bases[f->plan & 1], 1000, HRT_MODE_REL); break;
+	case 2: hrt_timer_cancel(&o->t); break;
+	case 3: hrt_timer_forward(t, now, 5000); return HRT_RESTART;
+	case 4: hrt_base_stop(hrt_timer_get_base(t)); break;
+	}
+	return HRT_NORESTART;
+}
+
+static void check(int i)
+{
+	struct hrt_base *b = bases[i];
+	struct dev *d = &devs[i];
+	hrt_time_t next = hrt_base_next_event(b);
+	struct hrt_stats st;
+	int rt = hrt_base_get_clock(b) == CLOCK_REALTIME;
+
+	if (hrt_base_check(b))
+		abort();
+	hrt_base_get_stats(b, &st);
+	if (st.reprograms != d->sets)
+		abort();
+	if (d->failed)
+		return;                 /* retried by the next update or dispatch */
+	if (next == HRT_TIME_MAX) {
+		if (d->armed)
+			abort();
+	} else if (!d->armed || d->at != (next > 0 ? next : 1) ||
+		   d->flags != (TFD_TIMER_ABSTIME | (rt ? TFD_TIMER_CANCEL_ON_SET : 0))) {
+		abort();
+	}
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	static const int errs[] = { 0, EAGAIN, ECANCELED, EBADF, EINTR };
+	static const clockid_t clocks[] = { CLOCK_MONOTONIC, CLOCK_REALTIME, CLOCK_BOOTTIME };
+	ssize_t (*real_read)(int, void *, size_t) = hrt__timerfd_read;
+	int (*real_settime)(int, int, const struct itimerspec *, struct itimerspec *) =
+		hrt__timerfd_settime;
+
+	in = data;
+	left = size;
+	read_result = settime_fail = 0;
+	hrt__timerfd_read = fake_read;
+	hrt__timerfd_settime = fake_settime;
+	for (int i = 0; i < 2; i++) {
+		bases[i] = hrt_base_new(clocks[byte() % 3]);
+		if (!bases[i])
+			abort();
+		memset(&devs[i], 0, sizeof(devs[i]));
+		/* Empty, so creating the fd arms nothing (check() verifies). */
+		devs[i].fd = hrt_base_fd(bases[i]);
+		if (devs[i].fd < 0)
+			abort();
+		check(i);
+	}
+	for (int i = 0; i < NT; i++)
+		hrt_timer_init(&timers[i].t, cb);
+	while (left) {
+		uint8_t op = byte(), a = byte(), c = byte();
+		struct ft *f = &timers[a % NT];
+		int bi = (a >> 4) & 1;
+		struct hrt_base *b = bases[bi];
+		hrt_time_t now = hrt_base_now(b);
+		/* Offsets around now: past (runs at once), near, far. */
+		hrt_time_t soft = now + ((hrt_time_t)(int8_t)c << (op >> 5)) * 1000;
+		ssize_t r;
+
+		switch (op & 7) {
+		case 0:
+			f->plan = c;
+			hrt_timer_start_range(&f->t, b, soft, (hrt_time_t)(a >> 5) * 10000, HRT_MODE_ABS);
+			break;
+		case 1:
+			hrt_timer_start(&f->t, b, (hrt_time_t)c * 1000, HRT_MODE_REL);
+			break;
+		case 2:
+			hrt_timer_cancel(&f->t);
+			break;
+		case 3:
+			hrt_timer_try_cancel(&f->t);
+			break;
+		case 4:
+			read_result = errs[c % 5];
+			r = hrt_base_dispatch(b, c & 8);
+			if (read_result == EBADF && r != -EBADF)
+				abort();
+			if (r < 0 && r != -EBADF && r != -settime_fail)
+				abort();
+			/* Unless its read failed, dispatch retries a failed arm. */
+			if (read_result != EBADF && !settime_fail && devs[bi].failed)
+				abort();
+			read_result = 0;
+			break;
+		case 5:
+			hrt_base_run(b, now, c & 1);
+			break;
+		case 6:
+			settime_fail = c & 1 ? (c & 2 ? ENOMEM : EINVAL) : 0;
+			break;
+		case 7:
+			hrt_base_stop(b);
+			break;
+		}
+		check(0);
+		check(1);
+	}
+	settime_fail = 0;
+	for (int i = 0; i < NT; i++)
+		hrt_timer_cancel(&timers[i].t);
+	for (int i = 0; i < 2; i++) {
+		check(i);
+		hrt_base_free(bases[i]);
+	}
+	hrt__timerfd_read = real_read;
+	hrt__timerfd_settime = real_settime;
+	return 0;
+}
