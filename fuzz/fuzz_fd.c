@@ -174,7 +174,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		struct hrt_base *b = bases[bi];
 		hrt_time_t now = hrt_base_now(b);
 		/* Offsets around now: past (runs at once), near, far. */
-		hrt_time_t soft = now + ((hrt_time_t)(int8_t)c << (op >> 5)) * 1000;
+		hrt_time_t soft = now + (hrt_time_t)(int8_t)c * ((hrt_time_t)1000 << (op >> 5));
 		ssize_t r;
 
 		switch (op & 7) {
