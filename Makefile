@@ -144,7 +144,13 @@ $(O)/readme_example: README.md $(LIB_A)
 
 EXAMPLE_TESTS := $(EXAMPLE_SRCS:examples/%.c=$(O)/examples/%)
 
-test check: $(LIB_A) $(LIB_SO) $(HRT_BIN) $(TEST_BINS) $(FUZZ_REPLAY) $(EXAMPLE_TESTS) $(O)/readme_example
+# ... and so must the libuv lines in "Event loops and threads".
+$(O)/readme_uv.o: README.md include/hrt.h
+	@mkdir -p $(dir $@)
+	sed -n '/<!-- uv -->/,/<!-- end -->/p' README.md | sed '/^```/d;/^<!--/d' > $(O)/readme_uv.c
+	$(CC) $(ALL_CFLAGS) -Wno-unused-parameter $$(pkg-config --cflags libuv 2>/dev/null) -c $(O)/readme_uv.c -o $@
+
+test check: $(LIB_A) $(LIB_SO) $(HRT_BIN) $(TEST_BINS) $(FUZZ_REPLAY) $(EXAMPLE_TESTS) $(O)/readme_example $(O)/readme_uv.o
 	O=$(O) HRT=$(HRT_BIN) SAN_FLAGS='$(SAN_FLAGS)' sh tests/run.sh $(TEST_BINS) $(FUZZ_REPLAY) $(EXAMPLE_TESTS) $(O)/readme_example tests/test_install.sh
 
 demo: $(HRT_BIN)
