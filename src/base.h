@@ -94,8 +94,8 @@ static inline void base_wakeup_update(struct hrt_base *b)
 	if (b->tfd >= 0 && !b->in_pass) {
 		hrt_time_t when = hrt__base_next_locked(b);
 
-		if (when < 1)
-			when = 1;       /* as armed; never HRT_ARMED_EXPIRED */
+		if (when < 1)           /* armed as 1 ns (0 disarms a timerfd), so */
+			when = 1;       /* never equal to HRT_ARMED_EXPIRED either */
 		if (when != b->armed)
 			hrt__wakeup_arm(b, when);
 	}

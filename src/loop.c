@@ -100,7 +100,7 @@ static int loop_timeout(struct hrt_base *b, unsigned *failures, int *err)
 	if (b->armed != HRT_ARMED_EXPIRED || !b->arm_err) {
 		*failures = 0;
 	} else if (++*failures > HRT_LOOP_ARM_RETRIES) {
-		*err = b->arm_err ? b->arm_err : -EIO;
+		*err = b->arm_err;
 	} else {
 		timeout = 1 << (*failures < 7 ? *failures - 1 : 6);
 	}

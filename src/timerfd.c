@@ -30,17 +30,15 @@ ssize_t (*hrt__timerfd_read)(int fd, void *buf, size_t len) = read;
 int (*hrt__timerfd_settime)(int fd, int flags, const struct itimerspec *new_value,
 			    struct itimerspec *old_value) = timerfd_settime;
 
-/* Lock held. */
+/* Lock held; when >= 1 (base_wakeup_update clamps: 0 would disarm). */
 void hrt__wakeup_arm(struct hrt_base *b, hrt_time_t when)
 {
 	struct itimerspec its = { { 0, 0 }, { 0, 0 } };
 	int flags = 0;
 
 	if (when != HRT_TIME_MAX) {
-		hrt_time_t t = when > 0 ? when : 1;
-
-		its.it_value.tv_sec = t / 1000000000;
-		its.it_value.tv_nsec = t % 1000000000;
+		its.it_value.tv_sec = when / 1000000000;
+		its.it_value.tv_nsec = when % 1000000000;
 		flags = TFD_TIMER_ABSTIME;
 		/* Nothing to follow while disarmed: no wall-clock wake-ups then. */
 		if (b->clock == CLOCK_REALTIME)
