@@ -121,7 +121,7 @@ $(O)/fuzz/%-replay: fuzz/%.c fuzz/fuzz_main.c $(wildcard fuzz/*.h) $(LIB_A) $(TO
 
 # Per-benchmark extra link flags: BENCH_LDFLAGS_<name>.
 BENCH_LDFLAGS_wakeups = -Wl,--wrap=epoll_wait    # counts the loop's waits
-$(O)/bench/%: bench/%.c $(wildcard bench/*.h) $(LIB_A)
+$(O)/bench/%: bench/%.c $(wildcard bench/*.h tests/*.h) $(LIB_A)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -O2 -o $@ $< $(LIB_A) $(ALL_LDFLAGS) $(BENCH_LDFLAGS_$*) $(HRT_LDLIBS)
 

@@ -3,8 +3,9 @@
  * the virtual-clock engine's count for the same timers, with the system
  * calls each wake-up costs and how late the callbacks run.
  *
- * Workload: N range timers with overlapping ranges - soft expiries t0 +
- * 30 ms + [0, 400 ms), slack drawn from [0, 20 ms], from a fixed seed (one
+ * Workload (tests/wakeups.h, the one test_wakeups.c asserts on): N range
+ * timers with overlapping ranges - soft expiries t0 + 30 ms + [0, 400 ms),
+ * slack drawn from [0, 20 ms], from a fixed seed (one
  * timer set per N, repeated REPS times and used for both policies) - run
  * through hrt_base_loop until the last one has fired (its callback stops
  * the loop; a watchdog thread stops it at a deadline).  Each run takes
@@ -47,7 +48,6 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <math.h>
-#include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -58,11 +58,9 @@
 #include <unistd.h>
 
 #include "hrt.h"
+#include "../tests/wakeups.h"   /* the workload, shared with tests/test_wakeups.c */
 
-#define MS 1000000LL
-#define LEAD (30 * MS)
-#define SPREAD (400 * MS)
-#define MAX_SLACK (20 * MS)
+#define MS WK_MS
 #define GRACE (3000 * MS)       /* past the last hard expiry: the watchdog stops the loop */
 #define MAX_REPS 20
 #define MAX_N 1000000
@@ -106,98 +104,6 @@ static int have_epoll_count(void)
 	return &__real_epoll_wait != NULL;
 }
 
-static uint64_t rng;
-
-static uint64_t rnd(void)
-{
-	rng ^= rng >> 12;
-	rng ^= rng << 25;
-	rng ^= rng >> 27;
-	return rng * 0x2545f4914f6cdd1dull;
-}
-
-static hrt_time_t mono_now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (hrt_time_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
-}
-
-struct bt {
-	struct hrt_timer t;
-	hrt_time_t soft, hard, fired_at;
-	int fired;
-};
-
-static struct bt *timers;
-static hrt_time_t *soft_off, *slack;
-static size_t ntimers, nfired;
-static struct hrt_base *rbase;
-
-static enum hrt_restart bench_cb(struct hrt_timer *t, hrt_time_t now)
-{
-	struct bt *b = (struct bt *)t;
-
-	(void)now;
-	b->fired_at = mono_now();
-	b->fired++;
-	if (++nfired == ntimers)
-		hrt_base_stop(rbase);
-	return HRT_NORESTART;
-}
-
-static enum hrt_restart nop_cb(struct hrt_timer *t, hrt_time_t now)
-{
-	(void)t;
-	(void)now;
-	return HRT_NORESTART;
-}
-
-static uint64_t virtual_passes(enum hrt_greedy policy)
-{
-	struct hrt_timer *vt = calloc(ntimers, sizeof(*vt));
-	struct hrt_base *vb = hrt_base_new(HRT_CLOCK_VIRTUAL);
-	struct hrt_stats st;
-
-	if (!vt || !vb) {
-		fprintf(stderr, "out of memory\n");
-		exit(1);
-	}
-	hrt_base_set_greedy(vb, policy);
-	for (size_t i = 0; i < ntimers; i++) {
-		hrt_timer_init(&vt[i], nop_cb);
-		hrt_timer_start_range(&vt[i], vb, soft_off[i], slack[i], HRT_MODE_ABS);
-	}
-	while (hrt_base_count(vb) > 0)
-		hrt_base_run(vb, hrt_base_next_event(vb), 1);
-	hrt_base_get_stats(vb, &st);
-	hrt_base_free(vb);
-	free(vt);
-	return st.passes;
-}
-
-struct watchdog {
-	hrt_time_t deadline;
-	int done, fired;        /* atomic */
-};
-
-static void *watchdog_main(void *arg)
-{
-	struct watchdog *w = arg;
-	struct timespec nap = { 0, 10 * MS };
-
-	while (!__atomic_load_n(&w->done, __ATOMIC_ACQUIRE)) {
-		if (mono_now() >= w->deadline) {
-			__atomic_store_n(&w->fired, 1, __ATOMIC_RELEASE);
-			hrt_base_stop(rbase);
-			break;
-		}
-		nanosleep(&nap, NULL);
-	}
-	return NULL;
-}
-
 struct run {
 	uint64_t wakeups, passes, reads, settimes, epolls, start_settimes;
 	size_t early, missing, nlate;   /* nlate: lateness figures appended */
@@ -205,64 +111,48 @@ struct run {
 };
 
 /* One run; appends the lateness of every timer that ran to late_soft/late_hard. */
-static struct run run_once(enum hrt_greedy policy, double *late_soft, double *late_hard)
+static struct run run_once(struct wk_set *set, enum hrt_greedy policy, double *late_soft,
+			   double *late_hard)
 {
-	struct watchdog wd = { 0, 0, 0 };
+	struct hrt_base *b = hrt_base_new(CLOCK_MONOTONIC);
 	struct run r;
 	struct hrt_stats st;
 	hrt_time_t t0;
-	pthread_t th;
 
 	memset(&r, 0, sizeof(r));
-	rbase = hrt_base_new(CLOCK_MONOTONIC);
-	if (!rbase || hrt_base_set_greedy(rbase, policy) || hrt_base_fd(rbase) < 0) {
+	if (!b || hrt_base_set_greedy(b, policy) || hrt_base_fd(b) < 0) {
 		fprintf(stderr, "cannot set up a CLOCK_MONOTONIC base\n");
 		exit(1);
 	}
-	nfired = 0;
 	n_read = n_settime = n_epoll = 0;
-	t0 = mono_now();
-	for (size_t i = 0; i < ntimers; i++) {
-		struct bt *b = &timers[i];
-
-		hrt_timer_init(&b->t, bench_cb);
-		b->soft = t0 + soft_off[i];
-		b->hard = b->soft + slack[i];
-		b->fired = 0;
-		hrt_timer_start_range(&b->t, rbase, b->soft, slack[i], HRT_MODE_ABS);
+	t0 = wk_now();
+	if (wk_start(set, b, t0)) {
+		fprintf(stderr, "cannot start the timers\n");
+		exit(1);
 	}
 	r.start_settimes = n_settime;
 	n_read = n_settime = n_epoll = 0;
-	wd.deadline = t0 + LEAD + SPREAD + MAX_SLACK + GRACE;
-	if (pthread_create(&th, NULL, watchdog_main, &wd)) {
-		fprintf(stderr, "pthread_create failed\n");
-		exit(1);
-	}
-	r.rc = hrt_base_loop(rbase);
+	r.rc = wk_loop(b, t0 + WK_LEAD + WK_SPREAD + WK_MAX_SLACK + GRACE, &r.timed_out);
 	r.reads = n_read;
 	r.settimes = n_settime;
 	r.epolls = n_epoll;
-	__atomic_store_n(&wd.done, 1, __ATOMIC_RELEASE);
-	pthread_join(th, NULL);
-	r.timed_out = __atomic_load_n(&wd.fired, __ATOMIC_ACQUIRE);
-	hrt_base_get_stats(rbase, &st);
+	hrt_base_get_stats(b, &st);
 	r.wakeups = st.wakeups;
 	r.passes = st.passes;
-	for (size_t i = 0; i < ntimers; i++) {
-		struct bt *b = &timers[i];
+	for (size_t i = 0; i < set->n; i++) {
+		const struct wk_timer *w = &set->timers[i];
 
-		if (b->fired != 1) {
+		if (w->fired != 1) {
 			r.missing++;
 			continue;
 		}
-		if (b->fired_at < b->soft)
+		if (w->fired_at < w->soft)
 			r.early++;
-		late_soft[r.nlate] = (double)(b->fired_at - b->soft) / 1000.0;
-		late_hard[r.nlate] = (double)(b->fired_at - b->hard) / 1000.0;
+		late_soft[r.nlate] = (double)(w->fired_at - w->soft) / 1000.0;
+		late_hard[r.nlate] = (double)(w->fired_at - w->hard) / 1000.0;
 		r.nlate++;
 	}
-	hrt_base_free(rbase);
-	rbase = NULL;
+	hrt_base_free(b);
 	return r;
 }
 
@@ -313,8 +203,9 @@ static uint64_t median_u64(uint64_t *v, int n, uint64_t *min, uint64_t *max)
 	return v[n / 2];
 }
 
-static struct row measure(size_t n, enum hrt_greedy policy, const char *name, int reps)
+static struct row measure(struct wk_set *set, enum hrt_greedy policy, const char *name, int reps)
 {
+	size_t n = set->n, ran;
 	double *ls = malloc(n * (size_t)reps * sizeof(double));
 	double *lh = malloc(n * (size_t)reps * sizeof(double));
 	uint64_t wk[MAX_REPS], ps[MAX_REPS], ss[MAX_REPS];
@@ -330,9 +221,13 @@ static struct row measure(size_t n, enum hrt_greedy policy, const char *name, in
 	row.n = n;
 	row.policy = name;
 	row.reps = reps;
-	row.vpasses = virtual_passes(policy);
+	row.vpasses = wk_virtual_passes(set, policy, &ran);
+	if (ran != n) {
+		fprintf(stderr, "N=%zu %s: the virtual engine ran %zu timers\n", n, name, ran);
+		row.failed = 1;
+	}
 	for (int k = 0; k < reps; k++) {
-		struct run r = run_once(policy, ls + nl, lh + nl);
+		struct run r = run_once(set, policy, ls + nl, lh + nl);
 
 		if (r.timed_out || r.rc != 0 || r.missing || r.early) {
 			fprintf(stderr, "N=%zu %s rep %d: %s rc=%d, %zu timers not run once, %zu early\n",
@@ -466,43 +361,32 @@ static enum hrt_restart ra_cb(struct hrt_timer *t, hrt_time_t now)
 static int64_t ra_run(enum hrt_greedy policy, int real, hrt_time_t max_slack, uint64_t seed)
 {
 	static struct ra rs[RA_TIMERS];
-	struct watchdog wd = { 0, 0, 0 };
 	struct hrt_base *b = hrt_base_new(real ? CLOCK_MONOTONIC : HRT_CLOCK_VIRTUAL);
 	struct hrt_stats st;
-	pthread_t th;
 	int64_t res;
+	int rc = 0, timed_out = 0;
 
 	if (!b || hrt_base_set_greedy(b, policy) || (real && hrt_base_fd(b) < 0)) {
 		fprintf(stderr, "cannot set up a base\n");
 		exit(1);
 	}
-	rng = seed ? seed : 1;
+	wk_rng = seed ? seed : 1;
 	ra_done = 0;
 	for (size_t i = 0; i < RA_TIMERS; i++) {
-		rs[i].period = 20 * MS + (hrt_time_t)(rnd() % (uint64_t)(20 * MS));
-		rs[i].slack = (hrt_time_t)(rnd() % (uint64_t)(max_slack + 1));
+		rs[i].period = 20 * MS + (hrt_time_t)(wk_rnd() % (uint64_t)(20 * MS));
+		rs[i].slack = (hrt_time_t)(wk_rnd() % (uint64_t)(max_slack + 1));
 		rs[i].left = RA_RUNS;
 		hrt_timer_init(&rs[i].t, ra_cb);
 		hrt_timer_start_range(&rs[i].t, b, rs[i].period, rs[i].slack, HRT_MODE_REL);
 	}
-	if (!real) {
-		while (hrt_base_count(b) > 0)
-			hrt_base_run(b, hrt_base_next_event(b), 1);
-	} else {
-		rbase = b;
-		wd.deadline = mono_now() + RA_RUNS * 50 * MS + GRACE;
-		if (pthread_create(&th, NULL, watchdog_main, &wd)) {
-			fprintf(stderr, "pthread_create failed\n");
-			exit(1);
-		}
-		hrt_base_loop(b);
-		__atomic_store_n(&wd.done, 1, __ATOMIC_RELEASE);
-		pthread_join(th, NULL);
-		rbase = NULL;
-	}
+	if (real)
+		rc = wk_loop(b, wk_now() + RA_RUNS * 50 * MS + GRACE, &timed_out);
+	else
+		wk_drive_virtual(b);
 	hrt_base_get_stats(b, &st);
 	res = real ? (int64_t)st.wakeups : (int64_t)st.passes;
-	if (ra_done != RA_TIMERS || st.expired != (uint64_t)RA_TIMERS * RA_RUNS)
+	if (rc || timed_out || ra_done != RA_TIMERS ||
+	    st.expired != (uint64_t)RA_TIMERS * RA_RUNS)
 		res = -1;
 	hrt_base_free(b);
 	return res;
@@ -562,7 +446,7 @@ int main(int argc, char **argv)
 		enum hrt_greedy policy;
 		const char *name;
 	} policies[2] = { { HRT_GREEDY_OFF, "off" }, { HRT_GREEDY_IDLE, "idle" } };
-	size_t ns[16], nn = 0, maxn = 0;
+	size_t ns[16], nn = 0;
 	uint64_t seed = 0x68727431ull;
 	int csv = 0, reps = 3, failed = 0;
 
@@ -591,16 +475,6 @@ int main(int argc, char **argv)
 		ns[nn++] = 1000;
 		ns[nn++] = 10000;
 	}
-	for (size_t i = 0; i < nn; i++)
-		if (ns[i] > maxn)
-			maxn = ns[i];
-	timers = calloc(maxn, sizeof(*timers));
-	soft_off = calloc(maxn, sizeof(*soft_off));
-	slack = calloc(maxn, sizeof(*slack));
-	if (!timers || !soft_off || !slack) {
-		fprintf(stderr, "out of memory\n");
-		return 1;
-	}
 	real_read = hrt__timerfd_read;
 	real_settime = hrt__timerfd_settime;
 	hrt__timerfd_read = count_read;
@@ -611,16 +485,15 @@ int main(int argc, char **argv)
 	else
 		print_table_header(reps, seed);
 	for (size_t i = 0; i < nn; i++) {
-		ntimers = ns[i];
-		rng = seed ^ (0x9e3779b97f4a7c15ull * (ntimers + 1));
-		if (!rng)
-			rng = 1;
-		for (size_t k = 0; k < ntimers; k++) {
-			soft_off[k] = LEAD + (hrt_time_t)(rnd() % (uint64_t)SPREAD);
-			slack[k] = (hrt_time_t)(rnd() % (uint64_t)(MAX_SLACK + 1));
+		struct wk_set set;
+		uint64_t draw = seed ^ (0x9e3779b97f4a7c15ull * (ns[i] + 1));
+
+		if (wk_set_init(&set, ns[i], draw)) {
+			fprintf(stderr, "out of memory\n");
+			return 1;
 		}
 		for (int p = 0; p < 2; p++) {
-			struct row r = measure(ntimers, policies[p].policy, policies[p].name, reps);
+			struct row r = measure(&set, policies[p].policy, policies[p].name, reps);
 
 			if (csv)
 				print_csv_row(&r, seed);
@@ -629,6 +502,7 @@ int main(int argc, char **argv)
 			fflush(stdout);
 			failed |= r.failed;
 		}
+		wk_set_free(&set);
 	}
 	if (csv)
 		printf("\nworkload,policy,timers,runs_each,max_slack_ms,reps,seed,wakeups_median,"
@@ -639,8 +513,5 @@ int main(int argc, char **argv)
 		printf("\nep: not counted (link with -Wl,--wrap=epoll_wait)\n");
 	hrt__timerfd_read = real_read;
 	hrt__timerfd_settime = real_settime;
-	free(timers);
-	free(soft_off);
-	free(slack);
 	return failed;
 }

@@ -883,6 +883,32 @@ static void do_cancel(struct call *c)
 	c->seen = atomic_load(&x->returned);    /* had the callback returned? */
 }
 
+/*
+ * x's callback is blocked (x->entered, not released): a cancel from another
+ * thread must still be waiting 50 ms later, return only once the callback
+ * has, and dequeue what the callback or another start re-queued (1).
+ * Releases the callback.  Returns 0 if the cancel never returned.  The call
+ * is static: a cancel stuck past the deadline must not point into a dead
+ * stack frame.
+ */
+static int cancel_waits(struct bt *x, const char *what)
+{
+	static struct call c;
+
+	call_spawn(&c, do_cancel, x);
+	sleep_ns(50 * MS);
+	CHECKF(!atomic_load(&c.done), "hrt_timer_cancel returned while the callback ran");
+	atomic_store(&x->release, 1);
+	if (!call_join(&c, 5 * SEC)) {
+		failf(__FILE__, __LINE__, "hrt_timer_cancel never returned");
+		return 0;
+	}
+	CHECKF(c.seen == 1, "cancel returned before the callback did");
+	CHECKF(c.ret == 1, "cancel of %s returned %d", what, c.ret);
+	CHECK(!hrt_timer_is_queued(&x->t));
+	return 1;
+}
+
 /* Far enough that it cannot come due before the cancel below takes it back
  * (once the callback returned, a due re-start may legally run first). */
 static void do_start_far(struct call *c)
@@ -899,7 +925,7 @@ static void test_cancel_waits(void)
 	struct hrt_base *b = hrt_base_new(CLOCK_MONOTONIC);
 	struct loop l;
 	struct bt x;
-	struct call c, s;
+	struct call s;
 	int ok = 1;
 
 	bt_init(&x);
@@ -928,17 +954,9 @@ static void test_cancel_waits(void)
 		CHECK(hrt_timer_is_queued(&x.t));                /* and nothing done */
 
 		/* cancel must wait for the callback, then dequeue the re-start. */
-		call_spawn(&c, do_cancel, &x);
-		sleep_ns(50 * MS);
-		CHECKF(!atomic_load(&c.done), "hrt_timer_cancel returned while the callback ran");
-		atomic_store(&x.release, 1);
-		if (!call_join(&c, 5 * SEC)) {
-			failf(__FILE__, __LINE__, "hrt_timer_cancel never returned");
+		if (!cancel_waits(&x, "the re-started timer")) {
 			ok = 0;
 		} else {
-			CHECKF(c.seen == 1, "cancel returned before the callback did");
-			CHECKF(c.ret == 1, "cancel of the re-started timer returned %d", c.ret);
-			CHECK(!hrt_timer_is_queued(&x.t));
 			CHECK(!hrt_timer_is_running(&x.t));
 			sleep_ns(30 * MS);
 			CHECKF(atomic_load(&x.runs) == 1, "cancelled timer ran (%d runs)",
@@ -988,17 +1006,7 @@ static void test_cancel_waits(void)
 		CHECKF(ok, "timer never fired");
 		if (ok) {
 			runs = atomic_load(&x.runs);
-			call_spawn(&c, do_cancel, &x);
-			sleep_ns(50 * MS);
-			CHECKF(!atomic_load(&c.done), "hrt_timer_cancel returned while the callback ran");
-			atomic_store(&x.release, 1);
-			if (!call_join(&c, 5 * SEC)) {
-				failf(__FILE__, __LINE__, "hrt_timer_cancel never returned");
-			} else {
-				CHECKF(c.seen == 1, "cancel returned before the callback did");
-				CHECKF(c.ret == 1, "cancel of a timer its callback restarted returned %d",
-				       c.ret);
-				CHECK(!hrt_timer_is_queued(&x.t));
+			if (cancel_waits(&x, "a timer its callback restarted")) {
 				CHECK(hrt_base_count(b) == 0);
 				sleep_ns(20 * MS);
 				CHECK(atomic_load(&x.runs) == runs);

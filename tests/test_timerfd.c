@@ -33,32 +33,12 @@
 #include <unistd.h>
 
 #include "hrt.h"
+#include "check.h"
 
 /* The seams (src/timerfd.c). */
 extern ssize_t (*hrt__timerfd_read)(int fd, void *buf, size_t len);
 extern int (*hrt__timerfd_settime)(int fd, int flags, const struct itimerspec *new_value,
 				   struct itimerspec *old_value);
-
-static int failures;
-
-#define CHECK(c)                                                                   \
-	do {                                                                       \
-		if (!(c)) {                                                        \
-			fprintf(stderr, "%s:%d: CHECK failed: %s\n", __FILE__,     \
-				__LINE__, #c);                                     \
-			failures++;                                                \
-		}                                                                  \
-	} while (0)
-
-#define CHECK_EQ(a, b)                                                             \
-	do {                                                                       \
-		long long a_ = (long long)(a), b_ = (long long)(b);                \
-		if (a_ != b_) {                                                    \
-			fprintf(stderr, "%s:%d: CHECK failed: %s == %s (%lld != %lld)\n", \
-				__FILE__, __LINE__, #a, #b, a_, b_);               \
-			failures++;                                                \
-		}                                                                  \
-	} while (0)
 
 #define MS 1000000LL
 #define SEC 1000000000LL
