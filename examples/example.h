@@ -3,7 +3,7 @@
  * examples/<loop>_timers.c shows only how hrt plugs into that loop.
  *
  *  - EX_TIMERS range timers on one CLOCK_MONOTONIC base, each embedded in a
- *    user struct (struct ex_job) and recovered with container_of.  Soft
+ *    user struct (struct ex_job) and recovered with HRT_CONTAINER_OF.  Soft
  *    expiries are spread over 0.3-1.0 s from the start, slack is 0-3 ms, so
  *    the ranges overlap and the greedy walk has timers to merge.
  *  - The host loop's own I/O: a pipe.  A repeating host-loop timer (every
@@ -52,11 +52,6 @@
 		goto out; \
 	} \
 } while (0)
-
-#ifndef container_of
-#define container_of(ptr, type, member) \
-	((type *)((char *)(ptr) - offsetof(type, member)))
-#endif
 
 /* The user's struct; the timer is deliberately not the first member. */
 struct ex_job {
@@ -107,7 +102,7 @@ static inline uint64_t ex_rand(void)        /* xorshift64*, fixed seed */
 
 static enum hrt_restart ex_job_fire(struct hrt_timer *t, hrt_time_t now)
 {
-	struct ex_job *job = container_of(t, struct ex_job, timer);
+	struct ex_job *job = HRT_CONTAINER_OF(t, struct ex_job, timer);
 
 	(void)now;
 	job->fired_at = ex_now();

@@ -75,7 +75,7 @@ static enum hrt_restart job_fire(struct hrt_timer *t, hrt_time_t now)
 /* Runs on the core's thread, inside its loop: the jobs go on this base. */
 static enum hrt_restart setup_fire(struct hrt_timer *t, hrt_time_t now)
 {
-	struct core *c = (struct core *)((char *)t - offsetof(struct core, setup));
+	struct core *c = HRT_CONTAINER_OF(t, struct core, setup);
 	unsigned seed = (unsigned)c->cpu + 1;
 	int i, err;
 

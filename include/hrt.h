@@ -39,6 +39,16 @@ extern "C" {
 #define HRT_VERSION_PATCH 0
 #define HRT_VERSION_STRING "0.1.0"
 
+/* The library's version at run time ("0.1.0"); HRT_VERSION_STRING is the
+ * version of the header compiled against. */
+HRT_EXTERN const char *hrt_version(void);
+
+/* The struct that embeds MEMBER, from a pointer to that member (a timer
+ * handed to its callback, a tree node's timer).  PTR must point into a
+ * TYPE: the result is undefined otherwise. */
+#define HRT_CONTAINER_OF(ptr, type, member) \
+	((type *)(void *)((char *)(ptr) - offsetof(type, member)))
+
 typedef int64_t hrt_time_t;             /* nanoseconds */
 #define HRT_TIME_MAX INT64_MAX          /* "never" */
 

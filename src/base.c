@@ -64,6 +64,11 @@ static int greedy_from_env(void)
 	return HRT_GREEDY_IDLE;
 }
 
+HRT_EXTERN const char *hrt_version(void)
+{
+	return HRT_VERSION_STRING;
+}
+
 HRT_EXTERN struct hrt_base *hrt_base_new(clockid_t clock)
 {
 	struct hrt_base *b;

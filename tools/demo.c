@@ -24,9 +24,6 @@
 extern char **environ;
 
 #define US 1000                 /* ns per microsecond */
-#define container_of(p, type, member) \
-	((type *)(void *)((char *)(p) - offsetof(type, member)))
-
 const char demo_name[DEMO_NT] = { 'A', 'B', 'C', 'D', 'E', 'F', 'G' };
 
 /* The article fixes hard = 10, 20, ... 70 us, A's soft 5 us, B's and D's
@@ -62,9 +59,9 @@ static void snap_fn(const struct hrt_tree_node *n, void *arg)
 	struct demo_tree *tr = arg;
 	struct demo_node *d = &tr->node[tr->n++];
 
-	d->timer = container_of(n->timer, struct demo_timer, t)->idx;
-	d->left = n->left ? container_of(n->left, struct demo_timer, t)->idx : -1;
-	d->right = n->right ? container_of(n->right, struct demo_timer, t)->idx : -1;
+	d->timer = HRT_CONTAINER_OF(n->timer, struct demo_timer, t)->idx;
+	d->left = n->left ? HRT_CONTAINER_OF(n->left, struct demo_timer, t)->idx : -1;
+	d->right = n->right ? HRT_CONTAINER_OF(n->right, struct demo_timer, t)->idx : -1;
 	d->depth = n->depth;
 	d->red = n->red;
 	d->subtree_soft = n->subtree_soft;
@@ -81,7 +78,7 @@ static void snapshot(struct hrt_base *b, struct demo_tree *tr)
 
 static enum hrt_restart demo_cb(struct hrt_timer *t, hrt_time_t now)
 {
-	struct demo_timer *dt = container_of(t, struct demo_timer, t);
+	struct demo_timer *dt = HRT_CONTAINER_OF(t, struct demo_timer, t);
 	struct demo_ctx *c = dt->ctx;
 
 	if (c->nlog < DEMO_NT) {

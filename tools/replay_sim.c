@@ -23,9 +23,6 @@
 
 #include "replay.h"
 
-#define container_of(p, type, member) \
-	((type *)(void *)((char *)(p) - offsetof(type, member)))
-
 const char *const replay_policy_names[RP_NPOL] = { "off", "idle", "always" };
 
 /* Histograms of signed ns: exact below 512, then 8 bits below the leading
@@ -269,7 +266,7 @@ static void on_expire(struct live *l, int p, hrt_time_t now)
 #define POLICY_CB(P) \
 	static enum hrt_restart cb_##P(struct hrt_timer *t, hrt_time_t now) \
 	{ \
-		on_expire(container_of(t, struct live, t[P]), P, now); \
+		on_expire(HRT_CONTAINER_OF(t, struct live, t[P]), P, now); \
 		return HRT_NORESTART; \
 	}
 POLICY_CB(0)
@@ -292,7 +289,7 @@ static void unresolved(struct live *l)
  */
 static enum hrt_restart cb_opt(struct hrt_timer *t, hrt_time_t now)
 {
-	struct live *l = container_of(t, struct live, opt);
+	struct live *l = HRT_CONTAINER_OF(t, struct live, opt);
 	struct rcpu *cs = &l->rp->cpu[l->cpu];
 
 	(void)now;

@@ -30,9 +30,6 @@
 #include "sim.h"
 #include "svg.h"
 
-#define container_of(p, type, member) \
-	((type *)(void *)((char *)(p) - offsetof(type, member)))
-
 struct sim;
 
 struct sim_thread {
@@ -164,7 +161,7 @@ static int find_idle(const struct sim *s, int c)
 
 static enum hrt_restart wake_cb(struct hrt_timer *t, hrt_time_t now)
 {
-	struct sim_thread *th = container_of(t, struct sim_thread, timer);
+	struct sim_thread *th = HRT_CONTAINER_OF(t, struct sim_thread, timer);
 	struct sim *s = th->sim;
 
 	if (now < hrt_timer_get_soft(t))
@@ -179,7 +176,7 @@ static enum hrt_restart wake_cb(struct hrt_timer *t, hrt_time_t now)
 
 static enum hrt_restart bg_cb(struct hrt_timer *t, hrt_time_t now)
 {
-	struct sim_cpu *cpu = container_of(t, struct sim_cpu, bg);
+	struct sim_cpu *cpu = HRT_CONTAINER_OF(t, struct sim_cpu, bg);
 
 	cpu->sim->res->background_runs++;
 	hrt_timer_forward(t, now, cpu->sim->cfg->background);
