@@ -343,7 +343,7 @@ int sim_run(const struct sim_config *c, struct sim_result *r)
 			hrt_base_get_stats(s.cpu[k].base, &st);
 			r->expired_greedy += st.expired_greedy;
 			r->greedy_walks += st.greedy_walks;
-			if (hrt_base_check(s.cpu[k].base))
+			if (hrt_base_check(s.cpu[k].base, NULL, 0))
 				err = -EUCLEAN;
 		}
 		r->migrations = r->wake_migrations + r->steals;
