@@ -71,6 +71,8 @@ static void article_pass(enum hrt_greedy policy, int idle, const char *want)
 	assert_string_equal(ran, want);
 	assert_int_equal(hrt_base_check(b, NULL, 0), 0);
 	assert_int_equal(hrt_base_next_event(b), 30 * US);   /* C */
+	for (int i = 0; i < 7; i++)             /* free refuses queued timers */
+		hrt_timer_cancel(&tm[i].t);
 	assert_int_equal(hrt_base_free(b), 0);
 }
 
@@ -401,6 +403,8 @@ static void test_greedy_log_bound(void **s)
 	assert_true((double)st.nodes_visited <= bound);
 	assert_int_equal(st.expired_greedy, K);
 	assert_int_equal(hrt_base_check(b, NULL, 0), 0);
+	for (int i = 0; i < NT; i++)            /* free refuses queued timers */
+		hrt_timer_cancel(&tm[i]);
 	assert_int_equal(hrt_base_free(b), 0);
 	free(tm);
 }

@@ -292,8 +292,11 @@ static int setup(struct sim *s)
 
 static void teardown(struct sim *s)
 {
+	for (int i = 0; s->th && i < s->cfg->threads; i++)
+		hrt_timer_cancel(&s->th[i].timer);      /* free refuses queued timers */
 	if (s->cpu)
 		for (int k = 0; k < s->cfg->cpus; k++) {
+			hrt_timer_cancel(&s->cpu[k].bg);
 			hrt_base_free(s->cpu[k].base);
 			free(s->cpu[k].rq);
 		}
