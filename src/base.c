@@ -3,7 +3,9 @@
  * (leftmost run, then the greedy walk), stats and introspection.
  *
  * Locking: one mutex per base, taken by every public call and dropped
- * around callbacks.  A timer's state word (owning base | state bits)
+ * around callbacks (forward too: a start from another thread may meet it
+ * in a callback).  A hrt_base_walk_tree callback runs with it held, so
+ * queries of that base skip it (hrt__walking) and changes are refused.  A timer's state word (owning base | state bits)
  * changes only under its base's lock; moving a timer between bases holds
  * both locks, taken in address order.  A callback runs with its timer off
  * the queue; the pass holds no iterator across it and re-evaluates "the
@@ -22,7 +24,7 @@
 static uint64_t pass_counter;
 
 unsigned hrt__fork_gen;
-_Thread_local const struct hrt_base *hrt__walking;
+_Thread_local const struct hrt_base *hrt__walking HRT_TLS_IE;
 static pthread_once_t atfork_once = PTHREAD_ONCE_INIT;
 
 static void atfork_child(void)

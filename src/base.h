@@ -94,7 +94,12 @@ static inline int base_is_forked(const struct hrt_base *b)
 
 /* The base whose hrt_base_walk_tree callback this thread is in (its lock
  * is held), or NULL.  Queries of it skip the lock; changes are refused. */
-extern _Thread_local const struct hrt_base *hrt__walking;
+#if defined(__GNUC__)
+#define HRT_TLS_IE __attribute__((tls_model("initial-exec")))   /* no call in the .so */
+#else
+#define HRT_TLS_IE
+#endif
+extern _Thread_local const struct hrt_base *hrt__walking HRT_TLS_IE;
 
 /* Entry check of the calls that use the fds: -EDEADLK from a
  * hrt_base_walk_tree callback (the lock is held), -ECHILD in a child

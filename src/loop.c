@@ -6,7 +6,8 @@
  * re-arm the timerfd, and the epoll_wait already blocked on it sees the new
  * instant.  Only a failed re-arm writes the eventfd (timerfd.c), so the loop
  * can retry it.  The thread is idle whenever it wakes from waiting, so every
- * dispatch here passes idle = 1 (the IDLE policy walks greedily).
+ * dispatch here passes idle = 1 (the IDLE policy walks greedily).  One
+ * loop per base at a time (they would share the stop and the eventfd).
  */
 #include <errno.h>
 #include <stdint.h>

@@ -15,6 +15,8 @@
  *  4. Dispatch reads the clock after draining the fd, so the pass never
  *     runs at an instant earlier than the expiry that woke it: a late
  *     wake-up can only merge passes, never add one.
+ *  5. Dispatch reads only the fd it made (same device and inode, fstat at
+ *     entry), and nothing in a forked child (the fd is the parent's).
  */
 #include <errno.h>
 #include <stdint.h>
