@@ -32,12 +32,13 @@
  * its own base (-EBUSY), run a pass of its own base (returns 0), or wait
  * (hrt_timer_cancel) for a callback that may itself be waiting for this
  * one - see hrt_timer_cancel.  HRT_RESTART re-queues the timer with the
- * soft and hard expiry it then has (move them with hrt_timer_forward).
+ * soft and hard expiry it then has (move them with hrt_timer_forward);
+ * it is ignored if a start queued the timer meanwhile (that start wins).
  *
  * "Hard" is the engine's promise, not the operating system's: a timer runs
  * by the first pass at or after its hard expiry, and a pass runs when the
  * OS delivers the wake-up.  A late wake-up (scheduling, a loaded or virtual
- * machine: the examples saw up to 2 ms) runs timers late; stats.late and
+ * machine) runs timers late; stats.late and
  * stats.late_max_ns say how often and how late.
  *
  * fork().  A base belongs to the process that made it.  In a child forked
