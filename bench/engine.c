@@ -134,6 +134,8 @@ static void bench_n(size_t n)
 		gr[rep] = (now_ns() - t0) / (double)ran;
 		hrt_base_get_stats(b, &st);
 		nv[rep] = (double)st.nodes_visited / (double)st.expired_greedy;
+		for (size_t i = 0; i < n; i++)  /* free refuses queued timers */
+			hrt_timer_cancel(&tm[i]);
 		hrt_base_free(b);
 	}
 #define ROW(name, v) (r = summarise(v), printf("%-8zu %-24s %9.1f %9.1f %9.1f\n", n, name, r.med, r.min, r.max))

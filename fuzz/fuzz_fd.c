@@ -125,7 +125,7 @@ static void check(int i)
 	struct hrt_stats st;
 	int rt = hrt_base_get_clock(b) == CLOCK_REALTIME;
 
-	if (hrt_base_check(b))
+	if (hrt_base_check(b, NULL, 0))
 		abort();
 	hrt_base_get_stats(b, &st);
 	if (st.reprograms != d->sets)

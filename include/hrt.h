@@ -14,7 +14,38 @@
  *    (hrt_base_fd + hrt_base_dispatch) or from the built-in hrt_base_loop.
  *
  * Errors are negative errno values; the library never prints, aborts or
- * exits.  All times are nanoseconds in one signed 64-bit type.
+ * exits.  All times are nanoseconds in one signed 64-bit type, on the
+ * base's clock.
+ *
+ * Threads.  Every call may be made from any thread unless its comment says
+ * otherwise; a base serialises its callers with one mutex.  Each base has
+ * at most one pass at a time (hrt_base_run, hrt_base_dispatch or the pass
+ * inside hrt_base_loop), run by the thread that called it.
+ *
+ * Callbacks.  A callback runs on the thread running the pass, with no lock
+ * held and its timer off the queue; `now` is the time the pass runs at (the
+ * clock read once by dispatch, or hrt_base_run's argument, capped), which is
+ * >= the timer's soft expiry.  It may: free or re-initialise its own timer
+ * (then return HRT_NORESTART and touch it no more), start, cancel or
+ * forward any timer (its own included: a cancel of itself returns at once),
+ * query or stop any base, and run passes of other bases.  It must not: free
+ * its own base (-EBUSY), run a pass of its own base (returns 0), or wait
+ * (hrt_timer_cancel) for a callback that may itself be waiting for this
+ * one - see hrt_timer_cancel.  HRT_RESTART re-queues the timer with the
+ * soft and hard expiry it then has (move them with hrt_timer_forward);
+ * it is ignored if a start queued the timer meanwhile (that start wins).
+ *
+ * "Hard" is the engine's promise, not the operating system's: a timer runs
+ * by the first pass at or after its hard expiry, and a pass runs when the
+ * OS delivers the wake-up.  A late wake-up (scheduling, a loaded or virtual
+ * machine) runs timers late; stats.late and
+ * stats.late_max_ns say how often and how late.
+ *
+ * fork().  A base belongs to the process that made it.  In a child forked
+ * after hrt_base_new, hrt_base_fd, hrt_base_dispatch, hrt_base_loop and
+ * hrt_base_stop return -ECHILD and starts and cancels never re-arm the
+ * timerfd (it is the parent's, shared); timers and passes (hrt_base_run)
+ * still work there.  A child that wants wake-ups makes its own base.
  */
 #ifndef HRT_H
 #define HRT_H
@@ -118,42 +149,63 @@ struct hrt_stats {
 	uint64_t reprograms;      /* wake-up device re-arms */
 	uint64_t wakeups;         /* hrt_base_dispatch calls (device fired) */
 	uint64_t clock_jumps;     /* CLOCK_REALTIME changes seen (ECANCELED) */
+	uint64_t late;            /* callbacks whose pass ran after their hard expiry */
+	uint64_t late_max_ns;     /* the most any ran after it (pass time - hard) */
 };
 
 /* Bases ------------------------------------------------------------------ */
 
 /* CLOCK_MONOTONIC, CLOCK_BOOTTIME, CLOCK_REALTIME or HRT_CLOCK_VIRTUAL.
  * NULL with errno set (EINVAL, ENOMEM) on failure.  The greedy policy starts
- * from the environment: HRT_GREEDY=off|idle|always (unset/unknown: idle). */
+ * from the environment: HRT_GREEDY=off|idle|always (unset/unknown: idle).
+ * Creates no fd (hrt_base_fd does, on first use). */
 HRT_EXTERN struct hrt_base *hrt_base_new(clockid_t clock);
-/* Frees the base (and its fds: take hrt_base_fd out of your event loop
- * first); no other thread may use it any more.
- * Timers are not touched, and each remembers the base it was last started
- * on: re-initialise (hrt_timer_init) every timer ever started on it,
- * queued or not, before using it again. */
-HRT_EXTERN void hrt_base_free(struct hrt_base *base);
+/*
+ * Frees the base and its fds (take hrt_base_fd out of your event loop
+ * first); 0, also for NULL.  -EBUSY, and nothing freed, while the base
+ * holds queued timers (cancel them first: libuv's uv_loop_close rule),
+ * runs a pass (so from one of its own callbacks, or while another thread
+ * runs one), runs hrt_base_loop, has a cancel waiting, or when called from
+ * a hrt_base_walk_tree callback.  Once it returned 0 no thread may use the
+ * base.  Timers are not touched; each remembers the base it was last
+ * started on: re-initialise (hrt_timer_init) every timer ever started on
+ * it before using it again.
+ */
+HRT_EXTERN int hrt_base_free(struct hrt_base *base);
 
+/* -EINVAL: NULL or an unknown policy.  Takes effect at the next pass. */
 HRT_EXTERN int hrt_base_set_greedy(struct hrt_base *base, enum hrt_greedy policy);
+/* HRT_GREEDY_OFF for NULL. */
 HRT_EXTERN enum hrt_greedy hrt_base_get_greedy(const struct hrt_base *base);
+/* The clock given to hrt_base_new; (clockid_t)-1 for NULL. */
 HRT_EXTERN clockid_t hrt_base_get_clock(const struct hrt_base *base);
 
-/* The base's clock.  A virtual base returns the last time given to
- * hrt_base_set_time or hrt_base_run (0 at start). */
+/* The base's clock now (one clock_gettime; 0 for NULL).  A virtual base
+ * returns the last time given to hrt_base_set_time or hrt_base_run (0 at
+ * start). */
 HRT_EXTERN hrt_time_t hrt_base_now(struct hrt_base *base);
-/* Virtual bases only; -EINVAL otherwise or if time would go backwards. */
+/* Virtual bases only: sets the time without running anything.  -EINVAL:
+ * NULL, not virtual, or time would go backwards; -EDEADLK from a
+ * hrt_base_walk_tree callback. */
 HRT_EXTERN int hrt_base_set_time(struct hrt_base *base, hrt_time_t now);
 
-/* Earliest hard expiry queued: when a wake-up is due.  HRT_TIME_MAX if none. */
-HRT_EXTERN hrt_time_t hrt_base_next_event(const struct hrt_base *base);
-/* Number of queued timers. */
+/* Earliest hard expiry queued: when a wake-up is due.  HRT_TIME_MAX if none
+ * (or NULL).  Not const: after the earliest staged timer was cancelled it
+ * merges the staged timers into the tree to find the next one. */
+HRT_EXTERN hrt_time_t hrt_base_next_event(struct hrt_base *base);
+/* Number of queued timers (0 for NULL).  Read-only, as are get_stats,
+ * get_greedy and get_clock. */
 HRT_EXTERN size_t hrt_base_count(const struct hrt_base *base);
 
 /*
  * One expiry pass, i.e. one timer interrupt at `now`; `idle` says whether the
  * owning thread has nothing else to do (greedy policy IDLE walks only then).
- * Returns the number of callbacks run.  For a virtual base it also advances
- * the time to `now` (never backwards).  Called from inside a callback of the
- * same base, or while another thread runs a pass on it, it returns 0.
+ * Returns the number of callbacks run (0 for NULL).  For a virtual base it
+ * also advances the time to `now` (never backwards).  Called from inside a
+ * callback of the same base, or while another thread runs a pass on it, or
+ * from a hrt_base_walk_tree callback, it returns 0 and runs nothing.  Any
+ * base may be run this way; for a real one, `now` is normally
+ * hrt_base_now() (hrt_base_dispatch does that).
  *
  * `now` is capped at HRT_TIME_MAX - 2, so a timer whose soft expiry is
  * HRT_TIME_MAX - 1 or later never runs.
@@ -166,40 +218,81 @@ HRT_EXTERN size_t hrt_base_count(const struct hrt_base *base);
  */
 HRT_EXTERN size_t hrt_base_run(struct hrt_base *base, hrt_time_t now, int idle);
 
+/* Copies the counters to *out (nothing for NULL arguments). */
 HRT_EXTERN void hrt_base_get_stats(const struct hrt_base *base, struct hrt_stats *out);
+/* Zeroes the counters (not from a hrt_base_walk_tree callback: no-op). */
 HRT_EXTERN void hrt_base_reset_stats(struct hrt_base *base);
 
 /* Timers ----------------------------------------------------------------- */
 
+/*
+ * Makes `timer` a timer that is not queued, with callback fn (NULL: every
+ * start fails until a later init gives one).  It writes the whole struct
+ * and reads none of it, so it works on fresh memory - and therefore cannot
+ * see whether the timer is queued: calling it on a queued timer corrupts
+ * that base (hrt_base_check reports it; a later start may crash).  Rule:
+ * init only a timer that is not queued - never started, cancelled, run
+ * with HRT_NORESTART, or whose base is gone.  To change the callback of a
+ * queued timer, cancel it, init it, start it.
+ */
 HRT_EXTERN void hrt_timer_init(struct hrt_timer *timer, hrt_callback fn);
 /* Soft expiry `soft` (absolute, or relative to hrt_base_now), hard expiry
- * soft + slack (saturating).  Re-queues a queued timer, onto `base` even if
- * it was on another base - except while its callback runs: then it stays on
- * the base running it (so one timer's callbacks never overlap, and a cancel
- * finds the callback to wait for).  Never waits for a callback.  -EINVAL:
- * NULL argument, no callback, slack < 0, unknown mode. */
+ * soft + slack, saturating at the pass cap HRT_TIME_MAX - 2 (a timer that
+ * can run always gets a wake-up, even with a slack of HRT_TIME_MAX; one
+ * whose soft expiry is past the cap never runs and keeps hard as given).
+ * Re-queues a queued timer, onto `base` even if it was on another base -
+ * except while its callback runs: then it stays on the base running it (so
+ * one timer's callbacks never overlap, and a cancel finds the callback to
+ * wait for).  Never waits for a callback; allowed from any thread, also
+ * while the timer's callback runs.  -EINVAL: NULL argument, no callback,
+ * slack < 0, unknown mode; -EDEADLK from a hrt_base_walk_tree callback. */
 HRT_EXTERN int hrt_timer_start_range(struct hrt_timer *timer, struct hrt_base *base,
 				     hrt_time_t soft, hrt_time_t slack, enum hrt_mode mode);
+/* hrt_timer_start_range with slack 0. */
 HRT_EXTERN int hrt_timer_start(struct hrt_timer *timer, struct hrt_base *base,
 			       hrt_time_t expiry, enum hrt_mode mode);
-/* 1 if it was queued, 0 if not.  If its callback is running on another
- * thread, waits until it has returned (not when called from that callback)
- * and then dequeues what it re-queued (HRT_RESTART, or a start made
- * meanwhile): that counts as queued, 1.  A re-start that became due in the
- * meantime may run before the cancel gets the lock; the cancel waits for
- * that callback too (0 if nothing is queued then).  On return the timer is
- * neither queued nor running elsewhere. */
+/*
+ * 1 if it was queued, 0 if not (also for a timer never started), -EINVAL
+ * for NULL, -EDEADLK from a hrt_base_walk_tree callback.  If its callback
+ * is running on another thread, waits until it has returned (not when
+ * called from that callback) and then dequeues what it re-queued
+ * (HRT_RESTART, or a start made meanwhile): that counts as queued, 1.  A
+ * re-start that became due in the meantime may run before the cancel gets
+ * the lock; the cancel waits for that callback too (0 if nothing is queued
+ * then).  On return the timer is neither queued nor running elsewhere.
+ *
+ * Deadlock rule (the kernel's hrtimer_cancel rule): waiting needs the
+ * callback to return, so a callback must not cancel a timer whose callback
+ * may be waiting for it - two callbacks on two bases that cancel each
+ * other's running timer wait for each other for ever.  From a callback,
+ * use hrt_timer_try_cancel for timers of other bases; it never waits.
+ */
 HRT_EXTERN int hrt_timer_cancel(struct hrt_timer *timer);
 /* As hrt_timer_cancel, but -EBUSY (and nothing done) while the callback runs
- * on another thread. */
+ * on another thread: never waits, so it is safe from any callback. */
 HRT_EXTERN int hrt_timer_try_cancel(struct hrt_timer *timer);
-/* Moves soft and hard forward by whole intervals until hard > now; returns
- * the number of intervals.  0 (nothing changed) if hard > now, interval <= 0
- * or the timer is queued.  For a timer that is not queued. */
+/*
+ * Moves soft and hard forward by the least whole number of intervals that
+ * makes hard > now, and returns that number.  0, and nothing changed, if
+ * hard > now already, interval <= 0, the timer is queued, or from a
+ * hrt_base_walk_tree callback.  Checks and updates under the base's lock,
+ * so the README idiom (forward in the callback, return HRT_RESTART) is safe
+ * against a start from another thread: whichever comes second wins, and a
+ * timer that start queued meanwhile is refused, never re-keyed.  A timer
+ * never started has no base to lock: only its owner may touch it.  Exact
+ * for any hard and now (negative ones too); a result past the end of time
+ * saturates as hrt_timer_start_range does: soft at HRT_TIME_MAX, hard at
+ * HRT_TIME_MAX - 2 while soft can still run.  So with now >= HRT_TIME_MAX - 2
+ * hard may stay <= now; the count saturates at UINT64_MAX.
+ */
 HRT_EXTERN uint64_t hrt_timer_forward(struct hrt_timer *timer, hrt_time_t now,
 				      hrt_time_t interval);
+/* 1 if queued (on a base, waiting to run), 0 if not or NULL.  Lock-free: a
+ * snapshot that another thread's start or cancel may change at once. */
 HRT_EXTERN int hrt_timer_is_queued(const struct hrt_timer *timer);
+/* 1 while its callback runs (on any thread), 0 if not or NULL. */
 HRT_EXTERN int hrt_timer_is_running(const struct hrt_timer *timer);
+/* The expiries of the last start or forward (0 if never started or NULL). */
 HRT_EXTERN hrt_time_t hrt_timer_get_soft(const struct hrt_timer *timer);
 HRT_EXTERN hrt_time_t hrt_timer_get_hard(const struct hrt_timer *timer);
 /* The base the timer was last started on (NULL if never). */
@@ -214,24 +307,49 @@ struct hrt_tree_node {
 	int depth;                              /* root = 0 */
 	int red;
 };
-/* Calls fn for every queued timer in the tree in key order.  For display;
- * fn must not modify the base. */
+/*
+ * Calls fn for every queued timer in the tree in key order (staged timers
+ * are merged in first, unless a pass runs: then those it re-queued are not
+ * shown) and returns how many it showed; -EINVAL for NULL arguments.  fn
+ * runs on the calling thread with the base locked.  For display: from fn,
+ * queries of this base (count, next_event, get_stats, is_running, check,
+ * a nested walk of it) are safe and see the base as it is; every call that
+ * changes a base returns -EDEADLK (start, cancel, try_cancel, set_time, fd,
+ * dispatch, loop, stop), -EBUSY (free), 0 (forward, run) or does nothing
+ * (reset_stats); walking another base returns -EDEADLK.  fn must not query
+ * another base that another thread may be walking (each would wait for the
+ * other's lock).
+ */
 HRT_EXTERN int hrt_base_walk_tree(struct hrt_base *base,
 				  void (*fn)(const struct hrt_tree_node *n, void *ctx),
 				  void *ctx);
 /* Verifies every red-black property, parent link, key order, augmented
- * value and cached pointer; 0 or a negative errno (-EUCLEAN) if broken. */
-HRT_EXTERN int hrt_base_check(struct hrt_base *base);
+ * value, state word, the staging list and the cached pointers.  0 if all
+ * hold; -EUCLEAN if one is broken, and then, if why is not NULL and len >
+ * 0, a NUL-terminated reason (cut to len - 1 bytes) in why; -EINVAL for a
+ * NULL base.  Never modifies the base. */
+HRT_EXTERN int hrt_base_check(struct hrt_base *base, char *why, size_t len);
 
 /* Real wake-ups (timerfd.c, loop.c) --------------------------------------- */
 
-/* A non-blocking, close-on-exec timerfd on the base's clock, owned by the
- * base, kept armed at hrt_base_next_event().  -EINVAL for virtual bases. */
+/*
+ * A non-blocking, close-on-exec timerfd on the base's clock, owned by the
+ * base, kept armed at hrt_base_next_event() (created on the first call, the
+ * same fd after).  Poll it for reading; do not read, close or dup2 over it.
+ * -EINVAL: NULL or a virtual base; -ECHILD in a forked child (see fork()
+ * above); -EDEADLK from a walk callback; timerfd_create's error (-EMFILE,
+ * -ENOMEM...).  If the fd is closed behind the library's back and its number
+ * reused, dispatch returns -EBADF rather than reading the new file - unless
+ * that is another eventfd, epoll fd or timerfd (one inode is shared by all
+ * of them), which it cannot tell from its own: do not close it.
+ */
 HRT_EXTERN int hrt_base_fd(struct hrt_base *base);
 /*
  * Call when the fd is readable: drains it, reads the clock once, runs one
  * pass and re-arms.  Returns the number of callbacks run, or a negative
- * errno: -EINVAL (NULL, or no fd yet: call hrt_base_fd first); a read error
+ * errno: -EINVAL (NULL, or no fd yet: call hrt_base_fd first); -ECHILD in
+ * a forked child; -EDEADLK from a walk callback; -EBADF if the fd is not
+ * the one hrt_base_fd made (closed and reused: see there); a read error
  * of the fd other than EAGAIN (nothing ran); or the error of re-arming it
  * (callbacks may have run, the fd is not armed: call again soon, each call
  * retries; a host loop needs its own timer for that).  A re-arm that fails
@@ -246,8 +364,10 @@ HRT_EXTERN int hrt_base_fd(struct hrt_base *base);
  */
 HRT_EXTERN ssize_t hrt_base_dispatch(struct hrt_base *base, int idle);
 /*
- * Waits and dispatches (idle = 1) until hrt_base_stop(); returns 0.  A
- * negative errno if the base is virtual or creating its fds fails, if
+ * Waits and dispatches (idle = 1) until hrt_base_stop(); returns 0.  One
+ * loop per base: a second call while one runs returns -EBUSY at once (it
+ * would share the stop).  -ECHILD in a forked child, -EDEADLK from a walk
+ * callback.  A negative errno if the base is virtual or creating its fds fails, if
  * reading the timerfd or epoll_wait fails, or if re-arming the timerfd
  * keeps failing for about half a second (it retries, polling meanwhile,
  * so nothing runs late by more than the poll interval).  Queued timers
@@ -255,7 +375,10 @@ HRT_EXTERN ssize_t hrt_base_dispatch(struct hrt_base *base, int idle);
  */
 HRT_EXTERN int hrt_base_loop(struct hrt_base *base);
 /* Makes hrt_base_loop return; from a callback or any thread.  A stop made
- * while no loop runs is kept: the next hrt_base_loop returns 0 at once. */
+ * while no loop runs is kept: the next hrt_base_loop returns 0 at once.
+ * 0, -EINVAL for NULL, -ECHILD in a forked child (it would stop the
+ * parent's loop), -EDEADLK from a walk callback, or the eventfd's write
+ * error. */
 HRT_EXTERN int hrt_base_stop(struct hrt_base *base);
 
 #ifdef __cplusplus

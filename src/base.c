@@ -3,7 +3,9 @@
  * (leftmost run, then the greedy walk), stats and introspection.
  *
  * Locking: one mutex per base, taken by every public call and dropped
- * around callbacks.  A timer's state word (owning base | state bits)
+ * around callbacks (forward too: a start from another thread may meet it
+ * in a callback).  A hrt_base_walk_tree callback runs with it held, so
+ * queries of that base skip it (hrt__walking) and changes are refused.  A timer's state word (owning base | state bits)
  * changes only under its base's lock; moving a timer between bases holds
  * both locks, taken in address order.  A callback runs with its timer off
  * the queue; the pass holds no iterator across it and re-evaluates "the
@@ -20,6 +22,38 @@
 /* Pass numbers are unique across bases, so "ran in this pass" needs no
  * base comparison. */
 static uint64_t pass_counter;
+
+unsigned hrt__fork_gen;
+_Thread_local const struct hrt_base *hrt__walking HRT_TLS_IE;
+static pthread_once_t atfork_once = PTHREAD_ONCE_INIT;
+
+static void atfork_child(void)
+{
+	__atomic_add_fetch(&hrt__fork_gen, 1, __ATOMIC_RELAXED);
+}
+
+static void atfork_register(void)
+{
+	/* Failure (ENOMEM) only loses the fork detection. */
+	if (pthread_atfork(NULL, NULL, atfork_child)) {
+	}
+}
+
+/* Locks b for a read-only query, unless this thread holds it already
+ * (a query from b's hrt_base_walk_tree callback).  Returns whether it did. */
+static inline int query_lock(const struct hrt_base *b)
+{
+	if (hrt__walking == b)
+		return 0;
+	base_lock(b);
+	return 1;
+}
+
+static inline void query_unlock(const struct hrt_base *b, int locked)
+{
+	if (locked)
+		base_unlock(b);
+}
 
 static inline uintptr_t tstate(const struct hrt_timer *t)
 {
@@ -43,6 +77,25 @@ static inline hrt_time_t sat_add(hrt_time_t a, hrt_time_t b)
 	if (__builtin_add_overflow(a, b, &r))
 		return b > 0 ? HRT_TIME_MAX : INT64_MIN;
 	return r;
+}
+
+/* A timer that can run (soft <= the pass cap) gets a hard expiry a pass
+ * can reach, so its wake-up is armed: a saturated soft + slack means "as
+ * late as possible", not "never". */
+static inline hrt_time_t cap_hard(hrt_time_t soft, hrt_time_t hard)
+{
+	return soft <= HRT_QUEUE_NOW_MAX && hard > HRT_QUEUE_NOW_MAX ? HRT_QUEUE_NOW_MAX : hard;
+}
+
+/* v + n * interval, saturated at HRT_TIME_MAX; interval > 0.  Unsigned,
+ * so a negative v cannot overflow the subtraction. */
+static hrt_time_t add_intervals(hrt_time_t v, uint64_t n, hrt_time_t interval)
+{
+	uint64_t room = (uint64_t)HRT_TIME_MAX - (uint64_t)v;  /* exact: v <= MAX */
+
+	if (n > room / (uint64_t)interval)
+		return HRT_TIME_MAX;
+	return (hrt_time_t)((uint64_t)v + n * (uint64_t)interval);
 }
 
 hrt_time_t hrt__clock_now(clockid_t clock)
@@ -78,6 +131,7 @@ HRT_EXTERN struct hrt_base *hrt_base_new(clockid_t clock)
 		errno = EINVAL;
 		return NULL;
 	}
+	pthread_once(&atfork_once, atfork_register);
 	b = aligned_alloc(64, sizeof(*b));
 	if (!b) {
 		errno = ENOMEM;
@@ -96,6 +150,7 @@ HRT_EXTERN struct hrt_base *hrt_base_new(clockid_t clock)
 	b->greedy = greedy_from_env();
 	b->tfd = b->epfd = b->efd = -1;
 	b->armed = HRT_TIME_MAX;
+	b->fork_gen = __atomic_load_n(&hrt__fork_gen, __ATOMIC_RELAXED);
 	return b;
 
 out_mutex:
@@ -106,14 +161,27 @@ out_free:
 	return NULL;
 }
 
-HRT_EXTERN void hrt_base_free(struct hrt_base *b)
+HRT_EXTERN int hrt_base_free(struct hrt_base *b)
 {
+	int busy;
+
 	if (!b)
-		return;
+		return 0;
+	if (hrt__walking)
+		return -EBUSY;
+	base_lock(b);
+	/* Queued timers, a pass (a callback of this base, or another thread's
+	 * pass), a loop or a waiting cancel: freeing would leave them dangling. */
+	busy = b->queue.count || b->pend.count || b->staged_count || b->in_pass ||
+	       b->looping || b->waiters;
+	base_unlock(b);
+	if (busy)
+		return -EBUSY;
 	hrt__wakeup_close(b);
 	pthread_cond_destroy(&b->done);
 	pthread_mutex_destroy(&b->lock);
 	free(b);
+	return 0;
 }
 
 HRT_EXTERN int hrt_base_set_greedy(struct hrt_base *b, enum hrt_greedy policy)
@@ -151,6 +219,8 @@ HRT_EXTERN int hrt_base_set_time(struct hrt_base *b, hrt_time_t now)
 
 	if (!b || !base_is_virtual(b))
 		return -EINVAL;
+	if (hrt__walking)
+		return -EDEADLK;
 	base_lock(b);
 	if (now < b->vnow)
 		ret = -EINVAL;
@@ -353,9 +423,11 @@ HRT_EXTERN int hrt_timer_start_range(struct hrt_timer *t, struct hrt_base *nb,
 	if (!t || !nb || !t->hrt__fn || slack < 0 ||
 	    (mode != HRT_MODE_ABS && mode != HRT_MODE_REL))
 		return -EINVAL;
+	if (hrt__walking)
+		return -EDEADLK;
 	if (mode == HRT_MODE_REL)
 		soft = sat_add(hrt_base_now(nb), soft);
-	hard = sat_add(soft, slack);
+	hard = cap_hard(soft, sat_add(soft, slack));
 
 	ob = lock_for_start(t, nb, &s);
 	/* A timer whose callback is running stays on its base (cancel must
@@ -390,6 +462,8 @@ static int cancel(struct hrt_timer *t, int wait)
 
 	if (!t)
 		return -EINVAL;
+	if (hrt__walking)
+		return -EDEADLK;
 	b = lock_timer_base(t, &s);
 	if (!b)
 		return 0;
@@ -429,21 +503,37 @@ HRT_EXTERN int hrt_timer_try_cancel(struct hrt_timer *t)
 	return cancel(t, 0);
 }
 
+/*
+ * Under the base lock, so that a start from another thread (allowed while
+ * the callback runs) cannot queue the timer between the "not queued" test
+ * and the update: either forward sees it queued and refuses, or the start
+ * overwrites what forward wrote.  A timer never started has no lock: its
+ * owner is the only thread that can know it.
+ */
 HRT_EXTERN uint64_t hrt_timer_forward(struct hrt_timer *t, hrt_time_t now, hrt_time_t interval)
 {
-	uint64_t n, diff;
-	hrt_time_t delta;
+	struct hrt_base *b;
+	hrt_time_t soft, hard;
+	uint64_t n = 0, q;
+	uintptr_t s;
 
-	if (!t || interval <= 0 || (tstate(t) & HRT_ST_QUEUED) || t->hrt__hard > now)
+	if (!t || interval <= 0 || hrt__walking)
 		return 0;
-	diff = (uint64_t)now - (uint64_t)t->hrt__hard;  /* now >= hard: no overflow */
-	n = diff / (uint64_t)interval + 1;
-	if (n > (uint64_t)(HRT_TIME_MAX / interval))
-		delta = HRT_TIME_MAX;
-	else
-		delta = (hrt_time_t)n * interval;
-	__atomic_store_n(&t->hrt__soft, sat_add(t->hrt__soft, delta), __ATOMIC_RELAXED);
-	__atomic_store_n(&t->hrt__hard, sat_add(t->hrt__hard, delta), __ATOMIC_RELAXED);
+	b = lock_timer_base(t, &s);
+	if (!b)
+		s = tstate(t);
+	soft = __atomic_load_n(&t->hrt__soft, __ATOMIC_RELAXED);
+	hard = __atomic_load_n(&t->hrt__hard, __ATOMIC_RELAXED);
+	if (!(s & HRT_ST_QUEUED) && hard <= now) {
+		q = ((uint64_t)now - (uint64_t)hard) / (uint64_t)interval;  /* exact: now >= hard */
+		n = q == UINT64_MAX ? q : q + 1;
+		soft = add_intervals(soft, n, interval);
+		hard = cap_hard(soft, add_intervals(hard, n, interval));
+		__atomic_store_n(&t->hrt__soft, soft, __ATOMIC_RELAXED);
+		__atomic_store_n(&t->hrt__hard, hard, __ATOMIC_RELAXED);
+	}
+	if (b)
+		base_unlock(b);
 	return n;
 }
 
@@ -458,7 +548,12 @@ HRT_EXTERN int hrt_timer_is_running(const struct hrt_timer *t)
 	uintptr_t s;
 	int r;
 
-	if (!t || !(b = lock_timer_base(t, &s)))
+	if (!t)
+		return 0;
+	b = st_base(tstate(t));
+	if (b && b == hrt__walking)     /* its lock is ours: t cannot move */
+		return b->running == t;
+	if (!(b = lock_timer_base(t, &s)))
 		return 0;
 	r = b->running == t;
 	base_unlock(b);
@@ -492,6 +587,13 @@ static void run_one(struct hrt_base *b, struct hrt_timer *t, hrt_time_t now)
 	t->hrt__off.hrt__ran_pass = b->pass_id;
 	b->running = t;
 	b->stats.expired++;
+	if (now > t->hrt__hard) {       /* the pass came after the promise */
+		uint64_t late = (uint64_t)now - (uint64_t)t->hrt__hard;
+
+		b->stats.late++;
+		if (late > b->stats.late_max_ns)
+			b->stats.late_max_ns = late;
+	}
 	base_unlock(b);
 	r = fn(t, now);
 	base_lock(b);
@@ -517,7 +619,7 @@ HRT_EXTERN size_t hrt_base_run(struct hrt_base *b, hrt_time_t now, int idle)
 	size_t n = 0;
 	int greedy;
 
-	if (!b)
+	if (!b || hrt__walking)
 		return 0;
 	if (now > HRT_QUEUE_NOW_MAX)    /* soft expiries from here on mean never */
 		now = HRT_QUEUE_NOW_MAX;
@@ -575,43 +677,48 @@ HRT_EXTERN size_t hrt_base_run(struct hrt_base *b, hrt_time_t now, int idle)
 	return n;
 }
 
-HRT_EXTERN hrt_time_t hrt_base_next_event(const struct hrt_base *cb)
+/* Not const: when the least staged expiry left (cancelled), finding the
+ * new one merges the staging list into the tree. */
+HRT_EXTERN hrt_time_t hrt_base_next_event(struct hrt_base *b)
 {
-	struct hrt_base *b = (struct hrt_base *)cb;    /* may flush: logically const */
 	hrt_time_t next;
+	int locked;
 
 	if (!b)
 		return HRT_TIME_MAX;
-	base_lock(b);
-	next = hrt__base_next_locked(b);
-	base_unlock(b);
+	locked = query_lock(b);
+	next = hrt__base_next_locked(b);        /* walking: nothing staged */
+	query_unlock(b, locked);
 	return next;
 }
 
 HRT_EXTERN size_t hrt_base_count(const struct hrt_base *b)
 {
 	size_t n;
+	int locked;
 
 	if (!b)
 		return 0;
-	base_lock(b);
+	locked = query_lock(b);
 	n = b->queue.count + b->pend.count + b->staged_count;
-	base_unlock(b);
+	query_unlock(b, locked);
 	return n;
 }
 
 HRT_EXTERN void hrt_base_get_stats(const struct hrt_base *b, struct hrt_stats *out)
 {
+	int locked;
+
 	if (!b || !out)
 		return;
-	base_lock(b);
+	locked = query_lock(b);
 	*out = b->stats;
-	base_unlock(b);
+	query_unlock(b, locked);
 }
 
 HRT_EXTERN void hrt_base_reset_stats(struct hrt_base *b)
 {
-	if (!b)
+	if (!b || hrt__walking)
 		return;
 	base_lock(b);
 	memset(&b->stats, 0, sizeof(b->stats));
@@ -641,16 +748,25 @@ static void walk(const struct hrt_rb_node *n, int depth,
 HRT_EXTERN int hrt_base_walk_tree(struct hrt_base *b,
 				  void (*fn)(const struct hrt_tree_node *n, void *ctx), void *ctx)
 {
+	const struct hrt_base *outer = hrt__walking;
 	size_t n;
 
 	if (!b || !fn)
 		return -EINVAL;
-	base_lock(b);
-	if (!b->in_pass)
-		flush_staged(b);        /* show every queued timer in the tree */
+	if (outer && outer != b)        /* b's lock after outer's: may deadlock */
+		return -EDEADLK;
+	if (!outer) {
+		base_lock(b);
+		if (!b->in_pass)
+			flush_staged(b);        /* show every queued timer in the tree */
+		hrt__walking = b;
+	}
 	walk(b->queue.root.node, 0, fn, ctx);
 	n = b->queue.count;
-	base_unlock(b);
+	if (!outer) {
+		hrt__walking = NULL;
+		base_unlock(b);
+	}
 	return n > (size_t)INT32_MAX ? INT32_MAX : (int)n;
 }
 
@@ -681,8 +797,11 @@ static const char *check_locked(const struct hrt_base *b)
 		hrt_time_t min = HRT_TIME_MAX;
 
 		for (l = b->staged.hrt__next; l != &b->staged; prev = l, l = l->hrt__next) {
-			const struct hrt_timer *t = link_timer((struct hrt_list_node *)l);
+			const struct hrt_timer *t;
 
+			if (!l)         /* e.g. a staged timer re-initialised */
+				return "staging list broken";
+			t = link_timer((struct hrt_list_node *)l);
 			if (l->hrt__prev != prev)
 				return "staging list back link wrong";
 			if (tstate(t) != ((uintptr_t)b | HRT_ST_QUEUED | HRT_ST_STAGED))
@@ -702,19 +821,23 @@ static const char *check_locked(const struct hrt_base *b)
 	return NULL;
 }
 
-const char *hrt__base_check_why(struct hrt_base *b)
+HRT_EXTERN int hrt_base_check(struct hrt_base *b, char *why, size_t len)
 {
-	const char *why;
+	const char *w;
+	int locked;
 
-	base_lock(b);
-	why = check_locked(b);
-	base_unlock(b);
-	return why;
-}
-
-HRT_EXTERN int hrt_base_check(struct hrt_base *b)
-{
 	if (!b)
 		return -EINVAL;
-	return hrt__base_check_why(b) ? -EUCLEAN : 0;
+	locked = query_lock(b);
+	w = check_locked(b);
+	query_unlock(b, locked);
+	if (!w)
+		return 0;
+	if (why && len) {
+		size_t n = strlen(w) < len - 1 ? strlen(w) : len - 1;
+
+		memcpy(why, w, n);
+		why[n] = '\0';
+	}
+	return -EUCLEAN;
 }

@@ -7,6 +7,7 @@
 #ifndef HRT_BASE_H
 #define HRT_BASE_H
 
+#include <errno.h>
 #include <pthread.h>
 #include <sys/types.h>
 #include "queue.h"
@@ -56,6 +57,10 @@ struct hrt_base {
 	/* Wake-up device (timerfd.c, loop.c); -1 when not created. */
 	int tfd, epfd, efd;
 	int stop;
+	int looping;                    /* an hrt_base_loop runs (a second: -EBUSY) */
+	unsigned fork_gen;              /* hrt__fork_gen when made (fork: -ECHILD) */
+	dev_t tfd_dev;                  /* tfd's identity, checked at dispatch */
+	ino_t tfd_ino;
 	hrt_time_t armed;               /* what tfd is armed for; MAX: disarmed */
 	int arm_err;                    /* last arm: 0 or -errno (armed EXPIRED) */
 } __attribute__((aligned(64)));
@@ -78,6 +83,34 @@ static inline int base_is_virtual(const struct hrt_base *b)
 	return b->clock == HRT_CLOCK_VIRTUAL;
 }
 
+/* Bumped in the child of every fork() (pthread_atfork): a base whose
+ * fork_gen differs was made by an ancestor and shares its timerfd. */
+extern unsigned hrt__fork_gen;
+
+static inline int base_is_forked(const struct hrt_base *b)
+{
+	return b->fork_gen != __atomic_load_n(&hrt__fork_gen, __ATOMIC_RELAXED);
+}
+
+/* The base whose hrt_base_walk_tree callback this thread is in (its lock
+ * is held), or NULL.  Queries of it skip the lock; changes are refused. */
+#if defined(__GNUC__)
+#define HRT_TLS_IE __attribute__((tls_model("initial-exec")))   /* no call in the .so */
+#else
+#define HRT_TLS_IE
+#endif
+extern _Thread_local const struct hrt_base *hrt__walking HRT_TLS_IE;
+
+/* Entry check of the calls that use the fds: -EDEADLK from a
+ * hrt_base_walk_tree callback (the lock is held), -ECHILD in a child
+ * forked after the base was made (the fds are the parent's). */
+static inline int base_fd_entry(const struct hrt_base *b)
+{
+	if (hrt__walking)
+		return -EDEADLK;
+	return base_is_forked(b) ? -ECHILD : 0;
+}
+
 /* Lock held.  Earliest hard expiry, pending and staged timers included. */
 hrt_time_t hrt__base_next_locked(struct hrt_base *b);
 
@@ -91,7 +124,8 @@ ssize_t hrt__dispatch(struct hrt_base *b, int idle, int *read_err);
  * re-arms once at its end, so nothing is done while it runs. */
 static inline void base_wakeup_update(struct hrt_base *b)
 {
-	if (b->tfd >= 0 && !b->in_pass) {
+	/* In a forked child the fd is the parent's: never touch it. */
+	if (b->tfd >= 0 && !b->in_pass && !base_is_forked(b)) {
 		hrt_time_t when = hrt__base_next_locked(b);
 
 		if (when < 1)           /* armed as 1 ns (0 disarms a timerfd), so */

@@ -6,7 +6,8 @@
  * re-arm the timerfd, and the epoll_wait already blocked on it sees the new
  * instant.  Only a failed re-arm writes the eventfd (timerfd.c), so the loop
  * can retry it.  The thread is idle whenever it wakes from waiting, so every
- * dispatch here passes idle = 1 (the IDLE policy walks greedily).
+ * dispatch here passes idle = 1 (the IDLE policy walks greedily).  One
+ * loop per base at a time (they would share the stop and the eventfd).
  */
 #include <errno.h>
 #include <stdint.h>
@@ -108,14 +109,12 @@ static int loop_timeout(struct hrt_base *b, unsigned *failures, int *err)
 	return timeout;
 }
 
-HRT_EXTERN int hrt_base_loop(struct hrt_base *b)
+static int loop_run(struct hrt_base *b)
 {
 	struct epoll_event evs[2];
 	unsigned failures = 0;
 	int tfd, err, n, i, timeout, fired;
 
-	if (!b)
-		return -EINVAL;
 	tfd = hrt_base_fd(b);
 	if (tfd < 0)
 		return tfd;
@@ -154,6 +153,28 @@ HRT_EXTERN int hrt_base_loop(struct hrt_base *b)
 	}
 }
 
+/* One loop per base: a second would share the stop and the eventfd. */
+HRT_EXTERN int hrt_base_loop(struct hrt_base *b)
+{
+	int err, busy;
+
+	if (!b)
+		return -EINVAL;
+	if ((err = base_fd_entry(b)))
+		return err;
+	base_lock(b);
+	busy = b->looping;
+	b->looping = 1;
+	base_unlock(b);
+	if (busy)
+		return -EBUSY;
+	err = loop_run(b);
+	base_lock(b);
+	b->looping = 0;
+	base_unlock(b);
+	return err;
+}
+
 HRT_EXTERN int hrt_base_stop(struct hrt_base *b)
 {
 	uint64_t one = 1;
@@ -161,6 +182,8 @@ HRT_EXTERN int hrt_base_stop(struct hrt_base *b)
 
 	if (!b)
 		return -EINVAL;
+	if ((err = base_fd_entry(b)))   /* a child's stop would end the parent's loop */
+		return err;
 	base_lock(b);
 	b->stop = 1;
 	if (b->efd >= 0 && write(b->efd, &one, sizeof(one)) < 0 && errno != EAGAIN)

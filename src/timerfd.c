@@ -15,9 +15,12 @@
  *  4. Dispatch reads the clock after draining the fd, so the pass never
  *     runs at an instant earlier than the expiry that woke it: a late
  *     wake-up can only merge passes, never add one.
+ *  5. Dispatch reads only the fd it made (same device and inode, fstat at
+ *     entry), and nothing in a forked child (the fd is the parent's).
  */
 #include <errno.h>
 #include <stdint.h>
+#include <sys/stat.h>
 #include <sys/timerfd.h>
 #include <unistd.h>
 
@@ -90,17 +93,26 @@ HRT_EXTERN int hrt_base_fd(struct hrt_base *b)
 {
 	int fd;
 
+	struct stat st;
+
 	if (!b || base_is_virtual(b))
 		return -EINVAL;
+	if ((fd = base_fd_entry(b)))
+		return fd;
 	base_lock(b);
 	if (b->tfd < 0) {
 		fd = timerfd_create(b->clock, TFD_NONBLOCK | TFD_CLOEXEC);
-		if (fd < 0) {
-			fd = -errno;
+		if (fd < 0 || fstat(fd, &st) < 0) {
+			int err = -errno;
+
+			if (fd >= 0)
+				close(fd);
 			base_unlock(b);
-			return fd;
+			return err;
 		}
 		b->tfd = fd;
+		b->tfd_dev = st.st_dev;
+		b->tfd_ino = st.st_ino;
 		b->armed = HRT_TIME_MAX;        /* a new timerfd is disarmed */
 		base_wakeup_update(b);
 	}
@@ -119,6 +131,7 @@ HRT_EXTERN int hrt_base_fd(struct hrt_base *b)
  */
 ssize_t hrt__dispatch(struct hrt_base *b, int idle, int *read_err)
 {
+	struct stat st;
 	uint64_t ticks;
 	hrt_time_t now;
 	size_t n = 0;
@@ -126,11 +139,20 @@ ssize_t hrt__dispatch(struct hrt_base *b, int idle, int *read_err)
 	int fd, err, due;
 
 	*read_err = 0;
+	if ((err = base_fd_entry(b)))
+		return err;
 	base_lock(b);
 	fd = b->tfd;
 	base_unlock(b);
 	if (fd < 0)
 		return -EINVAL;
+	/* A number closed behind our back and reused by the caller: never read
+	 * (or block on) their file.  Catches every file but another anonymous
+	 * inode (eventfd, epoll, another timerfd), which share one inode. */
+	if (fstat(fd, &st) < 0 || st.st_dev != b->tfd_dev || st.st_ino != b->tfd_ino) {
+		*read_err = -EBADF;
+		return -EBADF;
+	}
 	r = hrt__timerfd_read(fd, &ticks, sizeof(ticks));
 	err = r < 0 ? errno : 0;
 	if (r < 0 && err != EAGAIN && err != EINTR && err != ECANCELED) {

@@ -687,7 +687,7 @@ static void test_stress(void)
 		for (int i = 0; i < 2; i++) {
 			struct hrt_stats s;
 
-			CHECKF(hrt_base_check(B[i]) == 0, "base %d inconsistent during the run", i);
+			CHECKF(hrt_base_check(B[i], NULL, 0) == 0, "base %d inconsistent during the run", i);
 			(void)hrt_base_count(B[i]);
 			(void)hrt_base_next_event(B[i]);
 			hrt_base_get_stats(B[i], &s);
@@ -774,7 +774,7 @@ static void test_stress(void)
 	total_cancel_hits = sum.cancel_hits + sum.pcancel_hits + sum.ccancel_hits;
 	total_starts = sum.starts + NP + sum.cstarts;
 	for (int i = 0; i < 2; i++) {
-		CHECKF(hrt_base_check(B[i]) == 0, "base %d inconsistent at the end", i);
+		CHECKF(hrt_base_check(B[i], NULL, 0) == 0, "base %d inconsistent at the end", i);
 		CHECKF(hrt_base_count(B[i]) == 0, "base %d: %zu timers left", i, hrt_base_count(B[i]));
 		CHECK(hrt_base_next_event(B[i]) == HRT_TIME_MAX);
 		hrt_base_get_stats(B[i], &st[i]);
@@ -816,8 +816,8 @@ static void test_stress(void)
 	       ", greedy runs %" PRIu64 "+%" PRIu64 ", reprograms %" PRIu64 "+%" PRIu64 "\n",
 	       st[0].passes, st[1].passes, st[0].wakeups, st[1].wakeups, st[0].expired_greedy,
 	       st[1].expired_greedy, st[0].reprograms, st[1].reprograms);
-	hrt_base_free(B[0]);
-	hrt_base_free(B[1]);
+	CHECK(hrt_base_free(B[0]) == 0);
+	CHECK(hrt_base_free(B[1]) == 0);
 	free(M);
 }
 
@@ -1015,7 +1015,7 @@ static void test_cancel_waits(void)
 	}
 	atomic_store(&x.release, 1);
 	if (loop_finish(&l, 1))
-		hrt_base_free(b);
+		CHECK(hrt_base_free(b) == 0);
 }
 
 /* Callbacks that cancel: themselves, another timer of their base, a timer
@@ -1181,8 +1181,8 @@ static void test_cancel_in_callback(void)
 	}
 	atomic_store(&blk.release, 1);
 	if (loop_finish(&la, 1) & loop_finish(&lb, 1)) {
-		hrt_base_free(a);
-		hrt_base_free(b);
+		CHECK(hrt_base_free(a) == 0);
+		CHECK(hrt_base_free(b) == 0);
 	}
 }
 
@@ -1310,8 +1310,8 @@ static void test_wakeups(void)
 	if (tries == 3)
 		printf("wakeups: the cancel-earliest case was preempted 3 times, not checked\n");
 	if (loop_finish(&la, 1) & loop_finish(&lb, 1)) {
-		hrt_base_free(a);
-		hrt_base_free(b);
+		CHECK(hrt_base_free(a) == 0);
+		CHECK(hrt_base_free(b) == 0);
 	}
 }
 
@@ -1373,8 +1373,8 @@ static void test_stop(void)
 	if (!loop_finish(&l, 0))
 		return;
 	CHECK(atomic_load(&blk.runs) == 1);
-	hrt_base_free(b);
-	hrt_base_free(c);
+	CHECK(hrt_base_free(b) == 0);
+	CHECK(hrt_base_free(c) == 0);
 }
 
 int main(int argc, char **argv)

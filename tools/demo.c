@@ -227,9 +227,11 @@ static int run_scenario(struct demo_result *r, const struct demo_scenario *sc, i
 		t = hrt_base_next_event(c->base);
 	}
 	memcpy(w->ran_at, c->ran_at, sizeof(w->ran_at));
-	if (hrt_base_check(c->base) || hrt_base_count(c->base))
+	if (hrt_base_check(c->base, NULL, 0) || hrt_base_count(c->base))
 		err = -EUCLEAN;
 out_base:
+	for (int i = 0; i < DEMO_NT; i++)       /* free refuses queued timers */
+		hrt_timer_cancel(&c->tm[i].t);
 	hrt_base_free(c->base);
 out_free:
 	free(c);

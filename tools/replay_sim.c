@@ -596,7 +596,15 @@ static void finish(struct replay *rp)
 
 static void cleanup(struct replay *rp)
 {
-	/* Bases first: they drop queued timers without touching them. */
+	/* A base with queued timers is not freed (-EBUSY): cancel them first. */
+	for (size_t i = 0; i < rp->live.cap; i++) {
+		struct live *l = rp->live.vals[i];
+
+		for (int p = 0; l && p < RP_NPOL; p++)
+			hrt_timer_cancel(&l->t[p]);
+		if (l)
+			hrt_timer_cancel(&l->opt);
+	}
 	for (int c = 0; c < rp->ncpu; c++)
 		for (int p = 0; p < RP_NPOL; p++)
 			hrt_base_free(rp->cpu[c].base[p]);

@@ -292,8 +292,11 @@ static int setup(struct sim *s)
 
 static void teardown(struct sim *s)
 {
+	for (int i = 0; s->th && i < s->cfg->threads; i++)
+		hrt_timer_cancel(&s->th[i].timer);      /* free refuses queued timers */
 	if (s->cpu)
 		for (int k = 0; k < s->cfg->cpus; k++) {
+			hrt_timer_cancel(&s->cpu[k].bg);
 			hrt_base_free(s->cpu[k].base);
 			free(s->cpu[k].rq);
 		}
@@ -343,7 +346,7 @@ int sim_run(const struct sim_config *c, struct sim_result *r)
 			hrt_base_get_stats(s.cpu[k].base, &st);
 			r->expired_greedy += st.expired_greedy;
 			r->greedy_walks += st.greedy_walks;
-			if (hrt_base_check(s.cpu[k].base))
+			if (hrt_base_check(s.cpu[k].base, NULL, 0))
 				err = -EUCLEAN;
 		}
 		r->migrations = r->wake_migrations + r->steals;

@@ -1,0 +1,572 @@
+/*
+ * test_rules.c - the rules hrt.h states for misuse and edge values (issue
+ * 11, defects 6-8), each as the documented behaviour:
+ *
+ *  1. forward vs start: a callback forwards its timer and returns
+ *     HRT_RESTART while another thread keeps re-starting it; hrt_base_check
+ *     must hold throughout (forward used to re-key a timer start had just
+ *     queued: "soft after hard" in the tree, and a TSan report).
+ *  2. forward and slack at the edges: from hard = INT64_MIN to now =
+ *     HRT_TIME_MAX; a slack of HRT_TIME_MAX still arms a wake-up and the
+ *     pass at the cap runs the timer.
+ *  3. two callbacks on two bases try_cancel each other's running timer:
+ *     both get -EBUSY at once (hrt_timer_cancel would wait for ever).
+ *  4. queries from a hrt_base_walk_tree callback answer; changes are
+ *     refused (-EDEADLK, free -EBUSY).
+ *  5. hrt_base_free: -EBUSY with queued timers and from its own callback.
+ *  6. init after cancel, the documented way to re-initialise.
+ *  7. fork: the child gets -ECHILD from the fd calls, and its cancel does
+ *     not disarm the parent's timerfd.
+ *  8. a second hrt_base_loop on a base returns -EBUSY.
+ *  9. the timerfd closed and its number reused by a pipe: dispatch returns
+ *     -EBADF, neither reading the pipe's data nor blocking.
+ * 10. stats.late / late_max_ns count callbacks run after their hard expiry.
+ *
+ * Every wait has a deadline, so a regression fails instead of hanging;
+ * alarm() ends the program if something blocks anyway.
+ *
+ *     build/tests/test_rules [SEED [NAME]]    (NAME: one test, as printed)
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/timerfd.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "hrt.h"
+#include "check.h"
+
+#define MS 1000000LL
+#define SEC 1000000000LL
+
+static unsigned long long seed = 1;
+
+static hrt_time_t mono(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (hrt_time_t)ts.tv_sec * SEC + ts.tv_nsec;
+}
+
+static void pause_us(long us)
+{
+	struct timespec ts = { 0, us * 1000 };
+
+	nanosleep(&ts, NULL);
+}
+
+/* Spins until *flag is set or `ms` pass; returns whether it was set. */
+static int wait_flag(atomic_int *flag, long ms)
+{
+	hrt_time_t end = mono() + ms * MS;
+
+	while (!atomic_load(flag))
+		if (mono() > end)
+			return 0;
+	return 1;
+}
+
+static uint64_t rng(uint64_t *s)
+{
+	*s ^= *s << 13;
+	*s ^= *s >> 7;
+	*s ^= *s << 17;
+	return *s;
+}
+
+static enum hrt_restart noop(struct hrt_timer *t, hrt_time_t now)
+{
+	(void)t;
+	(void)now;
+	return HRT_NORESTART;
+}
+
+/* 1. forward vs start ----------------------------------------------------- */
+
+#define RACE_TIMERS 4
+
+static struct hrt_base *race_base;
+static struct hrt_timer race_t[RACE_TIMERS];
+static atomic_int race_stop, race_broken;
+static char race_why[128];
+
+/* Forward by far more than the spread of the other timers' keys, then
+ * check at once: a start that landed between forward's "not queued" test
+ * and its update leaves a queued timer re-keyed past its neighbours (the
+ * pass re-sorts its pending queue at its end, so only a check during the
+ * pass sees it). */
+static enum hrt_restart race_cb(struct hrt_timer *t, hrt_time_t now)
+{
+	char why[128];
+
+	hrt_timer_forward(t, now, 1000 + (hrt_time_t)(t - race_t));
+	if (hrt_base_check(race_base, why, sizeof(why)) && !atomic_exchange(&race_broken, 1))
+		memcpy(race_why, why, sizeof(why));
+	return HRT_RESTART;
+}
+
+static void *race_starter(void *arg)
+{
+	uint64_t s = seed * 2654435761u + 1;
+
+	(void)arg;
+	while (!atomic_load(&race_stop)) {
+		struct hrt_timer *t = &race_t[rng(&s) % RACE_TIMERS];
+		hrt_time_t now = hrt_base_now(race_base);
+
+		/* Due at once (hard <= now at the next pass), so the callback's
+		 * forward has something to move. */
+		hrt_timer_start_range(t, race_base, now - (hrt_time_t)(rng(&s) % 4),
+				      (hrt_time_t)(rng(&s) % 3), HRT_MODE_ABS);
+	}
+	return NULL;
+}
+
+static void test_forward_vs_start(void)
+{
+	pthread_t th;
+	hrt_time_t now = 1000, end = mono() + 1500 * MS;
+	uint64_t passes = 0;
+
+	race_base = hrt_base_new(HRT_CLOCK_VIRTUAL);
+	hrt_base_set_greedy(race_base, HRT_GREEDY_ALWAYS);
+	hrt_base_set_time(race_base, now);
+	for (int i = 0; i < RACE_TIMERS; i++)
+		hrt_timer_init(&race_t[i], race_cb);
+	atomic_store(&race_stop, 0);
+	pthread_create(&th, NULL, race_starter, NULL);
+	while (mono() < end && !atomic_load(&race_broken)) {
+		hrt_base_run(race_base, ++now, 0);
+		passes++;
+	}
+	atomic_store(&race_stop, 1);
+	pthread_join(th, NULL);
+	if (!atomic_load(&race_broken) && hrt_base_check(race_base, race_why, sizeof(race_why)))
+		atomic_store(&race_broken, 1);
+	printf("forward vs start: %" PRIu64 " passes\n", passes);
+	if (atomic_load(&race_broken))
+		fprintf(stderr, "forward vs start: base broken after %" PRIu64 " passes: %s\n",
+			passes, race_why);
+	CHECK(!atomic_load(&race_broken));
+	for (int i = 0; i < RACE_TIMERS; i++)
+		hrt_timer_cancel(&race_t[i]);
+	CHECK_EQ(hrt_base_free(race_base), 0);
+}
+
+/* 2. edge values ---------------------------------------------------------- */
+
+static int ran_edge;
+
+static enum hrt_restart edge_cb(struct hrt_timer *t, hrt_time_t now)
+{
+	(void)t;
+	(void)now;
+	ran_edge++;
+	return HRT_NORESTART;
+}
+
+static void test_edges(void)
+{
+	struct hrt_base *vb = hrt_base_new(HRT_CLOCK_VIRTUAL);
+	struct hrt_base *rb = hrt_base_new(CLOCK_MONOTONIC);
+	struct itimerspec its;
+	struct hrt_timer t;
+	uint64_t n;
+
+	/* Forward from the most negative hard to the end of time. */
+	hrt_timer_init(&t, edge_cb);
+	hrt_timer_start_range(&t, vb, INT64_MIN, 0, HRT_MODE_ABS);
+	hrt_timer_cancel(&t);
+	CHECK_EQ(hrt_timer_get_hard(&t), INT64_MIN);
+	n = hrt_timer_forward(&t, HRT_TIME_MAX, 1);
+	CHECK(n == UINT64_MAX);
+	CHECK_EQ(hrt_timer_get_hard(&t), HRT_TIME_MAX);      /* not in the past */
+	/* Negative hard, a count that fits: exact. */
+	hrt_timer_start_range(&t, vb, -10, 5, HRT_MODE_ABS);
+	hrt_timer_cancel(&t);
+	n = hrt_timer_forward(&t, 100, 7);               /* -5 + 16 * 7 = 107 */
+	CHECK_EQ(n, 16);
+	CHECK_EQ(hrt_timer_get_hard(&t), 107);
+	CHECK_EQ(hrt_timer_get_soft(&t), 102);
+	n = hrt_timer_forward(&t, HRT_TIME_MAX - 100, HRT_TIME_MAX / 2);
+	CHECK(n >= 1);
+	CHECK(hrt_timer_get_hard(&t) >= HRT_TIME_MAX - 2);
+
+	/* A slack of HRT_TIME_MAX: hard at the pass cap, a wake-up armed. */
+	CHECK_EQ(hrt_timer_start_range(&t, vb, 50, HRT_TIME_MAX, HRT_MODE_ABS), 0);
+	CHECK_EQ(hrt_timer_get_hard(&t), HRT_TIME_MAX - 2);
+	CHECK_EQ(hrt_base_next_event(vb), HRT_TIME_MAX - 2);
+	ran_edge = 0;
+	hrt_base_set_greedy(vb, HRT_GREEDY_OFF);
+	hrt_base_run(vb, HRT_TIME_MAX, 0);
+	CHECK_EQ(ran_edge, 1);
+	/* Past the cap a timer never runs, and keeps its hard. */
+	CHECK_EQ(hrt_timer_start_range(&t, vb, HRT_TIME_MAX - 1, 1, HRT_MODE_ABS), 0);
+	CHECK_EQ(hrt_timer_get_hard(&t), HRT_TIME_MAX);
+	hrt_timer_cancel(&t);
+
+	if (rb && hrt_base_fd(rb) >= 0) {
+		CHECK_EQ(hrt_timer_start_range(&t, rb, 1 * MS, HRT_TIME_MAX, HRT_MODE_REL), 0);
+		CHECK(timerfd_gettime(hrt_base_fd(rb), &its) == 0);
+		CHECK(its.it_value.tv_sec != 0 || its.it_value.tv_nsec != 0);   /* armed */
+		hrt_timer_cancel(&t);
+	} else {
+		CHECK(!"no real base");
+	}
+	CHECK_EQ(hrt_base_free(vb), 0);
+	CHECK_EQ(hrt_base_free(rb), 0);
+}
+
+/* 3. mutual try_cancel across bases ---------------------------------------- */
+
+struct side {
+	struct hrt_base *base;
+	struct hrt_timer t;
+	atomic_int running, tried;
+	int res;
+	struct side *other;
+};
+
+static struct side sides[2];
+
+static enum hrt_restart mutual_cb(struct hrt_timer *t, hrt_time_t now)
+{
+	struct side *me = HRT_CONTAINER_OF(t, struct side, t);
+
+	(void)now;
+	atomic_store(&me->running, 1);
+	if (!wait_flag(&me->other->running, 3000)) {
+		me->res = -1000;
+		return HRT_NORESTART;
+	}
+	me->res = hrt_timer_try_cancel(&me->other->t);
+	atomic_store(&me->tried, 1);
+	wait_flag(&me->other->tried, 3000);
+	return HRT_NORESTART;
+}
+
+static void *mutual_thread(void *arg)
+{
+	struct side *s = arg;
+
+	hrt_base_run(s->base, 10, 0);
+	return NULL;
+}
+
+static void test_mutual_try_cancel(void)
+{
+	pthread_t th[2];
+
+	for (int i = 0; i < 2; i++) {
+		sides[i].base = hrt_base_new(HRT_CLOCK_VIRTUAL);
+		sides[i].other = &sides[1 - i];
+		sides[i].res = 0;
+		atomic_store(&sides[i].running, 0);
+		atomic_store(&sides[i].tried, 0);
+		hrt_timer_init(&sides[i].t, mutual_cb);
+		hrt_timer_start(&sides[i].t, sides[i].base, 5, HRT_MODE_ABS);
+	}
+	for (int i = 0; i < 2; i++)
+		pthread_create(&th[i], NULL, mutual_thread, &sides[i]);
+	for (int i = 0; i < 2; i++)
+		pthread_join(th[i], NULL);
+	for (int i = 0; i < 2; i++) {
+		CHECK_EQ(sides[i].res, -EBUSY);
+		CHECK_EQ(hrt_base_free(sides[i].base), 0);
+	}
+}
+
+/* 4. queries from a walk callback ------------------------------------------ */
+
+struct walk_ctx {
+	struct hrt_base *base, *other;
+	struct hrt_timer *t;
+	int calls, bad;
+};
+
+static void count_fn(const struct hrt_tree_node *n, void *ctx)
+{
+	(void)n;
+	(*(int *)ctx)++;
+}
+
+static void walk_fn(const struct hrt_tree_node *n, void *arg)
+{
+	struct walk_ctx *c = arg;
+	struct hrt_stats st;
+	char why[64];
+	int inner = 0;
+
+	(void)n;
+	if (c->calls++)
+		return;
+	c->bad |= (hrt_base_count(c->base) != 3) << 0;
+	c->bad |= (hrt_base_next_event(c->base) != 10) << 1;
+	hrt_base_get_stats(c->base, &st);
+	c->bad |= (st.starts != 3) << 2;
+	c->bad |= (hrt_timer_is_running(c->t) != 0) << 3;
+	c->bad |= (hrt_base_check(c->base, why, sizeof(why)) != 0) << 4;
+	c->bad |= (hrt_base_walk_tree(c->base, count_fn, &inner) != 3 || inner != 3) << 5;
+	c->bad |= (hrt_timer_start(c->t, c->base, 99, HRT_MODE_ABS) != -EDEADLK) << 6;
+	c->bad |= (hrt_timer_cancel(c->t) != -EDEADLK) << 7;
+	c->bad |= (hrt_timer_try_cancel(c->t) != -EDEADLK) << 8;
+	c->bad |= (hrt_base_free(c->base) != -EBUSY) << 9;
+	c->bad |= (hrt_base_run(c->base, 1000, 1) != 0) << 10;
+	c->bad |= (hrt_base_set_time(c->base, 5) != -EDEADLK) << 11;
+	c->bad |= (hrt_base_walk_tree(c->other, count_fn, &inner) != -EDEADLK) << 12;
+	c->bad |= (hrt_base_stop(c->base) != -EDEADLK) << 13;
+}
+
+static void test_walk_queries(void)
+{
+	struct hrt_base *b = hrt_base_new(HRT_CLOCK_VIRTUAL);
+	struct hrt_base *o = hrt_base_new(HRT_CLOCK_VIRTUAL);
+	struct hrt_timer t[3];
+	struct walk_ctx c = { .base = b, .other = o, .t = &t[0] };
+
+	for (int i = 0; i < 3; i++) {
+		hrt_timer_init(&t[i], noop);
+		hrt_timer_start(&t[i], b, 10 * (i + 1), HRT_MODE_ABS);
+	}
+	CHECK_EQ(hrt_base_walk_tree(b, walk_fn, &c), 3);
+	CHECK_EQ(c.calls, 3);
+	if (c.bad)
+		fprintf(stderr, "walk: failed query bits %#x\n", c.bad);
+	CHECK_EQ(c.bad, 0);
+	/* Nothing of it changed the base, and the lock is free again. */
+	CHECK_EQ(hrt_base_count(b), 3);
+	CHECK_EQ(hrt_base_check(b, NULL, 0), 0);
+	CHECK_EQ(hrt_base_run(b, 100, 0), 3);
+	CHECK_EQ(hrt_base_free(b), 0);
+	CHECK_EQ(hrt_base_free(o), 0);
+}
+
+/* 5. hrt_base_free refusals, 6. init after cancel ------------------------- */
+
+static int free_res = 1;
+
+static enum hrt_restart free_cb(struct hrt_timer *t, hrt_time_t now)
+{
+	(void)now;
+	free_res = hrt_base_free(hrt_timer_get_base(t));
+	return HRT_NORESTART;
+}
+
+static void test_free_rules(void)
+{
+	struct hrt_base *b = hrt_base_new(HRT_CLOCK_VIRTUAL);
+	struct hrt_timer t;
+	char why[64] = "";
+
+	CHECK_EQ(hrt_base_free(NULL), 0);
+	hrt_timer_init(&t, free_cb);
+	hrt_timer_start(&t, b, 10, HRT_MODE_ABS);
+	CHECK_EQ(hrt_base_free(b), -EBUSY);             /* queued: nothing freed */
+	CHECK_EQ(hrt_base_count(b), 1);
+	CHECK_EQ(hrt_base_run(b, 10, 0), 1);            /* the callback frees: */
+	CHECK_EQ(free_res, -EBUSY);                     /* refused, still usable */
+	CHECK_EQ(hrt_base_check(b, why, sizeof(why)), 0);
+
+	/* The documented way to re-initialise: cancel, init, start. */
+	hrt_timer_start(&t, b, 20, HRT_MODE_ABS);
+	CHECK_EQ(hrt_timer_cancel(&t), 1);
+	hrt_timer_init(&t, noop);
+	CHECK_EQ(hrt_timer_start(&t, b, 30, HRT_MODE_ABS), 0);
+	CHECK_EQ(hrt_base_check(b, why, sizeof(why)), 0);
+	CHECK_EQ(hrt_base_run(b, 30, 0), 1);
+	CHECK_EQ(hrt_base_free(b), 0);
+}
+
+/* 7. fork ----------------------------------------------------------------- */
+
+static void test_fork(void)
+{
+	struct hrt_base *b = hrt_base_new(CLOCK_MONOTONIC);
+	struct itimerspec its;
+	struct hrt_timer t;
+	int fd, status = -1;
+	pid_t pid;
+
+	hrt_timer_init(&t, noop);
+	fd = hrt_base_fd(b);
+	CHECK(fd >= 0);
+	hrt_timer_start(&t, b, 60 * SEC, HRT_MODE_REL);
+	fflush(stderr);
+	pid = fork();
+	if (pid == 0) {
+		int bad = 0;
+
+		alarm(10);      /* the old child's loop never returned */
+		bad |= hrt_base_fd(b) != -ECHILD;
+		bad |= hrt_base_dispatch(b, 1) != -ECHILD;
+		bad |= hrt_base_loop(b) != -ECHILD;
+		bad |= hrt_base_stop(b) != -ECHILD;
+		bad |= (hrt_timer_cancel(&t) != 1) << 1;        /* timers still work */
+		bad |= (hrt_base_free(b) != 0) << 2;
+		_exit(bad);
+	}
+	CHECK(pid > 0);
+	CHECK(waitpid(pid, &status, 0) == pid);
+	CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	if (!WIFEXITED(status) || WEXITSTATUS(status))
+		fprintf(stderr, "fork: child status %#x\n", status);
+	/* The child's cancel did not disarm the shared timerfd. */
+	CHECK(timerfd_gettime(fd, &its) == 0);
+	CHECK(its.it_value.tv_sec != 0 || its.it_value.tv_nsec != 0);
+	CHECK_EQ(hrt_base_count(b), 1);
+	hrt_timer_cancel(&t);
+	CHECK_EQ(hrt_base_free(b), 0);
+}
+
+/* 8. two loops ------------------------------------------------------------ */
+
+static atomic_int loop_in, second_done;
+static int first_res = 1, second_res = 1;
+
+static enum hrt_restart loop_cb(struct hrt_timer *t, hrt_time_t now)
+{
+	(void)t;
+	(void)now;
+	atomic_store(&loop_in, 1);
+	return HRT_NORESTART;
+}
+
+static void *first_loop(void *arg)
+{
+	first_res = hrt_base_loop(arg);
+	return NULL;
+}
+
+static void *second_loop(void *arg)
+{
+	second_res = hrt_base_loop(arg);
+	atomic_store(&second_done, 1);
+	return NULL;
+}
+
+static void test_two_loops(void)
+{
+	struct hrt_base *b = hrt_base_new(CLOCK_MONOTONIC);
+	struct hrt_timer t;
+	pthread_t th[2];
+
+	hrt_timer_init(&t, loop_cb);
+	hrt_timer_start(&t, b, 1 * MS, HRT_MODE_REL);
+	pthread_create(&th[0], NULL, first_loop, b);
+	CHECK(wait_flag(&loop_in, 3000));               /* the first loop runs */
+	pthread_create(&th[1], NULL, second_loop, b);
+	CHECK(wait_flag(&second_done, 3000));
+	CHECK_EQ(second_res, -EBUSY);
+	hrt_base_stop(b);
+	if (!atomic_load(&second_done)) {               /* old behaviour: two loops */
+		pause_us(100000);
+		hrt_base_stop(b);
+	}
+	pthread_join(th[0], NULL);
+	pthread_join(th[1], NULL);
+	CHECK_EQ(first_res, 0);
+	CHECK_EQ(hrt_base_free(b), 0);
+}
+
+/* 9. the timerfd closed behind our back, its number reused ---------------- */
+
+static void test_reused_fd(void)
+{
+	struct hrt_base *b = hrt_base_new(CLOCK_MONOTONIC);
+	struct hrt_timer t;
+	char buf[16] = "user's data";
+	int fd, p[2];
+
+	hrt_timer_init(&t, noop);
+	fd = hrt_base_fd(b);
+	hrt_timer_start(&t, b, 60 * SEC, HRT_MODE_REL);
+	CHECK(pipe(p) == 0);
+	close(fd);
+	CHECK(dup2(p[0], fd) == fd);                    /* blocking read end */
+	/* Blocking and empty: the old dispatch blocked here (alarm ends it). */
+	CHECK_EQ(hrt_base_dispatch(b, 1), -EBADF);
+	CHECK(write(p[1], buf, 8) == 8);
+	CHECK_EQ(hrt_base_dispatch(b, 1), -EBADF);
+	fcntl(p[0], F_SETFL, O_NONBLOCK);
+	memset(buf, 0, sizeof(buf));
+	CHECK(read(p[0], buf, sizeof(buf)) == 8);       /* the data is still there */
+	CHECK(!strncmp(buf, "user's d", 8));
+	hrt_timer_cancel(&t);
+	CHECK_EQ(hrt_base_free(b), 0);                  /* closes fd (the dup) */
+	close(p[0]);
+	close(p[1]);
+}
+
+/* 10. lateness in the stats ------------------------------------------------ */
+
+static void test_late_stats(void)
+{
+	struct hrt_base *b = hrt_base_new(HRT_CLOCK_VIRTUAL);
+	struct hrt_timer t[3];
+	struct hrt_stats st;
+
+	for (int i = 0; i < 3; i++)
+		hrt_timer_init(&t[i], noop);
+	hrt_timer_start_range(&t[0], b, 100, 0, HRT_MODE_ABS);     /* hard 100 */
+	hrt_timer_start_range(&t[1], b, 100, 30, HRT_MODE_ABS);    /* hard 130 */
+	hrt_timer_start_range(&t[2], b, 100, 500, HRT_MODE_ABS);   /* hard 600 */
+	CHECK_EQ(hrt_base_run(b, 150, 0), 3);
+	hrt_base_get_stats(b, &st);
+	CHECK_EQ(st.late, 2);
+	CHECK_EQ(st.late_max_ns, 50);
+	hrt_timer_start_range(&t[0], b, 200, 0, HRT_MODE_ABS);
+	CHECK_EQ(hrt_base_run(b, 200, 0), 1);                      /* on time */
+	hrt_base_get_stats(b, &st);
+	CHECK_EQ(st.late, 2);
+	hrt_base_reset_stats(b);
+	hrt_base_get_stats(b, &st);
+	CHECK_EQ(st.late + st.late_max_ns, 0);
+	CHECK_EQ(hrt_base_free(b), 0);
+}
+
+static const struct {
+	const char *name;
+	void (*fn)(void);
+} tests[] = {
+	{ "fork", test_fork },          /* first: no other threads yet */
+	{ "edges", test_edges },
+	{ "mutual_try_cancel", test_mutual_try_cancel },
+	{ "walk_queries", test_walk_queries },
+	{ "free_rules", test_free_rules },
+	{ "two_loops", test_two_loops },
+	{ "reused_fd", test_reused_fd },
+	{ "late_stats", test_late_stats },
+	{ "forward_vs_start", test_forward_vs_start },
+};
+
+/* test_rules [SEED [NAME]]: all tests, or only NAME. */
+int main(int argc, char **argv)
+{
+	const char *only = argc > 2 ? argv[2] : NULL;
+
+	if (argc > 1)
+		seed = strtoull(argv[1], NULL, 0);
+	printf("seed %llu\n", seed);
+	signal(SIGPIPE, SIG_IGN);
+	alarm(60);              /* a regression that blocks fails, not hangs */
+	for (size_t i = 0; i < sizeof(tests) / sizeof(tests[0]); i++) {
+		if (only && strcmp(only, tests[i].name))
+			continue;
+		int before = failures;
+
+		tests[i].fn();
+		printf("%s %s\n", failures == before ? "ok" : "FAIL", tests[i].name);
+	}
+	printf("%s\n", failures ? "FAILED" : "all rules hold");
+	return failures ? 1 : 0;
+}
