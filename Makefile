@@ -79,21 +79,25 @@ EXLIBS_ev_timers      = -lev
 EXLIBS_sdevent_timers = $(shell pkg-config --libs libsystemd 2>/dev/null || echo -lsystemd)
 EXLIBS_epoll_timers   =
 
-# Optional packages, probed once per make run: $(call have_lib,HEADER,LIBS)
-# is "y" when a program including HEADER links with LIBS.
+# Optional packages, probed once per make run: $(call have_lib,HEADER,FUNC,LIBS)
+# is "y" when a program including HEADER and calling FUNC links with LIBS
+# (a call, so an empty header or library does not pass for the package).
 HASH := \#
-have_lib = $(shell printf '$(HASH)include <%s>\nint main(void) { return 0; }\n' '$(1)' | \
-	$(CC) -x c - -o /dev/null $(2) >/dev/null 2>&1 && echo y)
+have_lib = $(shell printf '$(HASH)include <%s>\nint main(void) { return (void (*)(void))%s == 0; }\n' \
+	'$(1)' '$(2)' | $(CC) -x c - -o /dev/null $(3) >/dev/null 2>&1 && echo y)
 # Per example: the header it needs and the Debian package that ships it.
 EXHDR_uv_timers      = uv.h
 EXHDR_ev_timers      = ev.h
 EXHDR_sdevent_timers = systemd/sd-event.h
+EXFN_uv_timers       = uv_default_loop
+EXFN_ev_timers       = ev_run
+EXFN_sdevent_timers  = sd_event_default
 EXPKG_uv_timers      = libuv1-dev
 EXPKG_ev_timers      = libev-dev
 EXPKG_sdevent_timers = libsystemd-dev
 EXAMPLE_NAMES := $(EXAMPLE_SRCS:examples/%.c=%)
 EXAMPLES_NEEDING := $(foreach e,$(EXAMPLE_NAMES),$(if $(EXPKG_$(e)),$(e)))
-EXAMPLES_MISSING := $(foreach e,$(EXAMPLES_NEEDING),$(if $(call have_lib,$(EXHDR_$(e)),$(EXLIBS_$(e))),,$(e)))
+EXAMPLES_MISSING := $(foreach e,$(EXAMPLES_NEEDING),$(if $(call have_lib,$(EXHDR_$(e)),$(EXFN_$(e)),$(EXLIBS_$(e))),,$(e)))
 EXAMPLES_OK      := $(filter-out $(EXAMPLES_MISSING),$(EXAMPLE_NAMES))
 HAVE_LIBUV       := $(if $(filter uv_timers,$(EXAMPLES_MISSING)),,y)
 HAVE_XZ          := $(shell command -v xz >/dev/null 2>&1 && echo y)
