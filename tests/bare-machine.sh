@@ -10,6 +10,7 @@
 #
 #   sh tests/bare-machine.sh [BRANCH]     (default: the current branch;
 #                                          commits only, not the work tree)
+#   KEEP='xz-utils ...' sh tests/bare-machine.sh   leaves those packages
 set -eu
 repo=$(git rev-parse --show-toplevel)
 branch=${1:-$(git -C "$repo" rev-parse --abbrev-ref HEAD)}
@@ -19,6 +20,10 @@ branch=${1:-$(git -C "$repo" rev-parse --abbrev-ref HEAD)}
 DEV="libcmocka-dev libuv1-dev libev-dev libevent-dev libsystemd-dev"
 # Tool packages: their programs are hidden.
 TOOLS="graphviz linux-perf xz-utils chromium man-db groff-base gnuplot-nox pkgconf pkgconf-bin pkg-config"
+
+for k in ${KEEP:-}; do
+	DEV=$(echo " $DEV " | sed "s/ $k / /"); TOOLS=$(echo " $TOOLS " | sed "s/ $k / /")
+done
 
 work=$(mktemp -d /tmp/hrt-bare-XXXXXX)
 trap 'rm -rf "$work"' EXIT
