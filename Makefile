@@ -8,8 +8,14 @@
 #   make bench-peers     hrt against libev, libuv, libevent, sd-event
 #   make examples        the event-loop integrations in examples/
 #   make fuzz            libFuzzer (clang) harnesses, FUZZ_SECONDS each
-#   make install PREFIX=/usr/local [DESTDIR=...]
+#   make install PREFIX=/usr/local [DESTDIR=...]   (hrt.pc written then,
+#                        for that PREFIX/LIBDIR; man pages to MANDIR)
 #   make uninstall
+#
+# The library, the tool and the core tests need only a C toolchain.  Optional
+# packages (libuv1-dev, libev-dev, libsystemd-dev, xz-utils, graphviz, ...)
+# are probed; what needs a missing one is not built, and `make test` reports
+# it as skipped, naming the package.
 
 VERSION := $(shell sed -n 's/^\#define HRT_VERSION_STRING "\(.*\)"/\1/p' include/hrt.h)
 MAJOR   := $(firstword $(subst ., ,$(VERSION)))
@@ -20,6 +26,7 @@ BINDIR       ?= $(EXEC_PREFIX)/bin
 LIBDIR       ?= $(EXEC_PREFIX)/lib
 INCLUDEDIR   ?= $(PREFIX)/include
 PKGCONFIGDIR ?= $(LIBDIR)/pkgconfig
+MANDIR       ?= $(PREFIX)/share/man
 
 CC      ?= cc
 CFLAGS  ?= -O2 -g
@@ -72,7 +79,31 @@ EXLIBS_ev_timers      = -lev
 EXLIBS_sdevent_timers = $(shell pkg-config --libs libsystemd 2>/dev/null || echo -lsystemd)
 EXLIBS_epoll_timers   =
 
-CMOCKA_LIBS = $(shell pkg-config --libs cmocka 2>/dev/null || echo -lcmocka)
+# Optional packages, probed once per make run: $(call have_lib,HEADER,FUNC,LIBS)
+# is "y" when a program including HEADER and calling FUNC links with LIBS
+# (a call, so an empty header or library does not pass for the package).
+HASH := \#
+have_lib = $(shell printf '$(HASH)include <%s>\nint main(void) { return (void (*)(void))%s == 0; }\n' \
+	'$(1)' '$(2)' | $(CC) -x c - -o /dev/null $(3) >/dev/null 2>&1 && echo y)
+# Per example: the header it needs and the Debian package that ships it.
+EXHDR_uv_timers      = uv.h
+EXHDR_ev_timers      = ev.h
+EXHDR_sdevent_timers = systemd/sd-event.h
+EXFN_uv_timers       = uv_default_loop
+EXFN_ev_timers       = ev_run
+EXFN_sdevent_timers  = sd_event_default
+EXPKG_uv_timers      = libuv1-dev
+EXPKG_ev_timers      = libev-dev
+EXPKG_sdevent_timers = libsystemd-dev
+EXAMPLE_NAMES := $(EXAMPLE_SRCS:examples/%.c=%)
+EXAMPLES_NEEDING := $(foreach e,$(EXAMPLE_NAMES),$(if $(EXPKG_$(e)),$(e)))
+EXAMPLES_MISSING := $(foreach e,$(EXAMPLES_NEEDING),$(if $(call have_lib,$(EXHDR_$(e)),$(EXFN_$(e)),$(EXLIBS_$(e))),,$(e)))
+EXAMPLES_OK      := $(filter-out $(EXAMPLES_MISSING),$(EXAMPLE_NAMES))
+HAVE_LIBUV       := $(if $(filter uv_timers,$(EXAMPLES_MISSING)),,y)
+HAVE_XZ          := $(shell command -v xz >/dev/null 2>&1 && echo y)
+# What `make test` cannot build, as NAME:PACKAGE for tests/run.sh.
+TEST_SKIPPED := $(foreach e,$(EXAMPLES_MISSING),$(e):$(EXPKG_$(e))) \
+	$(if $(HAVE_LIBUV),,readme_uv:libuv1-dev)
 
 .PHONY: all lib tools test check demo bench bench-peers examples fuzz install uninstall clean
 .DEFAULT_GOAL := all
@@ -113,7 +144,7 @@ TEST_LDFLAGS_test_noalloc = $(foreach f,$(WRAP_ALLOC),-Wl,--wrap=$(f))
 
 $(O)/tests/%: tests/%.c $(wildcard tests/*.h) $(LIB_A) $(TOOL_A)
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) -o $@ $< $(TOOL_A) $(LIB_A) $(ALL_LDFLAGS) $(TEST_LDFLAGS_$*) $(CMOCKA_LIBS) $(HRT_LDLIBS)
+	$(CC) $(ALL_CFLAGS) -o $@ $< $(TOOL_A) $(LIB_A) $(ALL_LDFLAGS) $(TEST_LDFLAGS_$*) $(HRT_LDLIBS)
 
 $(O)/fuzz/%-replay: fuzz/%.c fuzz/fuzz_main.c $(wildcard fuzz/*.h) $(LIB_A) $(TOOL_A)
 	@mkdir -p $(dir $@)
@@ -134,7 +165,8 @@ $(O)/examples/%: examples/%.c $(wildcard examples/*.h) $(LIB_A)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -o $@ $< $(LIB_A) $(ALL_LDFLAGS) $(EXLIBS_$(notdir $@)) $(HRT_LDLIBS)
 
-examples: $(EXAMPLE_BINS)
+examples: $(EXAMPLES_OK:%=examples/%)
+	@$(foreach e,$(EXAMPLES_MISSING),echo "SKIP: examples/$(e) (install $(EXPKG_$(e)))";)
 
 # The README's usage example must compile and run.
 $(O)/readme_example: README.md $(LIB_A)
@@ -142,7 +174,8 @@ $(O)/readme_example: README.md $(LIB_A)
 	sed -n '/<!-- example -->/,/<!-- end -->/p' README.md | sed '/^```/d;/^<!--/d' > $(O)/readme_example.c
 	$(CC) $(ALL_CFLAGS) -o $@ $(O)/readme_example.c $(LIB_A) $(ALL_LDFLAGS) $(HRT_LDLIBS)
 
-EXAMPLE_TESTS := $(EXAMPLE_SRCS:examples/%.c=$(O)/examples/%)
+EXAMPLE_TESTS := $(EXAMPLES_OK:%=$(O)/examples/%)
+README_UV     := $(if $(HAVE_LIBUV),$(O)/readme_uv.o)
 
 # ... and so must the libuv lines in "Event loops and threads".
 $(O)/readme_uv.o: README.md include/hrt.h
@@ -150,12 +183,18 @@ $(O)/readme_uv.o: README.md include/hrt.h
 	sed -n '/<!-- uv -->/,/<!-- end -->/p' README.md | sed '/^```/d;/^<!--/d' > $(O)/readme_uv.c
 	$(CC) $(ALL_CFLAGS) -Wno-unused-parameter $$(pkg-config --cflags libuv 2>/dev/null) -c $(O)/readme_uv.c -o $@
 
-test check: $(LIB_A) $(LIB_SO) $(HRT_BIN) $(TEST_BINS) $(FUZZ_REPLAY) $(EXAMPLE_TESTS) $(O)/readme_example $(O)/readme_uv.o
-	O=$(O) HRT=$(HRT_BIN) SAN_FLAGS='$(SAN_FLAGS)' sh tests/run.sh $(TEST_BINS) $(FUZZ_REPLAY) $(EXAMPLE_TESTS) $(O)/readme_example tests/test_install.sh
+test check: $(LIB_A) $(LIB_SO) $(HRT_BIN) $(TEST_BINS) $(FUZZ_REPLAY) $(EXAMPLE_TESTS) $(O)/readme_example $(README_UV)
+	O=$(O) HRT=$(HRT_BIN) SAN_FLAGS='$(SAN_FLAGS)' SKIPPED='$(strip $(TEST_SKIPPED))' sh tests/run.sh \
+	  $(TEST_BINS) $(FUZZ_REPLAY) $(EXAMPLE_TESTS) $(O)/readme_example tests/test_install.sh tests/test_man.sh
 
+# The shipped trace is xz-compressed: without xz the replay step is skipped.
 demo: $(HRT_BIN)
 	$(HRT_BIN) demo
+ifeq ($(HAVE_XZ),y)
 	$(HRT_BIN) replay --policy all data/trace.hrt.xz
+else
+	@echo "SKIP: hrt replay data/trace.hrt.xz (install xz-utils)"
+endif
 	$(HRT_BIN) sim --short
 
 bench: $(BENCH_BINS)
@@ -174,24 +213,34 @@ build-fuzz/%: fuzz/%.c $(LIB_SRCS) $(TOOL_SRCS)
 	clang -std=c11 -D_GNU_SOURCE -g -O1 -Iinclude -Isrc -pthread -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
 	  -o $@ $< $(LIB_SRCS) $(TOOL_SRCS) -lm
 
-hrt.pc: hrt.pc.in include/hrt.h
-	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBDIR@|$(LIBDIR)|' \
-	    -e 's|@INCLUDEDIR@|$(INCLUDEDIR)|' -e 's|@VERSION@|$(VERSION)|' $< > $@
+# hrt.pc is written at install time for this PREFIX/LIBDIR/INCLUDEDIR, so it
+# cannot go stale; directories under the prefix are written ${prefix}/...
+pc_dir = $(patsubst $(PREFIX)/%,$${prefix}/%,$(patsubst $(PREFIX),$${prefix},$(1)))
+MAN1 := $(wildcard man/*.1)
+MAN3 := $(wildcard man/*.3)
 
-install: lib tools hrt.pc
-	install -d $(DESTDIR)$(LIBDIR) $(DESTDIR)$(INCLUDEDIR) $(DESTDIR)$(PKGCONFIGDIR) $(DESTDIR)$(BINDIR)
+install: lib tools
+	install -d $(DESTDIR)$(LIBDIR) $(DESTDIR)$(INCLUDEDIR) $(DESTDIR)$(PKGCONFIGDIR) $(DESTDIR)$(BINDIR) \
+	  $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man3
 	install -m 644 include/hrt.h $(DESTDIR)$(INCLUDEDIR)/hrt.h
 	install -m 644 $(LIB_A) $(DESTDIR)$(LIBDIR)/libhrt.a
 	install -m 755 $(LIB_SO) $(DESTDIR)$(LIBDIR)/libhrt.so.$(VERSION)
 	ln -sf libhrt.so.$(VERSION) $(DESTDIR)$(LIBDIR)/libhrt.so.$(MAJOR)
 	ln -sf libhrt.so.$(MAJOR) $(DESTDIR)$(LIBDIR)/libhrt.so
-	install -m 644 hrt.pc $(DESTDIR)$(PKGCONFIGDIR)/hrt.pc
+	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBDIR@|$(call pc_dir,$(LIBDIR))|' \
+	    -e 's|@INCLUDEDIR@|$(call pc_dir,$(INCLUDEDIR))|' -e 's|@VERSION@|$(VERSION)|' \
+	    hrt.pc.in > $(DESTDIR)$(PKGCONFIGDIR)/hrt.pc.tmp
+	chmod 644 $(DESTDIR)$(PKGCONFIGDIR)/hrt.pc.tmp
+	mv -f $(DESTDIR)$(PKGCONFIGDIR)/hrt.pc.tmp $(DESTDIR)$(PKGCONFIGDIR)/hrt.pc
 	install -m 755 $(HRT_BIN) $(DESTDIR)$(BINDIR)/hrt
+	install -m 644 $(MAN1) $(DESTDIR)$(MANDIR)/man1
+	install -m 644 $(MAN3) $(DESTDIR)$(MANDIR)/man3
 
 uninstall:
 	rm -f $(DESTDIR)$(INCLUDEDIR)/hrt.h $(DESTDIR)$(LIBDIR)/libhrt.a \
 	  $(DESTDIR)$(LIBDIR)/libhrt.so.$(VERSION) $(DESTDIR)$(LIBDIR)/libhrt.so.$(MAJOR) \
-	  $(DESTDIR)$(LIBDIR)/libhrt.so $(DESTDIR)$(PKGCONFIGDIR)/hrt.pc $(DESTDIR)$(BINDIR)/hrt
+	  $(DESTDIR)$(LIBDIR)/libhrt.so $(DESTDIR)$(PKGCONFIGDIR)/hrt.pc $(DESTDIR)$(BINDIR)/hrt \
+	  $(MAN1:man/%=$(DESTDIR)$(MANDIR)/man1/%) $(MAN3:man/%=$(DESTDIR)$(MANDIR)/man3/%)
 
 clean:
 	rm -rf build build-asan build-tsan build-fuzz hrt.pc $(EXAMPLE_BINS)

@@ -16,7 +16,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <sys/wait.h>
-#include <cmocka.h>
+#include "unit.h"
 
 #include "hrt.h"
 #include "../tools/demo.h"

@@ -1,25 +1,70 @@
 #!/bin/sh
-# make install into a staging DESTDIR, then build the README example against
-# the installed header, library and hrt.pc with pkg-config, and run it; check
-# the shared library exports hrt_ symbols only, with the right soname.
+# SPDX-License-Identifier: MIT
+# make install into staging DESTDIRs for two different prefixes (the second
+# with its own LIBDIR), after the build `make test` made; for each, the
+# installed hrt.pc must name that prefix, and the README example must build
+# against the installed header, library and hrt.pc through pkg-config (or,
+# without pkg-config, through the .pc file's own lines read here) and run.
+# Also: the shared library exports hrt_ symbols only, with the right soname;
+# the man pages are installed; make uninstall leaves no file behind.
 set -eu
 O=${O:-build}
 stage=$(mktemp -d)
 trap 'rm -rf "$stage"' EXIT
-make -s install O="$O" PREFIX=/opt/hrt DESTDIR="$stage" >/dev/null
-for f in include/hrt.h lib/libhrt.a lib/libhrt.so lib/pkgconfig/hrt.pc bin/hrt; do
-	test -e "$stage/opt/hrt/$f" || { echo "missing after install: $f"; exit 1; }
-done
-export PKG_CONFIG_SYSROOT_DIR="$stage" PKG_CONFIG_PATH="$stage/opt/hrt/lib/pkgconfig"
-cflags=$(pkg-config --cflags hrt)
-libs=$(pkg-config --libs hrt)
-echo "pkg-config: $cflags $libs"
 sed -n '/<!-- example -->/,/<!-- end -->/p' README.md | sed '/^```/d;/^<!--/d' > "$stage/ex.c"
-cc -std=c11 -Wall -Wextra -Werror ${SAN_FLAGS:-} $cflags -o "$stage/ex" "$stage/ex.c" $libs -pthread
-LD_LIBRARY_PATH="$stage/opt/hrt/lib" "$stage/ex" > "$stage/out"
-test "$(grep -c '^run ' "$stage/out")" -eq 3 || { cat "$stage/out"; exit 1; }
-soname=$(objdump -p "$stage/opt/hrt/lib/libhrt.so" | awk '/SONAME/ { print $2 }')
-test "$soname" = libhrt.so.0 || { echo "soname $soname"; exit 1; }
-bad=$(nm -D --defined-only "$stage/opt/hrt/lib/libhrt.so" | awk '$2 ~ /[TDBR]/ { print $3 }' | grep -v '^hrt_' || true)
-test -z "$bad" || { echo "exported without the hrt_ prefix:"; echo "$bad"; exit 1; }
-echo "installed, linked through pkg-config, ran; $(nm -D --defined-only "$stage/opt/hrt/lib/libhrt.so" | grep -c ' T hrt_') functions exported"
+
+# Reads variable or field $2 of .pc file $1, expanding ${var} references.
+pc_get() {
+	awk -v want="$2" '
+	function expand(s,   m, v) {
+		while (match(s, /\$\{[A-Za-z_]+\}/)) {
+			v = substr(s, RSTART + 2, RLENGTH - 3)
+			s = substr(s, 1, RSTART - 1) var[v] substr(s, RSTART + RLENGTH)
+		}
+		return s
+	}
+	/^[A-Za-z_]+=/ { i = index($0, "="); var[substr($0, 1, i - 1)] = expand(substr($0, i + 1)) }
+	/^[A-Za-z.]+:/ { i = index($0, ":"); f = substr($0, 1, i - 1); v = substr($0, i + 1)
+		sub(/^ +/, "", v); field[f] = expand(v) }
+	END { print (want in var) ? var[want] : field[want] }' "$1"
+}
+
+check_prefix() { # prefix libdir
+	prefix=$1 libdir=$2 dest="$stage/d$3"
+	make -s install O="$O" PREFIX="$prefix" LIBDIR="$libdir" DESTDIR="$dest" >/dev/null
+	for f in "$prefix/include/hrt.h" "$libdir/libhrt.a" "$libdir/libhrt.so" \
+		"$libdir/pkgconfig/hrt.pc" "$prefix/bin/hrt" "$prefix/share/man/man1/hrt.1" \
+		"$prefix/share/man/man3/libhrt.3"; do
+		test -e "$dest$f" || { echo "missing after install: $f"; exit 1; }
+	done
+	pc="$dest$libdir/pkgconfig/hrt.pc"
+	test "$(pc_get "$pc" prefix)" = "$prefix" || { echo "hrt.pc for $prefix:"; cat "$pc"; exit 1; }
+	test "$(pc_get "$pc" libdir)" = "$libdir" || { echo "hrt.pc libdir, want $libdir:"; cat "$pc"; exit 1; }
+	grep -q '^includedir=${prefix}/include$' "$pc" || { echo "includedir not \${prefix}-relative:"; cat "$pc"; exit 1; }
+	if command -v pkg-config >/dev/null 2>&1; then
+		cflags=$(PKG_CONFIG_SYSROOT_DIR="$dest" PKG_CONFIG_PATH="$dest$libdir/pkgconfig" pkg-config --cflags hrt)
+		libs=$(PKG_CONFIG_SYSROOT_DIR="$dest" PKG_CONFIG_PATH="$dest$libdir/pkgconfig" pkg-config --libs hrt)
+		how=pkg-config
+	else # the same lines, read from the file (pkg-config is optional)
+		cflags="-I$dest$(pc_get "$pc" includedir)"
+		libs="-L$dest$(pc_get "$pc" libdir) -lhrt"
+		how="hrt.pc read without pkg-config"
+	fi
+	echo "$prefix ($how): $cflags $libs"
+	cc -std=c11 -Wall -Wextra -Werror ${SAN_FLAGS:-} $cflags -o "$stage/ex$3" "$stage/ex.c" $libs -pthread
+	LD_LIBRARY_PATH="$dest$libdir" "$stage/ex$3" > "$stage/out"
+	test "$(grep -c '^run ' "$stage/out")" -eq 3 || { cat "$stage/out"; exit 1; }
+	so="$dest$libdir/libhrt.so"
+	soname=$(objdump -p "$so" | awk '/SONAME/ { print $2 }')
+	test "$soname" = libhrt.so.0 || { echo "soname $soname"; exit 1; }
+	bad=$(nm -D --defined-only "$so" | awk '$2 ~ /[TDBR]/ { print $3 }' | grep -v '^hrt_' || true)
+	test -z "$bad" || { echo "exported without the hrt_ prefix:"; echo "$bad"; exit 1; }
+	nfun=$(nm -D --defined-only "$so" | grep -c ' T hrt_')
+	make -s uninstall PREFIX="$prefix" LIBDIR="$libdir" DESTDIR="$dest" >/dev/null
+	left=$(find "$dest" -type f -o -type l)
+	test -z "$left" || { echo "left after make uninstall:"; echo "$left"; exit 1; }
+	echo "$prefix: installed, linked, ran, uninstalled; $nfun functions exported"
+}
+
+check_prefix /opt/hrt /opt/hrt/lib 1
+check_prefix /usr/local /usr/local/lib/x86_64-linux-gnu 2

@@ -8,7 +8,7 @@
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <cmocka.h>
+#include "unit.h"
 
 #include "hrt.h"
 

@@ -9,7 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <cmocka.h>
+#include "unit.h"
 
 #include "../tools/convert.h"
 #include "../tools/replay.h"

@@ -17,7 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
-#include <cmocka.h>
+#include "unit.h"
 
 #include "hrt.h"
 #include "../tools/sim.h"

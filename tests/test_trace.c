@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
-#include <cmocka.h>
+#include "unit.h"
 
 #include "../tools/replay.h"
 

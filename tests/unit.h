@@ -1,0 +1,235 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * unit.h - a small in-tree test runner with the subset of cmocka's API that
+ * hrt's tests use, so `make test` needs nothing but the C toolchain.
+ *
+ *   cmocka_unit_test(fn)                          one entry of a test table
+ *   cmocka_run_group_tests(table, setup, teardown) runs it; returns the
+ *                                                 number of failed tests,
+ *                                                 or 77 if none failed and
+ *                                                 some were skipped
+ *   assert_true/false, assert_int_equal/not_equal, assert_ptr_equal,
+ *   assert_null/non_null, assert_string_equal, assert_memory_equal,
+ *   fail(), fail_msg(fmt, ...), skip(), print_message(fmt, ...)
+ *
+ * A failed assertion prints "FILE:LINE: what, with the values" and ends the
+ * test (longjmp back into the runner); the remaining tests still run.  The
+ * runner allocates nothing (test_noalloc counts malloc calls).  An assertion
+ * may only fail on the thread that runs the group: on any other thread it
+ * prints the failure and exits the program with status 1, since there is no
+ * way back into the runner from there.
+ *
+ * The 77 follows the project's skip convention (tests/run.sh): a test that
+ * cannot run because a package is missing prints
+ * "SKIP: <what> (install <package>)" with print_message, then calls skip().
+ *
+ * One translation unit per test program includes this header; everything
+ * in it is static.
+ */
+#ifndef HRT_TESTS_UNIT_H
+#define HRT_TESTS_UNIT_H
+
+#include <inttypes.h>
+#include <pthread.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct CMUnitTest {
+	const char *name;
+	void (*test_func)(void **state);
+	int (*setup_func)(void **state);
+	int (*teardown_func)(void **state);
+	void *initial_state;
+};
+
+#define cmocka_unit_test(f) { #f, f, NULL, NULL, NULL }
+
+#define cmocka_run_group_tests(tests, setup, teardown) \
+	unit_run_group(__FILE__, (tests), sizeof(tests) / sizeof((tests)[0]), (setup), (teardown))
+
+#define UNIT_UNUSED __attribute__((unused))
+
+enum { UNIT_FAILED = 1, UNIT_SKIPPED = 2 };
+
+static jmp_buf unit_jmp;
+static int unit_active;          /* a test is running: unit_jmp is valid */
+static pthread_t unit_thread;    /* the thread that runs the group */
+static volatile int unit_status; /* how the current test left: UNIT_* */
+
+/* Ends the current test as failed or skipped (status), on the right thread. */
+static UNIT_UNUSED void unit_leave(int status)
+{
+	fflush(stdout);
+	if (!unit_active || !pthread_equal(pthread_self(), unit_thread)) {
+		if (status == UNIT_SKIPPED)
+			fprintf(stderr, "unit: skip() outside the runner's thread\n");
+		exit(1);
+	}
+	unit_status = status;
+	longjmp(unit_jmp, 1);
+}
+
+static UNIT_UNUSED __attribute__((format(printf, 3, 4)))
+void unit_fail(const char *file, int line, const char *fmt, ...)
+{
+	va_list ap;
+
+	fflush(stdout);
+	fprintf(stderr, "%s:%d: ", file, line);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	unit_leave(UNIT_FAILED);
+}
+
+static UNIT_UNUSED __attribute__((format(printf, 1, 2)))
+void print_message(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vprintf(fmt, ap);
+	va_end(ap);
+}
+
+#define fail() unit_fail(__FILE__, __LINE__, "fail()")
+#define fail_msg(...) unit_fail(__FILE__, __LINE__, __VA_ARGS__)
+#define skip() unit_leave(UNIT_SKIPPED)
+
+#define assert_true(c) do { if (!(c)) \
+	unit_fail(__FILE__, __LINE__, "assert_true(%s) failed", #c); } while (0)
+#define assert_false(c) do { if (c) \
+	unit_fail(__FILE__, __LINE__, "assert_false(%s) failed", #c); } while (0)
+
+/* Integers compare as uintmax_t, as cmocka does; printed signed and in hex. */
+#define UNIT_INT_CMP(a, b, want_equal, op) do { \
+	uintmax_t unit_a_ = (uintmax_t)(a), unit_b_ = (uintmax_t)(b); \
+	if ((unit_a_ == unit_b_) != (want_equal)) \
+		unit_fail(__FILE__, __LINE__, "%s " op " %s: %" PRIdMAX " (%#" PRIxMAX \
+			  ") vs %" PRIdMAX " (%#" PRIxMAX ")", #a, #b, (intmax_t)unit_a_, \
+			  unit_a_, (intmax_t)unit_b_, unit_b_); \
+} while (0)
+#define assert_int_equal(a, b) UNIT_INT_CMP(a, b, 1, "==")
+#define assert_int_not_equal(a, b) UNIT_INT_CMP(a, b, 0, "!=")
+
+#define assert_ptr_equal(a, b) do { \
+	const void *unit_a_ = (const void *)(a), *unit_b_ = (const void *)(b); \
+	if (unit_a_ != unit_b_) \
+		unit_fail(__FILE__, __LINE__, "%s == %s: %p vs %p", #a, #b, unit_a_, unit_b_); \
+} while (0)
+#define assert_null(p) do { const void *unit_p_ = (const void *)(p); if (unit_p_) \
+	unit_fail(__FILE__, __LINE__, "assert_null(%s): %p", #p, unit_p_); } while (0)
+#define assert_non_null(p) do { if (!(p)) \
+	unit_fail(__FILE__, __LINE__, "assert_non_null(%s) failed", #p); } while (0)
+
+#define assert_string_equal(a, b) do { \
+	const char *unit_a_ = (a), *unit_b_ = (b); \
+	if (!unit_a_ || !unit_b_ || strcmp(unit_a_, unit_b_) != 0) \
+		unit_fail(__FILE__, __LINE__, "%s == %s: \"%s\" vs \"%s\"", #a, #b, \
+			  unit_a_ ? unit_a_ : "(null)", unit_b_ ? unit_b_ : "(null)"); \
+} while (0)
+
+#define assert_memory_equal(a, b, n) \
+	unit_memory_equal(__FILE__, __LINE__, #a, #b, (a), (b), (n))
+
+static UNIT_UNUSED void unit_memory_equal(const char *file, int line, const char *an,
+					  const char *bn, const void *a, const void *b, size_t n)
+{
+	const unsigned char *x = a, *y = b;
+	size_t i, diff = 0, first = n;
+
+	for (i = 0; i < n; i++)
+		if (x[i] != y[i]) {
+			if (first == n)
+				first = i;
+			diff++;
+		}
+	if (diff)
+		unit_fail(file, line, "%s == %s (%zu bytes): %zu differ, first at %zu: %#04x vs %#04x",
+			  an, bn, n, diff, first, x[first], y[first]);
+}
+
+/* Runs one test (its setup, the test, its teardown); returns its UNIT_*.
+ * Kept apart so no counter of the group lives across the setjmp. */
+static UNIT_UNUSED int unit_run_one(const char *group, const struct CMUnitTest *t,
+				    void *group_state)
+{
+	/* volatile: read after a longjmp */
+	void *volatile state = t->initial_state ? t->initial_state : group_state;
+	int status;
+
+	unit_active = 1;
+	unit_status = 0;
+	if (setjmp(unit_jmp) == 0) {
+		void *s = state;
+
+		if (t->setup_func && t->setup_func(&s) != 0)
+			unit_fail(group, 0, "setup of %s failed", t->name);
+		state = s;
+		t->test_func(&s);
+		state = s;
+	}
+	unit_active = 0;
+	status = unit_status;
+	if (t->teardown_func) {
+		void *s = state;
+
+		if (t->teardown_func(&s) != 0 && status == 0) {
+			fprintf(stderr, "%s: teardown of %s failed\n", group, t->name);
+			status = UNIT_FAILED;
+		}
+	}
+	return status;
+}
+
+/* Runs a table; prints a line per test and a summary; returns the failures. */
+static UNIT_UNUSED int unit_run_group(const char *file, const struct CMUnitTest *t, size_t n,
+				      int (*setup)(void **), int (*teardown)(void **))
+{
+	const char *group = strrchr(file, '/') ? strrchr(file, '/') + 1 : file;
+	void *group_state = NULL;
+	size_t i, pass = 0, failed = 0, skipped = 0;
+
+	unit_thread = pthread_self();
+	printf("[==========] %s: running %zu test(s)\n", group, n);
+	if (setup && setup(&group_state) != 0) {
+		printf("[  FAILED  ] %s: group setup failed; %zu test(s) not run\n", group, n);
+		return (int)n;
+	}
+	for (i = 0; i < n; i++) {
+		int status;
+
+		printf("[ RUN      ] %s\n", t[i].name);
+		fflush(stdout);
+		status = unit_run_one(group, &t[i], group_state);
+		if (status == UNIT_FAILED) {
+			failed++;
+			printf("[  FAILED  ] %s\n", t[i].name);
+		} else if (status == UNIT_SKIPPED) {
+			skipped++;
+			printf("[  SKIPPED ] %s\n", t[i].name);
+		} else {
+			pass++;
+			printf("[       OK ] %s\n", t[i].name);
+		}
+		fflush(stdout);
+	}
+	if (teardown && teardown(&group_state) != 0) {
+		printf("[  FAILED  ] %s: group teardown failed\n", group);
+		failed++;
+	}
+	printf("[==========] %s: %zu passed, %zu failed, %zu skipped\n", group, pass, failed,
+	       skipped);
+	fflush(stdout);
+	if (failed == 0 && skipped > 0)
+		return 77;
+	return (int)failed;
+}
+
+#endif
