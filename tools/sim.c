@@ -80,6 +80,7 @@ static hrt_time_t draw_exp(uint64_t *s, hrt_time_t mean)
 
 void sim_defaults(struct sim_config *c)
 {
+	memset(c, 0, sizeof(*c));       /* every field not named here: 0 (none) */
 	c->cpus = 4;
 	c->threads = 8;
 	c->slack[0] = 50000;
