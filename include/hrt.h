@@ -381,6 +381,52 @@ HRT_EXTERN int hrt_base_loop(struct hrt_base *base);
  * error. */
 HRT_EXTERN int hrt_base_stop(struct hrt_base *base);
 
+/* Coalesced sleep (base.c, loop.c) ----------------------------------------- */
+
+#include <stdbool.h>
+
+/*
+ * A timerfd has no slack, so every hrt wake-up is a timer interrupt of its
+ * own.  With coalescing (on by default; HRT_COALESCE=off|on is read by
+ * hrt_base_new, this call changes it; the loop reads it when it starts)
+ * hrt_base_loop sleeps in epoll_pwait2 with the thread's timer slack
+ * (prctl PR_SET_TIMERSLACK) set to the window below, with the timerfd
+ * disarmed (a timer with no slack would stop the kernel's expiry walk), so
+ * the kernel ends the sleep on an interrupt that happens anyway.
+ *
+ * The window rule.  H: the earliest hard expiry queued; its timer is the
+ * owner, with soft expiry s0 <= H.  S: the latest soft expiry <= H (a search
+ * of at most 64 nodes: S >= s0 in any case).  The sleep starts ending at
+ * T >= s0 and ends by T + slack <= H: every wake-up runs at least the owner
+ * and no timer runs after its hard expiry by the engine's choice (only by
+ * the OS's own lateness).  T = min(S, bound) pushed as late as the slack's
+ * rounding allows; bound keeps the kernel's own widening of the slack (the
+ * sleep's length / 1000, / 200 at nice > 0) inside H.  Where no such T >= s0
+ * exists (a window narrower than about 0.1 % of the distance to it) that
+ * sleep is the exact timerfd one.  Only CLOCK_MONOTONIC bases coalesce (the
+ * sleep is relative on that clock).  Kernels before 5.11 (no epoll_pwait2:
+ * ENOSYS) get the timerfd path, decided on the first sleep.  The thread's
+ * timer slack, which its callbacks' own sleeps also see, is restored when
+ * the loop returns.  A coalesced wake-up counts in stats.wakeups; the fd
+ * is not re-armed while the loop coalesces (no stats.reprograms).
+ */
+HRT_EXTERN int hrt_base_set_coalesce(struct hrt_base *base, bool on);
+HRT_EXTERN bool hrt_base_get_coalesce(const struct hrt_base *base);
+/*
+ * The same window for a host loop that sleeps itself (plain epoll, or any
+ * loop that takes a timeout and runs on a thread whose slack it may set),
+ * computed now on the base's clock: 1 with [*soft, *hard] - sleep until
+ * *soft with timer slack *hard - *soft (skip the prctl when 0: 0 means the
+ * default slack) and call hrt_base_run(base, now, idle) on waking; 0 if no
+ * ranged sleep fits (*soft = *hard = the earliest hard expiry: sleep on the
+ * timerfd as usual) or nothing is queued (both HRT_TIME_MAX); -EINVAL.
+ * Call it after each pass and after starts that may move the earliest hard
+ * expiry (or keep the timerfd armed as the safety net, at the cost the
+ * comment above explains).
+ */
+HRT_EXTERN int hrt_base_wait_window(struct hrt_base *base, hrt_time_t *soft,
+				    hrt_time_t *hard);
+
 #ifdef __cplusplus
 }
 #endif

@@ -148,6 +148,7 @@ HRT_EXTERN struct hrt_base *hrt_base_new(clockid_t clock)
 	b->staged_min = HRT_TIME_MAX;
 	b->clock = clock;
 	b->greedy = greedy_from_env();
+	b->coalesce = hrt__coalesce_from_env();
 	b->tfd = b->epfd = b->efd = -1;
 	b->armed = HRT_TIME_MAX;
 	b->fork_gen = __atomic_load_n(&hrt__fork_gen, __ATOMIC_RELAXED);
@@ -840,4 +841,125 @@ HRT_EXTERN int hrt_base_check(struct hrt_base *b, char *why, size_t len)
 		why[n] = '\0';
 	}
 	return -EUCLEAN;
+}
+
+/* Coalesced sleep: the switch and the wake-up window (issue 13) ----------- */
+
+int hrt__coalesce_from_env(void)
+{
+	const char *s = getenv("HRT_COALESCE");
+
+	return !(s && !strcmp(s, "off"));       /* unset/unknown: on */
+}
+
+HRT_EXTERN int hrt_base_set_coalesce(struct hrt_base *b, bool on)
+{
+	if (!b)
+		return -EINVAL;
+	__atomic_store_n(&b->coalesce, on ? 1 : 0, __ATOMIC_RELAXED);
+	return 0;
+}
+
+HRT_EXTERN bool hrt_base_get_coalesce(const struct hrt_base *b)
+{
+	return b && __atomic_load_n(&b->coalesce, __ATOMIC_RELAXED);
+}
+
+/* The latest soft expiry <= hard in the subtree at n, pruning subtrees whose
+ * least soft expiry is later; visits at most *budget nodes, so the window
+ * costs O(1) whatever is queued (a lower bound is still a valid window). */
+static void window_walk(const struct hrt_rb_node *n, hrt_time_t hard,
+			hrt_time_t *soft, unsigned *budget)
+{
+	while (n && *budget) {
+		const struct hrt_timer *t = hrt__queue_timer(n);
+
+		if (t->hrt__subtree_soft > hard)
+			return;
+		--*budget;
+		if (!hrt__queue_is_excluded(t) && t->hrt__soft <= hard &&
+		    t->hrt__soft > *soft)
+			*soft = t->hrt__soft;
+		window_walk(n->hrt__left, hard, soft, budget);
+		n = n->hrt__right;
+	}
+}
+
+#define HRT_WINDOW_VISITS 64
+
+int hrt__base_window_locked(struct hrt_base *b, hrt_time_t *owner,
+			    hrt_time_t *soft, hrt_time_t *hard)
+{
+	unsigned budget = HRT_WINDOW_VISITS;
+	struct hrt_timer *t;
+
+	if (b->staged_count && !b->in_pass)
+		flush_staged(b);        /* their soft expiries count too */
+	t = hrt__queue_first(&b->queue);
+	if (b->pend.count)
+		t = earlier(t, hrt__queue_next_due(&b->pend, HRT_QUEUE_NOW_MAX + 1,
+						   &(uint64_t){ 0 }));
+	if (!t)
+		return 0;
+	*owner = *soft = t->hrt__soft;
+	*hard = t->hrt__hard;
+	window_walk(b->queue.root.node, *hard, soft, &budget);
+	window_walk(b->pend.root.node, *hard, soft, &budget);
+	return 1;
+}
+
+/* Keep the top three bits: the slack changes (a prctl) only when the window
+ * does by more than an eighth, and never grows past it. */
+static hrt_time_t slack_round_down(hrt_time_t x)
+{
+	int k = 63 - __builtin_clzll((unsigned long long)x);
+
+	return k < 3 ? x : x & ~(((hrt_time_t)1 << (k - 2)) - 1);
+}
+
+int hrt__coalesce_plan(hrt_time_t now, hrt_time_t owner, hrt_time_t soft,
+		       hrt_time_t hard, int div, hrt_time_t *until, hrt_time_t *slack)
+{
+	hrt_time_t d, bound, t0, q;
+
+	if (hard <= now) {              /* due: no sleep */
+		*until = hard;
+		*slack = 0;
+		return 1;
+	}
+	/* The kernel widens the slack to (sleep length) / div: start no later
+	 * than `bound`, where that estimate still ends by `hard`. */
+	d = hard - now;
+	bound = now + d - (d / (div + 1) + (d % (div + 1) != 0));
+	t0 = soft < bound ? soft : bound;
+	if (t0 < owner)
+		return 0;
+	q = slack_round_down(hard - t0);        /* >= 1: t0 <= bound < hard */
+	*until = hard - q < bound ? hard - q : bound;
+	*slack = q;
+	return 1;
+}
+
+HRT_EXTERN int hrt_base_wait_window(struct hrt_base *b, hrt_time_t *soft, hrt_time_t *hard)
+{
+	hrt_time_t owner, s, h, until, slack;
+	int have;
+
+	if (!b || !soft || !hard)
+		return -EINVAL;
+	base_lock(b);
+	have = hrt__base_window_locked(b, &owner, &s, &h);
+	base_unlock(b);
+	if (!have) {
+		*soft = *hard = HRT_TIME_MAX;
+		return 0;
+	}
+	if (!hrt__coalesce_plan(hrt_base_now(b), owner, s, h, hrt__slack_div(),
+				&until, &slack)) {
+		*soft = *hard = h;
+		return 0;
+	}
+	*soft = until;
+	*hard = until + slack;
+	return 1;
 }

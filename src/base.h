@@ -18,6 +18,12 @@
 #define HRT_ST_STAGED   4u      /* on the staging list (never during a pass) */
 #define HRT_ST_MASK     63u
 
+/* The coalesced sleep's wait (loop.c): epoll_pwait2 for `timeout` ns from
+ * `now`, as the loop read it.  Replaceable per base for the tests. */
+struct epoll_event;
+typedef int (*hrt__pwait2_fn)(void *ctx, int epfd, struct epoll_event *evs, int n,
+			      hrt_time_t now, hrt_time_t timeout);
+
 struct hrt_base {
 	pthread_mutex_t lock;
 	pthread_cond_t done;            /* a callback returned (cancel waits) */
@@ -63,6 +69,18 @@ struct hrt_base {
 	ino_t tfd_ino;
 	hrt_time_t armed;               /* what tfd is armed for; MAX: disarmed */
 	int arm_err;                    /* last arm: 0 or -errno (armed EXPIRED) */
+
+	/* Coalesced sleep (loop.c; all under the lock but `coalesce`). */
+	int coalesce;                   /* HRT_COALESCE / hrt_base_set_coalesce */
+	int c_loop;                     /* hrt_base_loop owns the device: `armed` is
+					 * the instant it sleeps for, tfd stays idle */
+	int c_sleeping;                 /* in a sleep that ends by c_hard: an earlier
+					 * start pokes efd */
+	int c_nosys;                    /* epoll_pwait2 failed with ENOSYS */
+	hrt_time_t c_hard;
+	hrt_time_t c_tfd;               /* while c_loop: what tfd really holds */
+	hrt__pwait2_fn c_pwait2;        /* test seam; NULL: the system call */
+	void *c_pwait2_ctx;
 } __attribute__((aligned(64)));
 
 /* timerfd.armed when it has fired and must be re-armed whatever follows. */
@@ -136,5 +154,23 @@ static inline void base_wakeup_update(struct hrt_base *b)
 }
 
 hrt_time_t hrt__clock_now(clockid_t clock);
+
+/* Coalesced sleep (base.c: the window; loop.c: the sleep). ---------------- */
+int hrt__coalesce_from_env(void);
+/* Lock held.  0 if nothing is queued; else 1 with the earliest hard expiry
+ * *hard, the soft expiry *owner of the timer that has it, and *soft, the
+ * latest soft expiry <= *hard found (>= *owner; a bounded search). */
+int hrt__base_window_locked(struct hrt_base *b, hrt_time_t *owner,
+			    hrt_time_t *soft, hrt_time_t *hard);
+/* The rule (loop.c header): 1 with the instant to sleep until and the
+ * thread slack to sleep with, or 0 if no ranged sleep fits (sleep exactly
+ * until `hard`).  `div` is the kernel's slack estimate divisor. */
+int hrt__coalesce_plan(hrt_time_t now, hrt_time_t owner, hrt_time_t soft,
+		       hrt_time_t hard, int div, hrt_time_t *until, hrt_time_t *slack);
+int hrt__slack_div(void);
+/* Test seam: the wait a coalesced sleep uses; NULL restores the system call. */
+void hrt__base_set_pwait2(struct hrt_base *b, hrt__pwait2_fn fn, void *ctx);
+int hrt__pwait2_sys(void *ctx, int epfd, struct epoll_event *evs, int n,
+		    hrt_time_t now, hrt_time_t timeout);
 
 #endif /* HRT_BASE_H */

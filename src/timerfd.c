@@ -1,7 +1,9 @@
 /*
  * timerfd.c - the wake-up device: a Linux timerfd kept armed (absolute) at
  * the base's earliest hard expiry, and hrt_base_dispatch(), the "timer
- * interrupt" a host event loop calls when the fd is readable.
+ * interrupt" a host event loop calls when the fd is readable.  While
+ * hrt_base_loop coalesces (loop.c) the fd is left alone and the contract
+ * below is the loop's (hrt__wakeup_arm only notes the instant).
  *
  * Contract:
  *  1. The fd is re-armed only when the armed instant changes, and every
@@ -33,12 +35,30 @@ ssize_t (*hrt__timerfd_read)(int fd, void *buf, size_t len) = read;
 int (*hrt__timerfd_settime)(int fd, int flags, const struct itimerspec *new_value,
 			    struct itimerspec *old_value) = timerfd_settime;
 
-/* Lock held; when >= 1 (base_wakeup_update clamps: 0 would disarm). */
+/*
+ * Lock held; when >= 1 (base_wakeup_update clamps: 0 would disarm).
+ * While hrt_base_loop coalesces (loop.c) the fd stays idle and `armed` is
+ * the instant the loop will handle: a new earliest hard expiry before the
+ * end of the current sleep pokes the loop (once) to plan again, in place
+ * of the re-arm it would have cost; a later one costs nothing.
+ */
 void hrt__wakeup_arm(struct hrt_base *b, hrt_time_t when)
 {
 	struct itimerspec its = { { 0, 0 }, { 0, 0 } };
 	int flags = 0;
 
+	if (b->c_loop) {
+		uint64_t one = 1;
+
+		b->armed = when;
+		if (b->c_sleeping && when < b->c_hard) {
+			b->c_sleeping = 0;
+			if (write(b->efd, &one, sizeof(one)) < 0) {
+				/* EAGAIN: a wake is already due. */
+			}
+		}
+		return;
+	}
 	if (when != HRT_TIME_MAX) {
 		its.it_value.tv_sec = when / 1000000000;
 		its.it_value.tv_nsec = when % 1000000000;

@@ -1,0 +1,443 @@
+/*
+ * test_coalesce.c - the coalesced sleep of hrt_base_loop (src/loop.c) and
+ * its window (hrt_base_wait_window, base.c):
+ *  - the planning rule against brute force: every ranged sleep starts
+ *    ending at or after the owner's soft expiry and ends (slack, or the
+ *    kernel's own length/div widening, whichever is larger) by the earliest
+ *    hard expiry; "no ranged sleep" only when none exists;
+ *  - the window's soft end against a linear scan on virtual bases;
+ *  - a real loop with re-arming range timers, every sleep checked through
+ *    the per-base wait seam against the queued timers themselves, every
+ *    callback never early; lateness past hard is only printed (the OS's);
+ *  - the thread's timer slack is restored, ENOSYS falls back to the timerfd
+ *    path (once per base), a narrow far window sleeps exactly, a start from
+ *    another thread pokes a long sleep, HRT_COALESCE and the switch.
+ * Seeds are fixed and printed.  Self-checking (CHECK): exit 0 only if every
+ * check held.
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/prctl.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "hrt.h"
+#include "base.h"
+#include "check.h"
+
+#define MS 1000000LL
+#define SEC 1000000000LL
+
+static uint64_t rng = 0x9e3779b97f4a7c15ull;
+
+static uint64_t rnd(void)
+{
+	rng ^= rng << 13;
+	rng ^= rng >> 7;
+	rng ^= rng << 17;
+	return rng;
+}
+
+static hrt_time_t mono(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * SEC + ts.tv_nsec;
+}
+
+/* The rule, by brute force over random instants. */
+static void test_plan(void)
+{
+	int i;
+
+	printf("  seed %#llx\n", (unsigned long long)rng);
+	for (i = 0; i < 200000; i++) {
+		int div = rnd() & 1 ? 1000 : 200;
+		hrt_time_t now = (hrt_time_t)(rnd() % (1000 * SEC));
+		hrt_time_t scale = (hrt_time_t)1 << (rnd() % 40);
+		hrt_time_t owner = now + (hrt_time_t)(rnd() % (uint64_t)scale) - scale / 4;
+		hrt_time_t hard = owner + (hrt_time_t)(rnd() % (uint64_t)scale);
+		hrt_time_t soft = owner + (hard > owner ? (hrt_time_t)(rnd() % (uint64_t)(hard - owner + 1)) : 0);
+		hrt_time_t until = -1, slack = -1, est, fit;
+		int r = hrt__coalesce_plan(now, owner, soft, hard, div, &until, &slack);
+
+		if (hard <= now) {
+			CHECK(r == 1 && until <= now && slack == 0);
+			continue;
+		}
+		/* The documented bound: T <= now + (hard - now) * div / (div + 1). */
+		fit = owner <= now + (hrt_time_t)((__int128)(hard - now) * div / (div + 1));
+		if (!r) {
+			if (fit)
+				printf("  step %d: no sleep, but owner fits (now %lld owner %lld hard %lld)\n",
+				       i, (long long)now, (long long)owner, (long long)hard);
+			CHECK(!fit);
+			continue;
+		}
+		est = (until > now ? until - now : 0) / div;
+		if (until < owner || slack < 1 || until + (slack > est ? slack : est) > hard) {
+			printf("  step %d: now %lld owner %lld soft %lld hard %lld div %d -> until %lld slack %lld\n",
+			       i, (long long)now, (long long)owner, (long long)soft, (long long)hard,
+			       div, (long long)until, (long long)slack);
+			CHECK(0);
+			break;
+		}
+		/* As late as the window allows: never before min(soft, bound). */
+		fit = now + (hrt_time_t)((__int128)(hard - now) * div / (div + 1));
+		CHECK(until >= (soft < fit ? soft : fit));
+	}
+}
+
+struct tm_ {
+	struct hrt_timer t;
+	int fired;
+	hrt_time_t at;
+};
+
+static enum hrt_restart nop_cb(struct hrt_timer *t, hrt_time_t now)
+{
+	(void)t;
+	(void)now;
+	return HRT_NORESTART;
+}
+
+/* Window: its soft end is the latest soft expiry <= the earliest hard one
+ * (exact up to the search bound), and the public call keeps to the rule. */
+static void test_window(void)
+{
+	static struct hrt_timer ts[2000];
+	int round;
+
+	for (round = 0; round < 300; round++) {
+		struct hrt_base *b = hrt_base_new(HRT_CLOCK_VIRTUAL);
+		int n = round < 250 ? 1 + (int)(rnd() % 30) : 2000, i, minh = -1;
+		hrt_time_t owner, soft, hard, best, ws, wh;
+
+		CHECK(hrt_base_wait_window(b, &ws, &wh) == 0 && ws == HRT_TIME_MAX && wh == HRT_TIME_MAX);
+		hrt_base_set_time(b, 1000 * MS);
+		for (i = 0; i < n; i++) {
+			hrt_time_t s = 1000 * MS + (hrt_time_t)(rnd() % (200 * MS));
+
+			hrt_timer_init(&ts[i], nop_cb);
+			hrt_timer_start_range(&ts[i], b, s, (hrt_time_t)(rnd() % (20 * MS)), HRT_MODE_ABS);
+			if (minh < 0 || hrt_timer_get_hard(&ts[i]) < hrt_timer_get_hard(&ts[minh]))
+				minh = i;
+		}
+		best = hrt_timer_get_soft(&ts[minh]);
+		for (i = 0; i < n; i++)
+			if (hrt_timer_get_soft(&ts[i]) <= hrt_timer_get_hard(&ts[minh]) &&
+			    hrt_timer_get_soft(&ts[i]) > best)
+				best = hrt_timer_get_soft(&ts[i]);
+		base_lock(b);
+		CHECK(hrt__base_window_locked(b, &owner, &soft, &hard) == 1);
+		base_unlock(b);
+		CHECK_EQ(hard, hrt_timer_get_hard(&ts[minh]));
+		CHECK_EQ(owner, hrt_timer_get_soft(&ts[minh]));
+		if (n <= 30)
+			CHECK_EQ(soft, best);
+		else
+			CHECK(soft >= owner && soft <= best);
+		i = hrt_base_wait_window(b, &ws, &wh);
+		CHECK(i == 0 || i == 1);
+		if (i == 1)
+			CHECK(ws >= owner && wh <= hard && ws <= wh);
+		else
+			CHECK(ws == hard && wh == hard);
+		hrt_base_free(b);
+	}
+	CHECK(hrt_base_wait_window(NULL, &(hrt_time_t){ 0 }, &(hrt_time_t){ 0 }) == -EINVAL);
+}
+
+/* A real loop; the seam checks every ranged sleep against the timers. */
+#define NT 24
+struct run {
+	struct hrt_base *b;
+	struct tm_ tm[NT];
+	long calls, fired, early, late, bad, enosys, limit;
+	long slack_seen;                /* sleeps whose thread slack was ours */
+	hrt_time_t worst_late;
+	long orig_slack;
+	struct hrt_timer *xt[2];        /* other timers the rule must see */
+};
+
+static struct run *cur;
+
+static enum hrt_restart rearm_cb(struct hrt_timer *t, hrt_time_t now)
+{
+	struct tm_ *m = HRT_CONTAINER_OF(t, struct tm_, t);
+	struct run *r = cur;
+
+	if (now < hrt_timer_get_soft(t))
+		r->early++;
+	if (now > hrt_timer_get_hard(t)) {
+		r->late++;
+		if (now - hrt_timer_get_hard(t) > r->worst_late)
+			r->worst_late = now - hrt_timer_get_hard(t);
+	}
+	m->fired++;
+	if (++r->fired >= r->limit) {
+		hrt_base_stop(r->b);
+		return HRT_NORESTART;
+	}
+	/* Ranges from 0 to 4 ms, 0.1 to 6 ms ahead. */
+	hrt_timer_start_range(t, r->b, (hrt_time_t)(rnd() % (6 * MS)) + MS / 10,
+			      (hrt_time_t)(rnd() % (4 * MS)), HRT_MODE_REL);
+	return HRT_NORESTART;
+}
+
+static int check_wait(void *ctx, int epfd, struct epoll_event *evs, int n,
+		      hrt_time_t now, hrt_time_t timeout)
+{
+	struct run *r = ctx;
+	hrt_time_t hard = HRT_TIME_MAX, owner = 0, end, slack, est;
+	int i;
+
+	r->calls++;
+	if (r->enosys) {
+		errno = ENOSYS;
+		return -1;
+	}
+	for (i = 0; i < NT + 2; i++) {
+		struct hrt_timer *t = i < NT ? &r->tm[i].t : r->xt[i - NT];
+
+		if (!t)
+			continue;
+		if (hrt_timer_is_queued(t) && hrt_timer_get_hard(t) < hard) {
+			hard = hrt_timer_get_hard(t);
+			owner = hrt_timer_get_soft(t);
+		}
+	}
+	slack = prctl(PR_GET_TIMERSLACK, 0, 0, 0, 0);
+	if (slack != r->orig_slack)
+		r->slack_seen++;
+	est = timeout / 1000;           /* this test runs at nice 0 */
+	/* A zero timeout does not sleep: right only if the owner is due. */
+	end = now + timeout + (slack > est ? slack : est);
+	if (hard == HRT_TIME_MAX || now + timeout < owner || (timeout && end > hard)) {
+		if (r->bad++ < 5)
+			fprintf(stderr, "  sleep now %lld +%lld slack %lld: owner %lld hard %lld\n",
+				(long long)now, (long long)timeout, (long long)slack,
+				(long long)owner, (long long)hard);
+	}
+	return hrt__pwait2_sys(NULL, epfd, evs, n, now, timeout);
+}
+
+static void run_init(struct run *r, long limit)
+{
+	int i;
+
+	memset(r, 0, sizeof(*r));
+	r->b = hrt_base_new(CLOCK_MONOTONIC);
+	r->limit = limit;
+	r->orig_slack = 50000;
+	prctl(PR_SET_TIMERSLACK, 50000UL, 0, 0, 0);
+	hrt__base_set_pwait2(r->b, check_wait, r);
+	cur = r;
+	for (i = 0; i < NT; i++) {
+		hrt_timer_init(&r->tm[i].t, rearm_cb);
+		hrt_timer_start_range(&r->tm[i].t, r->b, (hrt_time_t)(rnd() % (6 * MS)) + MS,
+				      (hrt_time_t)(rnd() % (4 * MS)), HRT_MODE_REL);
+	}
+}
+
+static void run_done(struct run *r)
+{
+	int i;
+
+	for (i = 0; i < NT; i++)
+		hrt_timer_cancel(&r->tm[i].t);
+	hrt_base_free(r->b);
+	cur = NULL;
+}
+
+static void test_loop_rule(void)
+{
+	struct run r;
+	struct hrt_stats s;
+
+	run_init(&r, 3000);
+	CHECK(hrt_base_get_coalesce(r.b));
+	CHECK_EQ(hrt_base_loop(r.b), 0);
+	hrt_base_get_stats(r.b, &s);
+	printf("  %ld callbacks, %ld ranged sleeps, %llu wake-ups, %ld past hard (worst %lld us)\n",
+	       r.fired, r.calls, (unsigned long long)s.wakeups, r.late,
+	       (long long)(r.worst_late / 1000));
+	CHECK(r.fired >= 3000 && r.fired < 3000 + NT);  /* the stopping pass ends */
+	CHECK(r.calls > 100);           /* it did sleep the coalesced way */
+	CHECK_EQ(r.bad, 0);             /* every sleep within the rule */
+	CHECK_EQ(r.early, 0);
+	CHECK(r.slack_seen > 0);        /* it set the slack ... */
+	CHECK_EQ(prctl(PR_GET_TIMERSLACK, 0, 0, 0, 0), 50000);  /* ... and put it back */
+	CHECK(s.reprograms <= 2);       /* hrt_base_fd and the hand-back only */
+	CHECK_EQ(hrt_base_check(r.b), 0);
+	run_done(&r);
+}
+
+/* ENOSYS: the same loop runs on the timerfd path, the seam is asked once
+ * per base, the slack is back. */
+static void test_fallback(void)
+{
+	struct run r;
+	struct hrt_stats s;
+	long calls;
+
+	run_init(&r, 300);
+	r.enosys = 1;
+	CHECK_EQ(hrt_base_loop(r.b), 0);
+	CHECK(r.fired >= 300 && r.fired < 300 + NT);
+	CHECK_EQ(r.calls, 1);
+	CHECK_EQ(r.early, 0);
+	hrt_base_get_stats(r.b, &s);
+	printf("  fallback: %llu re-arms for %llu passes\n", (unsigned long long)s.reprograms,
+	       (unsigned long long)s.passes);
+	CHECK(s.reprograms > 10 && s.reprograms + 2 >= s.passes);  /* the timerfd did the work */
+	CHECK_EQ(prctl(PR_GET_TIMERSLACK, 0, 0, 0, 0), 50000);
+	calls = r.calls;
+	r.limit = 600;
+	hrt_timer_start_range(&r.tm[0].t, r.b, MS, MS, HRT_MODE_REL);
+	CHECK_EQ(hrt_base_loop(r.b), 0);
+	CHECK_EQ(r.calls, calls);       /* remembered: no second try */
+	CHECK(r.fired >= 600 && r.fired < 600 + NT);
+	run_done(&r);
+}
+
+/* Off: the switch and the environment. */
+static void test_switch(void)
+{
+	struct run r;
+	struct hrt_base *b;
+
+	run_init(&r, 200);
+	CHECK_EQ(hrt_base_set_coalesce(r.b, false), 0);
+	CHECK(!hrt_base_get_coalesce(r.b));
+	CHECK_EQ(hrt_base_loop(r.b), 0);
+	CHECK(r.fired >= 200 && r.fired < 200 + NT);
+	CHECK_EQ(r.calls, 0);
+	run_done(&r);
+	CHECK_EQ(hrt_base_set_coalesce(NULL, true), -EINVAL);
+	setenv("HRT_COALESCE", "off", 1);
+	b = hrt_base_new(CLOCK_MONOTONIC);
+	CHECK(!hrt_base_get_coalesce(b));
+	hrt_base_free(b);
+	setenv("HRT_COALESCE", "on", 1);
+	b = hrt_base_new(CLOCK_MONOTONIC);
+	CHECK(hrt_base_get_coalesce(b));
+	hrt_base_free(b);
+	unsetenv("HRT_COALESCE");
+}
+
+/* A window narrower than the kernel's widening of a long sleep: that sleep
+ * is the exact timerfd one (no ranged wait), never early. */
+static enum hrt_restart stop_cb(struct hrt_timer *t, hrt_time_t now)
+{
+	struct tm_ *m = HRT_CONTAINER_OF(t, struct tm_, t);
+
+	m->fired++;
+	m->at = now;
+	hrt_base_stop(cur->b);
+	return HRT_NORESTART;
+}
+
+static void test_exact(void)
+{
+	struct run r;
+	struct tm_ x;
+	hrt_time_t soft;
+
+	run_init(&r, 1);
+	for (int i = 0; i < NT; i++)
+		hrt_timer_cancel(&r.tm[i].t);
+	memset(&x, 0, sizeof(x));
+	hrt_timer_init(&x.t, stop_cb);
+	soft = mono() + 200 * MS;
+	hrt_timer_start_range(&x.t, r.b, soft, 10000, HRT_MODE_ABS);  /* 10 us << 200 us */
+	CHECK_EQ(hrt_base_loop(r.b), 0);
+	CHECK_EQ(x.fired, 1);
+	CHECK(x.at >= soft + 10000);    /* the timerfd fired at hard */
+	CHECK_EQ(r.calls, 0);
+	CHECK_EQ(prctl(PR_GET_TIMERSLACK, 0, 0, 0, 0), 50000);
+	run_done(&r);
+}
+
+/* Another thread starts an earlier timer while the loop sleeps toward a
+ * far window: the poke gets it run in time. */
+struct poker {
+	struct hrt_base *b;
+	struct tm_ *m;
+	hrt_time_t soft;
+};
+
+static void *poker_main(void *arg)
+{
+	struct poker *p = arg;
+	struct timespec nap = { 0, 50 * MS };
+
+	nanosleep(&nap, NULL);
+	p->soft = mono() + 5 * MS;
+	hrt_timer_start_range(&p->m->t, p->b, p->soft, MS, HRT_MODE_ABS);
+	return NULL;
+}
+
+static void test_poke(void)
+{
+	struct run r;
+	struct tm_ far, near;
+	struct poker p;
+	pthread_t th;
+
+	run_init(&r, 1);
+	for (int i = 0; i < NT; i++)
+		hrt_timer_cancel(&r.tm[i].t);
+	memset(&far, 0, sizeof(far));
+	memset(&near, 0, sizeof(near));
+	hrt_timer_init(&far.t, nop_cb);
+	hrt_timer_init(&near.t, stop_cb);
+	hrt_timer_start_range(&far.t, r.b, 5 * SEC, SEC, HRT_MODE_REL);
+	r.xt[0] = &far.t;
+	r.xt[1] = &near.t;
+	p.b = r.b;
+	p.m = &near;
+	CHECK_EQ(pthread_create(&th, NULL, poker_main, &p), 0);
+	CHECK_EQ(hrt_base_loop(r.b), 0);
+	pthread_join(th, NULL);
+	CHECK_EQ(near.fired, 1);
+	CHECK(near.at >= p.soft);
+	CHECK(near.at < p.soft + 1000 * MS);    /* not the far window's wake-up */
+	CHECK_EQ(r.bad, 0);
+	CHECK(hrt_timer_is_queued(&far.t));
+	hrt_timer_cancel(&far.t);
+	run_done(&r);
+}
+
+int main(void)
+{
+	static const struct {
+		const char *name;
+		void (*fn)(void);
+	} tests[] = {
+		{ "plan", test_plan },
+		{ "window", test_window },
+		{ "loop_rule", test_loop_rule },
+		{ "fallback", test_fallback },
+		{ "switch", test_switch },
+		{ "exact", test_exact },
+		{ "poke", test_poke },
+	};
+
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	unsetenv("HRT_COALESCE");
+	alarm(60);                      /* a hung loop fails, not hangs */
+	for (size_t i = 0; i < sizeof(tests) / sizeof(tests[0]); i++) {
+		int before = failures;
+
+		tests[i].fn();
+		printf("%s %s\n", failures == before ? "ok  " : "FAIL", tests[i].name);
+	}
+	printf("%d check(s) failed\n", failures);
+	return failures ? 1 : 0;
+}
