@@ -274,7 +274,7 @@ static void test_loop_rule(void)
 	CHECK(r.slack_seen > 0);        /* it set the slack ... */
 	CHECK_EQ(prctl(PR_GET_TIMERSLACK, 0, 0, 0, 0), 50000);  /* ... and put it back */
 	CHECK(s.reprograms <= 2);       /* hrt_base_fd and the hand-back only */
-	CHECK_EQ(hrt_base_check(r.b), 0);
+	CHECK_EQ(hrt_base_check(r.b, NULL, 0), 0);
 	run_done(&r);
 }
 
