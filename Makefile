@@ -83,8 +83,10 @@ EXLIBS_epoll_timers   =
 # is "y" when a program including HEADER and calling FUNC links with LIBS
 # (a call, so an empty header or library does not pass for the package).
 HASH := \#
-have_lib = $(shell printf '$(HASH)include <%s>\nint main(void) { return (void (*)(void))%s == 0; }\n' \
-	'$(1)' '$(2)' | $(CC) -x c - -o /dev/null $(3) >/dev/null 2>&1 && echo y)
+# The probe links to a temporary file: as root, `cc -o /dev/null` replaces
+# the device with a regular file.
+have_lib = $(shell t=$$(mktemp) && { printf '$(HASH)include <%s>\nint main(void) { return (void (*)(void))%s == 0; }\n' \
+	'$(1)' '$(2)' | $(CC) -x c - -o "$$t" $(3) >/dev/null 2>&1 && echo y; rm -f "$$t"; })
 # Per example: the header it needs and the Debian package that ships it.
 EXHDR_uv_timers      = uv.h
 EXHDR_ev_timers      = ev.h

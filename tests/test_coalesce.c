@@ -148,7 +148,9 @@ static void test_window(void)
 			CHECK(ws >= owner && wh <= hard && ws <= wh);
 		else
 			CHECK(ws == hard && wh == hard);
-		hrt_base_free(b);
+		for (i = 0; i < n; i++)
+			hrt_timer_cancel(&ts[i]);
+		CHECK_EQ(hrt_base_free(b), 0);
 	}
 	CHECK(hrt_base_wait_window(NULL, &(hrt_time_t){ 0 }, &(hrt_time_t){ 0 }) == -EINVAL);
 }
