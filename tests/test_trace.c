@@ -116,6 +116,29 @@ static void test_detection(void **state)
 	trace_close(r);
 }
 
+/* Issue 11 defect 1: more than 1,024 distinct ids crashed trace_close
+ * (freed by id count instead of by chunk).  10^5 ids, each started once. */
+static void test_many_ids(void **state)
+{
+	const int n = 100000;
+	size_t cap = (size_t)n * 48 + 64, len = 0;
+	char *buf = malloc(cap);
+	struct trace_reader *r;
+	struct replay_result res;
+
+	(void)state;
+	assert_non_null(buf);
+	len += (size_t)snprintf(buf + len, cap - len, "# hrt-trace v1\n");
+	for (int i = 0; i < n; i++)
+		len += (size_t)snprintf(buf + len, cap - len, "%d 0 start %d %d %d\n",
+					i, i + 1, i + 1000, i + 2000);
+	assert_int_equal(trace_open_mem(&r, buf, len, "many", 0, TRACE_AUTO), 0);
+	assert_int_equal(replay_trace(r, RP_ALL, RP_IDLE_TRACE, &res), 0);
+	assert_int_equal(trace_get_counts(r)->timers, n);
+	trace_close(r);
+	free(buf);
+}
+
 static int sh(const char *fmt, ...)
 {
 	char cmd[2048];
@@ -171,6 +194,7 @@ int main(void)
 		cmocka_unit_test(test_bad_input),
 		cmocka_unit_test(test_detection),
 		cmocka_unit_test(test_cli),
+		cmocka_unit_test(test_many_ids),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

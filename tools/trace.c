@@ -23,9 +23,21 @@
 
 #include "trace.h"
 
+/*
+ * Fixed bounds of the reader, and what happens at each:
+ *  - LINE_MAX_: a longer line is an error ("line longer than"), skipped
+ *    and counted under --lenient;
+ *  - QUEUE_MAX: a perf cancel whose expire_entry comes more than QUEUE_MAX
+ *    events later is read as a real cancel (the pair is not merged);
+ *  - TRACE_MAX_CPUS (trace.h): a higher CPU number is a bad line;
+ *  - TRACE_MAX_IDS (trace.h): the next new timer id is a bad line naming
+ *    the limit (not "out of memory").
+ */
 #define CHUNK      (256 * 1024)
 #define LINE_MAX_  65536
 #define QUEUE_MAX  4096         /* lookahead for cancel+expire pairs */
+#define TID_CHUNK  4096         /* struct tid per allocation */
+#define TID_CHUNKS (TRACE_MAX_IDS / TID_CHUNK)
 
 /* ids --------------------------------------------------------------------- */
 
@@ -176,7 +188,7 @@ struct trace_reader {
 
 	/* ids and function names */
 	struct idmap ids;
-	struct tid *tids[1024];
+	struct tid *tids[TID_CHUNKS];   /* TRACE_MAX_IDS ids, TID_CHUNK a chunk */
 	size_t ntids;
 	struct idmap fnmap;     /* name hash (+ probe) -> index + 1 */
 	char **fns;
@@ -341,7 +353,8 @@ void trace_close(struct trace_reader *r)
 	reap_child(r, 1);
 	if (r->own_fd && r->fd >= 0)
 		close(r->fd);
-	for (size_t i = 0; i < r->ntids; i++)
+	/* tids is a table of chunks of TID_CHUNK: free by chunk, not by id */
+	for (size_t i = 0; i < sizeof(r->tids) / sizeof(r->tids[0]); i++)
 		free(r->tids[i]);
 	idmap_free(&r->ids);
 	idmap_free(&r->fnmap);
@@ -781,10 +794,14 @@ static struct tid *tid_get(struct trace_reader *r, uint64_t id, int create, int 
 	if (!(v = idmap_put(&r->ids, id, fresh)))
 		return NULL;
 	if (*fresh) {
-		size_t k = r->ntids / 4096, i = r->ntids % 4096;
+		size_t k = r->ntids / TID_CHUNK, i = r->ntids % TID_CHUNK;
 
-		if (k >= sizeof(r->tids) / sizeof(r->tids[0]) ||
-		    (!r->tids[k] && !(r->tids[k] = malloc(4096 * sizeof(struct tid))))) {
+		if (k >= TID_CHUNKS) {
+			idmap_del(&r->ids, id);
+			*fresh = -1;    /* the cap, not a failed allocation */
+			return NULL;
+		}
+		if (!r->tids[k] && !(r->tids[k] = malloc(TID_CHUNK * sizeof(struct tid)))) {
 			idmap_del(&r->ids, id);
 			return NULL;
 		}
@@ -804,7 +821,9 @@ static int check_id(struct trace_reader *r, struct trace_event *ev, char *why)
 	switch (ev->kind) {
 	case TEV_START:
 		if (!(d = tid_get(r, ev->id, 1, &fresh)))
-			return WHY("out of memory (too many timer ids)");
+			return fresh < 0 ? WHY("more than %d distinct timer ids (the reader's limit)",
+					       TRACE_MAX_IDS)
+					 : WHY("out of memory");
 		if (!fresh && (d->flags & TID_PENDING) && ev->t < d->until && d->fn != ev->fn)
 			return WHY("timer 0x%llx restarted with function %s while still armed "
 				   "with %s (id reused inconsistently)", (unsigned long long)ev->id,

@@ -34,7 +34,8 @@
 
 #include "hrt.h"
 
-#define TRACE_MAX_CPUS 4096
+#define TRACE_MAX_CPUS 4096     /* higher CPU numbers are a bad line */
+#define TRACE_MAX_IDS 4194304   /* distinct timer ids; one more is a bad line */
 #define TRACE_NO_FN UINT32_MAX
 
 enum trace_format { TRACE_AUTO = 0, TRACE_PERF, TRACE_V1 };
