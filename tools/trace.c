@@ -247,11 +247,20 @@ static int spawn_decompressor(struct trace_reader *r, int fd, const char *prog)
 		return -e;
 	}
 	if (pid == 0) {
-		dup2(fd, 0);
-		dup2(p[1], 1);
-		close(p[0]);
-		close(p[1]);
-		close(fd);
+		/* With stdin or stdout closed, fd or a pipe end may be 0 or 1:
+		 * move both above 2 first so no dup2 clobbers the other. */
+		int in = fcntl(fd, F_DUPFD, 3), out = fcntl(p[1], F_DUPFD, 3);
+
+		if (in < 0 || out < 0 || dup2(in, 0) < 0 || dup2(out, 1) < 0)
+			_exit(126);
+		close(in);
+		close(out);
+		if (p[0] > 2)
+			close(p[0]);
+		if (p[1] > 2)
+			close(p[1]);
+		if (fd > 2)
+			close(fd);
 		execlp(prog, prog, "-dc", (char *)NULL);
 		_exit(127);
 	}
