@@ -28,7 +28,7 @@ static const struct bad {
 	{ "# hrt-trace v1\n0 0 start 1 5 10\n5 0 sart 1\n", 0, 3, "unknown event" },
 	{ "# hrt-trace v1\n0 0 start 1 5\n", 0, 2, "expected 'T CPU start ID SOFT HARD'" },
 	{ "# hrt-trace v1\n0 0 start 1 5 10 11\n", 0, 2, "expected 'T CPU start" },
-	{ "# hrt-trace v1\nx 0 idle\n", 0, 2, "expected 'T CPU start" },
+	{ "# hrt-trace v1\nx 0 idle\n", 0, 2, "field 1 (T) 'x': expected a time in ns" },
 	{ "# hrt-trace v1\n10 0 idle\n5 0 busy\n", 0, 3, "goes backwards" },
 	{ "# hrt-trace v1\n0 0 start 1 20 10\n", 0, 2, "soft expiry 20 after hard expiry 10" },
 	{ "# hrt-trace v1\n0 0 start 1 5 10\n3 0 cancel 2\n", 0, 3, "no earlier start" },
@@ -165,7 +165,7 @@ static void test_cli(void **state)
 	assert_int_equal(sh("printf '# hrt-trace v1\\n0 0 start 1 5 10\\n2 0 bogus\\n' > %s/bad", dir), 0);
 	assert_int_equal(sh("%s replay %s/bad > %s/out 2> %s/err", hrt, dir, dir, dir), 2);
 	assert_int_equal(sh("test ! -s %s/out", dir), 0);
-	assert_int_equal(sh("grep -q '^hrt replay: %s/bad:3: unknown event' %s/err", dir, dir), 0);
+	assert_int_equal(sh("grep -q '^hrt replay: %s/bad:3: field 3 (event) .bogus.: unknown event' %s/err", dir, dir), 0);
 	/* a good file before the bad one: still nothing on stdout */
 	assert_int_equal(sh("printf '0 0 start 1 5 10\\n20 0 idle\\n' > %s/good", dir), 0);
 	assert_int_equal(sh("%s replay --json %s/good %s/bad > %s/out 2>/dev/null", hrt, dir, dir, dir), 2);

@@ -28,15 +28,16 @@ int trace_convert(struct trace_reader *r, FILE *out)
 	while ((k = trace_next(r, &ev)) > 0) {
 		switch (ev.kind) {
 		case TEV_START:
-			fprintf(out, "%" PRId64 " %d start 0x%" PRIx64 " %" PRId64 " %" PRId64 "\n",
-				ev.t, ev.cpu, ev.id, ev.soft, ev.hard);
+			fprintf(out, "%" PRId64 " %d start %s %" PRId64 " %" PRId64 "\n",
+				ev.t, ev.cpu, trace_id_name(r, ev.id), ev.soft, ev.hard);
 			break;
 		case TEV_CANCEL:
 			if (!ev.known) {        /* armed before the trace: a no-op */
 				unknown++;
 				break;
 			}
-			fprintf(out, "%" PRId64 " %d cancel 0x%" PRIx64 "\n", ev.t, ev.cpu, ev.id);
+			fprintf(out, "%" PRId64 " %d cancel %s\n", ev.t, ev.cpu,
+				trace_id_name(r, ev.id));
 			break;
 		case TEV_IDLE:
 		case TEV_BUSY:
@@ -71,7 +72,7 @@ static void usage(FILE *f)
 		"              success; a symlink, device or FIFO is written through\n"
 		"  --lenient   skip bad lines (and say how many) instead of failing\n"
 		"  -h, --help  this text\n\n"
-		"Exit status: 0 success, 1 I/O error, 2 bad input or usage.\n");
+		"Exit status: 0 success, 1 I/O error or out of memory, 2 bad input or usage.\n");
 }
 
 int hrt_cmd_convert(int argc, char **argv)
@@ -117,9 +118,10 @@ int hrt_cmd_convert(int argc, char **argv)
 	k = trace_convert(r, tmp);
 	if (k) {
 		fprintf(stderr, "hrt convert: %s\n", k == -1 ? trace_error(r) : "write error");
+		k = k == -1 && !trace_error_is_oom(r) ? 2 : 1;
 		fclose(tmp);
 		trace_close(r);
-		return k == -1 ? 2 : 1;
+		return k;
 	}
 	if (trace_get_counts(r)->bad_lines)
 		fprintf(stderr, "hrt convert: %s: skipped %" PRIu64 " bad lines (--lenient)\n",
