@@ -89,4 +89,70 @@ grep -q 'corrupt' "$d/err" && die "stdout closed: not a corrupt file"; ok
 expect 0 "convert .xz -o with stdout closed" sh -c "'$HRT' convert -o '$d/c' '$d/good.xz' >&-"
 cmp -s "$d/c" "$d/want" || die "convert .xz with stdout closed: output"; ok
 
+# Defect 9: --lenient skips a 100 KB and a 10 MB line, plain, .xz and
+# piped, with one result; without --lenient each fails on line 3.
+for size in 100000 10000000; do
+	{ printf '# hrt-trace v1\n0 0 start 1 5 10\n'; head -c "$size" /dev/zero | tr '\0' x
+	  printf '\n20 0 idle\n'; } > "$d/long"
+	xz -c -0 "$d/long" > "$d/long.xz"
+	for f in long long.xz; do
+		expect 0 "--lenient $f ($size)" sh -c "'$HRT' replay --lenient --csv '$d/$f' > '$d/out.$f'"
+		grep_err 'skipped 1 bad lines'
+		expect 0 "--lenient - < $f ($size)" sh -c "cat '$d/$f' | '$HRT' replay --lenient --csv - > '$d/pipe.$f'"
+		expect 2 "$f ($size) without --lenient" "$HRT" replay "$d/$f"
+		grep_err "$f:3: line longer than 65536 bytes"
+	done
+	sed 1d "$d/out.long" > "$d/a"
+	for f in out.long.xz pipe.long pipe.long.xz; do
+		sed 1d "$d/$f" | sed 's/^[^,]*,//' > "$d/b"
+		sed 's/^[^,]*,//' "$d/a" | cmp -s - "$d/b" || die "$f ($size): another result"; ok
+	done
+done
+
+# Issue 12 item 5: opaque ids, compressed stdin, <stdin> in messages.
+printf '# hrt-trace v1\n0 0 start conn42 5 10\n1 0 start A 5 20\n2 0 cancel A\n30 0 idle\n' > "$d/tok"
+expect 0 "convert opaque ids" sh -c "'$HRT' convert '$d/tok' > '$d/tok.out'"
+grep -q '^0 0 start conn42 5 10$' "$d/tok.out" && grep -q '^2 0 cancel A$' "$d/tok.out" ||
+	die "convert keeps the id tokens"; ok
+"$HRT" replay --csv "$d/tok" | sed 1d | sed 's/^[^,]*,//' > "$d/a"
+"$HRT" replay --csv "$d/tok.out" | sed 1d | sed 's/^[^,]*,//' | cmp -s - "$d/a" ||
+	die "replay of converted opaque ids differs"; ok
+"$HRT" replay --csv "$d/good" | sed 1d | sed 's/^[^,]*,//' > "$d/a"
+for z in xz gzip; do
+	$z -c "$d/good" | "$HRT" replay --csv - 2>"$d/err" | sed 1d | sed 's/^[^,]*,//' > "$d/b"
+	cmp -s "$d/a" "$d/b" || die "$z on stdin: another result"; ok
+done
+expect 2 "bad stdin" sh -c "printf '# hrt-trace v1\n0 0 start A x9 10\n' | '$HRT' replay -"
+grep_err "^hrt replay: <stdin>:2: field 5 (SOFT) 'x9': expected a soft expiry in ns$"
+expect 2 "truncated xz on stdin" sh -c "head -c 60 '$d/long.xz' | '$HRT' replay -"
+grep_err "^hrt replay: <stdin>: 'xz -dc' failed"
+
+# Issue 12 item 7: record checks its arguments before recording.
+expect 0 "record -V" sh -c "'$HRT' record -V > '$d/out'"
+grep -q '^hrt record [0-9]' "$d/out" || die "record -V prints the version"; ok
+"$HRT" record --help | grep -q '^Exit status: 0 success' || die "record --help: exit codes"; ok
+expect 2 "record -d abc" "$HRT" record -d abc -o "$d/r"
+grep_err "^hrt record: -d 'abc': expected seconds"
+expect 2 "record -d 1x" "$HRT" record -d 1x -o "$d/r"
+expect 2 "record -- missing command" "$HRT" record -o "$d/r" -- "$d/no-such-command" a b
+grep_err "^hrt record: cannot run '$d/no-such-command': No such file or directory$"
+expect 2 "record -- missing command on PATH" "$HRT" record -o "$d/r" -- hrt-no-such-command
+grep_err "^hrt record: cannot run 'hrt-no-such-command': No such file or directory$"
+expect 1 "record -o in a missing directory" "$HRT" record -o "$d/no/r" -- true
+grep_err "^hrt record: $d/no/r: cannot create: No such file or directory$"
+[ ! -e "$d/r" ] || die "record left an output after a bad argument"; ok
+
+# With perf allowed here: every COMMAND argument reaches COMMAND (it was
+# cut at 44), and -o /dev/full fails with the message.
+if "$HRT" record -d 0.05 -o "$d/probe" 2>"$d/err"; then
+	expect 0 "record -- sh with 60 arguments" "$HRT" record -o "$d/r60" -- \
+		sh -c 'echo $# > "$0"' "$d/nargs" $(seq 60)
+	[ "$(cat "$d/nargs")" = 60 ] || die "record passed $(cat "$d/nargs") of 60 arguments"; ok
+	grep -q hrtimer "$d/r60" || die "record -o r60 has the trace"; ok
+	expect 1 "record -o /dev/full" "$HRT" record -d 0.05 -o /dev/full
+	grep_err '^hrt record: /dev/full: No space left on device$'
+else
+	echo "note: perf may not record here ($(tail -n 1 "$d/err")): recording checks not run"
+fi
+
 echo "test_cli: $n checks passed"
