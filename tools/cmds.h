@@ -1,6 +1,8 @@
 /*
  * cmds.h - the subcommands of the hrt tool.  Each returns the process exit
- * status: 0 success, 1 runtime failure, 2 bad input or usage.
+ * status: 0 success, 1 runtime failure, 2 bad input or usage.  main()
+ * (tools/hrt.c) then checks stdout with tool_close_stdout() (outfile.h);
+ * -o files go through outfile_open()/outfile_commit().
  */
 #ifndef HRT_TOOLS_CMDS_H
 #define HRT_TOOLS_CMDS_H

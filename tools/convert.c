@@ -1,8 +1,8 @@
 /*
  * convert.c - `hrt convert`: perf script text (or hrt-trace v1) to
- * hrt-trace v1.  Streams through a temporary file that replaces the output
- * (or is copied to stdout) only once the whole input has parsed, so bad
- * input never leaves half an output behind.  Kernel expiries
+ * hrt-trace v1.  Streams into a temporary file that is copied to the
+ * output (outfile.h: -o PATH or stdout) only once the whole input has
+ * parsed, so bad input never leaves half an output behind.  Kernel expiries
  * (hrtimer_expire_entry) have no v1 form: they are counted in a comment
  * and dropped, so a converted trace has no `kernel` row in `hrt replay`.
  */
@@ -15,6 +15,7 @@
 
 #include "cmds.h"
 #include "convert.h"
+#include "outfile.h"
 
 int trace_convert(struct trace_reader *r, FILE *out)
 {
@@ -27,15 +28,16 @@ int trace_convert(struct trace_reader *r, FILE *out)
 	while ((k = trace_next(r, &ev)) > 0) {
 		switch (ev.kind) {
 		case TEV_START:
-			fprintf(out, "%" PRId64 " %d start 0x%" PRIx64 " %" PRId64 " %" PRId64 "\n",
-				ev.t, ev.cpu, ev.id, ev.soft, ev.hard);
+			fprintf(out, "%" PRId64 " %d start %s %" PRId64 " %" PRId64 "\n",
+				ev.t, ev.cpu, trace_id_name(r, ev.id), ev.soft, ev.hard);
 			break;
 		case TEV_CANCEL:
 			if (!ev.known) {        /* armed before the trace: a no-op */
 				unknown++;
 				break;
 			}
-			fprintf(out, "%" PRId64 " %d cancel 0x%" PRIx64 "\n", ev.t, ev.cpu, ev.id);
+			fprintf(out, "%" PRId64 " %d cancel %s\n", ev.t, ev.cpu,
+				trace_id_name(r, ev.id));
 			break;
 		case TEV_IDLE:
 		case TEV_BUSY:
@@ -66,36 +68,11 @@ static void usage(FILE *f)
 		"(times in ns; idle/busy from sched_switch next_pid).  Kernel expiries are\n"
 		"dropped: the simulation never uses them.  INPUT defaults to '-' (stdin);\n"
 		"xz and gzip input is decompressed.\n\n"
-		"  -o FILE     write FILE (default: stdout); written only on success\n"
+		"  -o FILE     write FILE (default: stdout, also '-'); written only on\n"
+		"              success; a symlink, device or FIFO is written through\n"
 		"  --lenient   skip bad lines (and say how many) instead of failing\n"
 		"  -h, --help  this text\n\n"
-		"Exit status: 0 success, 1 I/O error, 2 bad input or usage.\n");
-}
-
-/* Copies the finished temporary file to its destination. */
-static int publish(FILE *tmp, const char *tmpname, const char *dst)
-{
-	char buf[65536];
-	size_t n;
-
-	if (dst) {
-		if (fflush(tmp) || fsync(fileno(tmp)) || fclose(tmp) || rename(tmpname, dst)) {
-			fprintf(stderr, "hrt convert: %s: %s\n", dst, strerror(errno));
-			unlink(tmpname);
-			return 1;
-		}
-		return 0;
-	}
-	rewind(tmp);
-	while ((n = fread(buf, 1, sizeof(buf), tmp)) > 0)
-		if (fwrite(buf, 1, n, stdout) != n)
-			break;
-	fclose(tmp);
-	if (fflush(stdout) || ferror(stdout)) {
-		perror("hrt convert: stdout");
-		return 1;
-	}
-	return 0;
+		"Exit status: 0 success, 1 I/O error or out of memory, 2 bad input or usage.\n");
 }
 
 int hrt_cmd_convert(int argc, char **argv)
@@ -105,10 +82,12 @@ int hrt_cmd_convert(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	const char *dst = NULL, *in = "-", *err;
-	char tmpname[4096] = "";
+	const char *dst = "-", *in = "-", *err;
 	struct trace_reader *r;
+	struct outfile out;
 	int lenient = 0, c, k;
+	char buf[65536];
+	size_t n;
 	FILE *tmp;
 
 	optind = 1;
@@ -130,16 +109,8 @@ int hrt_cmd_convert(int argc, char **argv)
 		fprintf(stderr, "hrt convert: %s\n", err);
 		return 2;
 	}
-	if (dst) {
-		int fd;
-
-		snprintf(tmpname, sizeof(tmpname), "%s.tmpXXXXXX", dst);
-		fd = mkstemp(tmpname);
-		tmp = fd >= 0 ? fdopen(fd, "w+") : NULL;
-	} else {
-		tmp = tmpfile();
-	}
-	if (!tmp) {
+	/* the whole input parses before the output is opened */
+	if (!(tmp = tmpfile())) {
 		fprintf(stderr, "hrt convert: temporary file: %s\n", strerror(errno));
 		trace_close(r);
 		return 1;
@@ -147,15 +118,34 @@ int hrt_cmd_convert(int argc, char **argv)
 	k = trace_convert(r, tmp);
 	if (k) {
 		fprintf(stderr, "hrt convert: %s\n", k == -1 ? trace_error(r) : "write error");
+		k = k == -1 && !trace_error_is_oom(r) ? 2 : 1;
 		fclose(tmp);
-		if (dst)
-			unlink(tmpname);
 		trace_close(r);
-		return k == -1 ? 2 : 1;
+		return k;
 	}
 	if (trace_get_counts(r)->bad_lines)
 		fprintf(stderr, "hrt convert: %s: skipped %" PRIu64 " bad lines (--lenient)\n",
 			trace_name(r), trace_get_counts(r)->bad_lines);
 	trace_close(r);
-	return publish(tmp, tmpname, dst);
+	if (outfile_open(&out, dst)) {
+		fprintf(stderr, "hrt convert: %s\n", out.err);
+		fclose(tmp);
+		return 1;
+	}
+	rewind(tmp);
+	while ((n = fread(buf, 1, sizeof(buf), tmp)) > 0)
+		if (outfile_write(&out, buf, n))
+			break;
+	k = ferror(tmp);
+	fclose(tmp);
+	if (k) {
+		fprintf(stderr, "hrt convert: temporary file: read error\n");
+		outfile_abort(&out);
+		return 1;
+	}
+	if (outfile_commit(&out)) {
+		fprintf(stderr, "hrt convert: %s\n", out.err);
+		return 1;
+	}
+	return 0;
 }

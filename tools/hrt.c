@@ -1,11 +1,14 @@
 /*
- * hrt.c - main() of the hrt command: dispatches to the subcommands.
+ * hrt.c - main() of the hrt command: dispatches to the subcommands, then
+ * checks that stdout was written (a full disk or a closed stdout is exit
+ * status 1 with "hrt CMD: stdout: ...", for every subcommand).
  */
 #include <stdio.h>
 #include <string.h>
 
 #include "cmds.h"
 #include "hrt.h"
+#include "outfile.h"
 
 #ifndef HRT_VERSION_FULL
 #define HRT_VERSION_FULL HRT_VERSION_STRING
@@ -26,10 +29,11 @@ static const struct {
 static void usage(FILE *f)
 {
 	fprintf(f, "usage: hrt COMMAND [OPTIONS] [ARGS]\n"
-		   "       hrt --help | --version\n\ncommands:\n");
+		   "       hrt --help | --version | -V\n\ncommands:\n");
 	for (size_t i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++)
 		fprintf(f, "  %-8s %s\n", cmds[i].name, cmds[i].what);
-	fprintf(f, "\n'hrt COMMAND --help' describes a command's options.\n");
+	fprintf(f, "\n'hrt COMMAND --help' describes a command's options.\n"
+		   "Exit status: 0 success, 1 runtime or output error, 2 bad input or usage.\n");
 }
 
 int main(int argc, char **argv)
@@ -40,15 +44,21 @@ int main(int argc, char **argv)
 	}
 	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {
 		usage(stdout);
-		return 0;
+		return tool_close_stdout(NULL);
 	}
-	if (!strcmp(argv[1], "--version")) {
+	if (!strcmp(argv[1], "--version") || !strcmp(argv[1], "-V")) {
 		printf("hrt %s\n", HRT_VERSION_FULL);
-		return 0;
+		return tool_close_stdout(NULL);
 	}
 	for (size_t i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++)
-		if (!strcmp(argv[1], cmds[i].name))
-			return cmds[i].fn(argc - 1, argv + 1);
+		if (!strcmp(argv[1], cmds[i].name)) {
+			int st = cmds[i].fn(argc - 1, argv + 1);
+
+			/* also covers a subcommand's --help */
+			if (tool_close_stdout(cmds[i].name) && !st)
+				st = 1;
+			return st;
+		}
 	fprintf(stderr, "hrt: unknown command '%s'\n", argv[1]);
 	usage(stderr);
 	return 2;

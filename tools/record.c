@@ -4,9 +4,11 @@
  * Runs `perf record -k CLOCK_MONOTONIC -a` with timer:hrtimer_start,
  * timer:hrtimer_cancel, timer:hrtimer_expire_entry and sched:sched_switch
  * for COMMAND's lifetime (or -d SECONDS), then `perf script --ns` into the
- * output (xz- or gzip-compressed when its name ends in .xz or .gz).  The
- * output appears only when everything succeeded.  Before running perf it
- * checks what perf needs - the binary, tracefs, and either
+ * output (xz- or gzip-compressed when its name ends in .xz or .gz), through
+ * outfile.h: a regular file appears only when everything succeeded, a
+ * device, FIFO or symlink is written through.  Before running perf it
+ * checks its arguments (the duration, that COMMAND exists, that the output
+ * can be created) and what perf needs - the binary, tracefs, and either
  * kernel.perf_event_paranoid <= -1 or CAP_PERFMON/CAP_SYS_ADMIN - and says
  * exactly which is missing.
  *
@@ -32,6 +34,8 @@
 #include <unistd.h>
 
 #include "cmds.h"
+#include "hrt.h"
+#include "outfile.h"
 
 #define CAP_SYS_ADMIN_BIT 21
 #define CAP_PERFMON_BIT   38
@@ -44,19 +48,27 @@ static const char *const events[] = {
 static void usage(FILE *f)
 {
 	fprintf(f,
-		"usage: hrt record [-o FILE] [-d SECONDS] [--workload] [-- COMMAND [ARG...]]\n\n"
+		"usage: hrt record [-o FILE] [-d SECONDS] [--workload] [-- COMMAND [ARG...]]\n"
+		"       hrt record -V | --help\n\n"
 		"Records the kernel's hrtimer and scheduler events on all CPUs with\n"
 		"  perf record -k CLOCK_MONOTONIC -a -e timer:hrtimer_start\n"
 		"    -e timer:hrtimer_cancel -e timer:hrtimer_expire_entry -e sched:sched_switch\n"
 		"while COMMAND runs (or for -d SECONDS), then writes `perf script --ns` text,\n"
 		"the input of `hrt replay` and `hrt convert`.\n\n"
-		"  -o FILE       output (default hrt-record.txt); FILE.xz / FILE.gz are\n"
-		"                compressed with xz / gzip; written only on success\n"
+		"  -o FILE       output (default hrt-record.txt, '-' stdout); FILE.xz /\n"
+		"                FILE.gz are compressed with xz / gzip; a regular file is\n"
+		"                replaced only on success, a symlink, device or FIFO is\n"
+		"                written through\n"
 		"  -d SECONDS    record this long (default 1 without COMMAND; with COMMAND,\n"
 		"                stop after SECONDS even if it still runs)\n"
 		"  --workload    run the built-in workload instead of COMMAND: 8 threads\n"
 		"                sleeping 0.2-5 ms with timer slack 0, 50 us, 200 us, 1 ms\n"
+		"  -V            print the version\n"
 		"  -h, --help    this text\n\n"
+		"Exit status: 0 success; 1 runtime failure (perf missing or not allowed,\n"
+		"perf failed, output not writable or a write error); 2 bad arguments (a\n"
+		"duration that is not a number in (0, 86400], a COMMAND that cannot be\n"
+		"run).  COMMAND's own exit status is reported, not returned.\n\n"
 		"Needs perf (Debian: linux-perf), read access to tracefs\n"
 		"(/sys/kernel/tracing), and system-wide perf access: root, CAP_PERFMON (or\n"
 		"CAP_SYS_ADMIN), or sysctl kernel.perf_event_paranoid=-1.\n");
@@ -246,6 +258,34 @@ static int run(char *const *argv, int in_fd, int out_fd, double stop_after)
 	return st;
 }
 
+/* 0 if argv0 names an executable (directly or on PATH), else errno. */
+static int find_command(const char *argv0)
+{
+	const char *path = getenv("PATH"), *p;
+	char buf[PATH_MAX];
+	int e = ENOENT;
+
+	if (strchr(argv0, '/'))
+		return access(argv0, X_OK) ? errno : 0;
+	if (!path || !*path)
+		path = "/usr/local/bin:/usr/bin:/bin";
+	for (p = path;; p++) {
+		const char *q = strchrnul(p, ':');
+		int n = q == p ? snprintf(buf, sizeof(buf), "./%s", argv0)
+			       : snprintf(buf, sizeof(buf), "%.*s/%s", (int)(q - p), p, argv0);
+		struct stat st;
+
+		if (n > 0 && (size_t)n < sizeof(buf) && !stat(buf, &st) && !S_ISDIR(st.st_mode)) {
+			if (!access(buf, X_OK))
+				return 0;
+			e = EACCES;
+		}
+		if (!*q)
+			return e;
+		p = q;
+	}
+}
+
 static int ends_with(const char *s, const char *suf)
 {
 	size_t n = strlen(s), m = strlen(suf);
@@ -263,25 +303,29 @@ int hrt_cmd_record(int argc, char **argv)
 	};
 	const char *out = "hrt-record.txt";
 	double seconds = 0;
-	int workload = 0, c, st, ret = 1, fd = -1, tfd = -1;
+	int workload = 0, c, st, ret = 1, tfd = -1, e;
 	char dir[] = "/tmp/hrt-record-XXXXXX", data[64], text[64], self[PATH_MAX], dsec[32];
-	char *pargv[64];
+	char **pargv, *end;
+	struct outfile of;
 	int n = 0;
 
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "+o:d:h", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+o:d:hV", opts, NULL)) != -1) {
 		switch (c) {
 		case 'o': out = optarg; break;
 		case 'd':
-			seconds = strtod(optarg, NULL);
-			if (!(seconds > 0 && seconds <= 86400)) {
-				fprintf(stderr, "hrt record: -d takes seconds in (0, 86400]\n");
+			errno = 0;
+			seconds = strtod(optarg, &end);
+			if (end == optarg || *end || errno || !(seconds > 0 && seconds <= 86400)) {
+				fprintf(stderr, "hrt record: -d '%s': expected seconds in (0, 86400]\n",
+					optarg);
 				return 2;
 			}
 			break;
 		case 'w': workload = 1; break;
 		case 'W': return run_workload(strtod(optarg, NULL));
 		case 'h': usage(stdout); return 0;
+		case 'V': printf("hrt record %s\n", hrt_version()); return 0;
 		default: usage(stderr); return 2;
 		}
 	}
@@ -289,12 +333,33 @@ int hrt_cmd_record(int argc, char **argv)
 		fprintf(stderr, "hrt record: --workload and COMMAND exclude each other\n");
 		return 2;
 	}
+	if (optind < argc && (e = find_command(argv[optind]))) {
+		fprintf(stderr, "hrt record: cannot run '%s': %s\n", argv[optind], strerror(e));
+		return 2;
+	}
 	if (optind >= argc && seconds == 0)
 		seconds = 1;
-	if (check_access())
+	/* all of COMMAND's arguments, whatever their number */
+	if (!(pargv = malloc(((size_t)(argc - optind) + 32) * sizeof(*pargv)))) {
+		fprintf(stderr, "hrt record: out of memory\n");
 		return 1;
+	}
+	/* Opened (as a temporary for a regular file) before recording, so an
+	 * unwritable output fails now, not after the recording. */
+	if (outfile_open(&of, out)) {
+		fprintf(stderr, "hrt record: %s\n", of.err);
+		free(pargv);
+		return 1;
+	}
+	if (check_access()) {
+		outfile_abort(&of);
+		free(pargv);
+		return 1;
+	}
 	if (!mkdtemp(dir)) {
 		perror("hrt record: mkdtemp");
+		outfile_abort(&of);
+		free(pargv);
 		return 1;
 	}
 	snprintf(data, sizeof(data), "%s/perf.data", dir);
@@ -327,7 +392,7 @@ int hrt_cmd_record(int argc, char **argv)
 		pargv[n++] = "--run-workload";
 		pargv[n++] = dsec;
 	} else if (optind < argc) {
-		for (int i = optind; i < argc && n < 62; i++)
+		for (int i = optind; i < argc; i++)
 			pargv[n++] = argv[i];
 	} else {
 		pargv[n++] = "sleep";
@@ -362,43 +427,46 @@ int hrt_cmd_record(int argc, char **argv)
 			goto out_rm;
 		}
 	}
-	/* Compress (or copy) into OUT.tmp, then rename: OUT appears only whole. */
+	/* Compress (or copy) into the output (outfile.h keeps it whole). */
 	{
-		char tmpout[PATH_MAX];
-		int in;
+		int in = open(text, O_RDONLY | O_CLOEXEC);
 
-		snprintf(tmpout, sizeof(tmpout), "%s.tmp%d", out, (int)getpid());
-		fd = open(tmpout, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-		in = open(text, O_RDONLY | O_CLOEXEC);
-		if (fd < 0 || in < 0) {
-			fprintf(stderr, "hrt record: %s: %s\n", fd < 0 ? tmpout : text, strerror(errno));
-			if (in >= 0)
-				close(in);
-			goto out_close;
+		if (in < 0) {
+			fprintf(stderr, "hrt record: %s: %s\n", text, strerror(errno));
+			goto out_rm;
 		}
+		fflush(of.f);
 		if (ends_with(out, ".xz") || ends_with(out, ".gz")) {
 			char *zargv[] = { ends_with(out, ".xz") ? "xz" : "gzip", "-c", "-9", NULL };
 
-			st = run(zargv, in, fd, 0);
+			st = run(zargv, in, fileno(of.f), 0);
 		} else {
-			char *cargv[] = { "cat", NULL };
+			/* copied here, so a write error is reported with its errno */
+			char buf[65536];
+			ssize_t k;
 
-			st = run(cargv, in, fd, 0);
+			st = 0;
+			while ((k = read(in, buf, sizeof(buf))) > 0 || (k < 0 && errno == EINTR))
+				if (k > 0 && outfile_write(&of, buf, (size_t)k))
+					break;  /* commit reports it */
+			if (k < 0) {
+				fprintf(stderr, "hrt record: %s: %s\n", text, strerror(errno));
+				close(in);
+				goto out_rm;
+			}
 		}
 		close(in);
-		if (st != 0 || fsync(fd) || close(fd) || rename(tmpout, out)) {
+		if (st != 0) {
 			fprintf(stderr, "hrt record: writing %s failed\n", out);
-			fd = -1;
-			unlink(tmpout);
 			goto out_rm;
 		}
-		fd = -1;
+		if (outfile_commit(&of)) {
+			fprintf(stderr, "hrt record: %s\n", of.err);
+			goto out_rm;
+		}
 	}
 	fprintf(stderr, "hrt record: wrote %s\n", out);
 	ret = 0;
-out_close:
-	if (fd >= 0)
-		close(fd);
 out_rm:
 	unlink(data);
 	unlink(text);
@@ -410,5 +478,8 @@ out_rm:
 	}
 out_rmdir:
 	rmdir(dir);
+	if (ret)
+		outfile_abort(&of);
+	free(pargv);
 	return ret;
 }

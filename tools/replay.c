@@ -335,7 +335,7 @@ int hrt_cmd_replay(int argc, char **argv)
 		k = replay_trace(r, mask, idle, res);
 		if (k == -1) {
 			fprintf(stderr, "hrt replay: %s\n", trace_error(r));
-			ret = 2;
+			ret = trace_error_is_oom(r) ? 1 : 2;
 		} else if (k) {
 			fprintf(stderr, "hrt replay: %s: out of memory\n", argv[i]);
 			ret = 1;

@@ -23,9 +23,21 @@
 
 #include "trace.h"
 
+/*
+ * Fixed bounds of the reader, and what happens at each:
+ *  - LINE_MAX_: a longer line is an error ("line longer than"), skipped
+ *    and counted under --lenient;
+ *  - QUEUE_MAX: a perf cancel whose expire_entry comes more than QUEUE_MAX
+ *    events later is read as a real cancel (the pair is not merged);
+ *  - TRACE_MAX_CPUS (trace.h): a higher CPU number is a bad line;
+ *  - TRACE_MAX_IDS (trace.h): the next new timer id is a bad line naming
+ *    the limit (not "out of memory").
+ */
 #define CHUNK      (256 * 1024)
 #define LINE_MAX_  65536
 #define QUEUE_MAX  4096         /* lookahead for cancel+expire pairs */
+#define TID_CHUNK  4096         /* struct tid per allocation */
+#define TID_CHUNKS (TRACE_MAX_IDS / TID_CHUNK)
 
 /* ids --------------------------------------------------------------------- */
 
@@ -139,6 +151,151 @@ void idmap_free(struct idmap *m)
 	memset(m, 0, sizeof(*m));
 }
 
+/* Interned strings ---------------------------------------------------------- */
+
+/* Strings to dense indices: name hash (+ probe) -> index + 1 in an idmap. */
+struct strtab {
+	struct idmap map;
+	char **s;
+	uint32_t n, cap;
+	int oom;                /* an insertion failed for lack of memory */
+};
+
+static uint64_t str_hash(const char *s, size_t n)
+{
+	uint64_t h = 1469598103934665603ULL;
+
+	for (size_t i = 0; i < n; i++)
+		h = (h ^ (unsigned char)s[i]) * 1099511628211ULL;
+	return h;
+}
+
+/* Length of the valid UTF-8 sequence at s (of n bytes), 0 if invalid. */
+static size_t utf8_len(const unsigned char *s, size_t n)
+{
+	size_t k;
+	uint32_t c;
+
+	if (s[0] < 0x80)
+		return 1;
+	if (s[0] >= 0xc2 && s[0] <= 0xdf)
+		k = 2, c = s[0] & 0x1f;
+	else if (s[0] >= 0xe0 && s[0] <= 0xef)
+		k = 3, c = s[0] & 0x0f;
+	else if (s[0] >= 0xf0 && s[0] <= 0xf4)
+		k = 4, c = s[0] & 0x07;
+	else
+		return 0;
+	if (n < k)
+		return 0;
+	for (size_t i = 1; i < k; i++) {
+		if ((s[i] & 0xc0) != 0x80)
+			return 0;
+		c = c << 6 | (s[i] & 0x3f);
+	}
+	/* overlong forms, surrogates, beyond U+10FFFF */
+	if ((k == 3 && c < 0x800) || (k == 4 && (c < 0x10000 || c > 0x10ffff)) ||
+	    (c >= 0xd800 && c <= 0xdfff))
+		return 0;
+	return k;
+}
+
+size_t trace_utf8_prefix(const char *s, size_t max)
+{
+	size_t n = strlen(s), i = 0;
+
+	while (i < n) {
+		size_t k = utf8_len((const unsigned char *)s + i, n - i);
+
+		if (!k)
+			k = 1;          /* not UTF-8: a byte at a time */
+		if (i + k > max)
+			break;
+		i += k;
+	}
+	return i;
+}
+
+/* A copy of s[0, n) with each byte that is not part of valid UTF-8
+ * written as the four characters \xNN, so the result is valid UTF-8. */
+static char *utf8_dup(const char *s, size_t n)
+{
+	char *d = malloc(n * 4 + 1), *p = d;
+
+	if (!d)
+		return NULL;
+	for (size_t i = 0; i < n;) {
+		size_t k = utf8_len((const unsigned char *)s + i, n - i);
+
+		if (k) {
+			memcpy(p, s + i, k);
+			p += k;
+			i += k;
+		} else {
+			p += sprintf(p, "\\x%02x", (unsigned char)s[i++]);
+		}
+	}
+	*p = 0;
+	return d;
+}
+
+/* Index of s[0, n) (made valid UTF-8 first), inserted if create;
+ * UINT32_MAX if absent or out of memory. */
+static uint32_t strtab_intern(struct strtab *t, const char *raw, size_t rn, int create)
+{
+	char *s = utf8_dup(raw, rn);
+	size_t n;
+	uint64_t h;
+	void **v;
+	int fresh;
+
+	if (!s) {
+		t->oom = 1;
+		return UINT32_MAX;
+	}
+	n = strlen(s);
+	for (h = str_hash(s, n);; h++) {
+		v = idmap_get(&t->map, h);
+		if (!v)
+			break;
+		uint32_t i = (uint32_t)((uintptr_t)*v - 1);
+
+		if (!strcmp(t->s[i], s)) {
+			free(s);
+			return i;
+		}
+	}
+	if (!create || t->n == UINT32_MAX - 1)
+		goto fail;
+	if (t->n == t->cap) {
+		uint32_t nc = t->cap ? t->cap * 2 : 64;
+		char **ns = realloc(t->s, nc * sizeof(*ns));
+
+		if (!ns)
+			goto nomem;
+		t->s = ns;
+		t->cap = nc;
+	}
+	if (!(v = idmap_put(&t->map, h, &fresh)))
+		goto nomem;
+	t->s[t->n] = s;
+	*v = (void *)(uintptr_t)(t->n + 1);
+	return t->n++;
+nomem:
+	t->oom = 1;
+fail:
+	free(s);
+	return UINT32_MAX;
+}
+
+static void strtab_free(struct strtab *t)
+{
+	idmap_free(&t->map);
+	for (uint32_t i = 0; i < t->n; i++)
+		free(t->s[i]);
+	free(t->s);
+}
+
 /* The reader -------------------------------------------------------------- */
 
 enum qstate { Q_READY, Q_HELD, Q_DROPPED };
@@ -164,6 +321,8 @@ struct trace_reader {
 	char *buf;
 	size_t start, end;
 	int eof, failed, finished;
+	int skipping;           /* lenient: inside an over-long line */
+	int oom;                /* failed for lack of memory (never lenient) */
 
 	char line[LINE_MAX_ + 1];
 	long lineno;
@@ -176,11 +335,11 @@ struct trace_reader {
 
 	/* ids and function names */
 	struct idmap ids;
-	struct tid *tids[1024];
+	struct tid *tids[TID_CHUNKS];   /* TRACE_MAX_IDS ids, TID_CHUNK a chunk */
 	size_t ntids;
-	struct idmap fnmap;     /* name hash (+ probe) -> index + 1 */
-	char **fns;
-	uint32_t nfns, fncap;
+	struct strtab fns;      /* function names (perf) */
+	struct strtab idnames;  /* v1 id tokens: the id is the index */
+	char idbuf[24];         /* trace_id_name() of a perf address */
 };
 
 static char open_err[768];
@@ -219,7 +378,11 @@ int trace_open_mem(struct trace_reader **out, const void *buf, size_t len,
 	return 0;
 }
 
-static int spawn_decompressor(struct trace_reader *r, int fd, const char *prog)
+/* Starts PROG -dc reading fd (whose first plen bytes, already read, are
+ * in pre: those are fed first by a helper process).  The parent keeps
+ * only the pipe's read end; fd is closed unless it is stdin. */
+static int spawn_decompressor(struct trace_reader *r, int fd, const char *prog,
+			      const unsigned char *pre, size_t plen)
 {
 	int p[2];
 	pid_t pid;
@@ -235,16 +398,50 @@ static int spawn_decompressor(struct trace_reader *r, int fd, const char *prog)
 		return -e;
 	}
 	if (pid == 0) {
-		dup2(fd, 0);
-		dup2(p[1], 1);
-		close(p[0]);
-		close(p[1]);
-		close(fd);
+		/* With stdin or stdout closed, fd or a pipe end may be 0 or 1:
+		 * move both above 2 first so no dup2 clobbers the other. */
+		int in = fcntl(fd, F_DUPFD, 3), out = fcntl(p[1], F_DUPFD, 3);
+
+		if (in >= 0 && plen) {
+			/* a pipe: bytes already read go first, then the rest */
+			int q[2];
+
+			if (pipe(q) < 0)
+				_exit(126);
+			if (fork() == 0) {
+				unsigned char b[65536];
+				ssize_t k;
+
+				close(q[0]);
+				if (write(q[1], pre, plen) != (ssize_t)plen)
+					_exit(1);
+				while ((k = read(in, b, sizeof(b))) > 0 || (k < 0 && errno == EINTR))
+					if (k > 0 && write(q[1], b, (size_t)k) != k)
+						_exit(1);
+				_exit(k < 0);
+			}
+			close(q[1]);
+			close(in);
+			in = fcntl(q[0], F_DUPFD, 3);
+			if (q[0] > 2)
+				close(q[0]);
+		}
+		if (in < 0 || out < 0 || dup2(in, 0) < 0 || dup2(out, 1) < 0)
+			_exit(126);
+		close(in);
+		close(out);
+		if (p[0] > 2)
+			close(p[0]);
+		if (p[1] > 2)
+			close(p[1]);
+		if (fd > 2)
+			close(fd);
 		execlp(prog, prog, "-dc", (char *)NULL);
 		_exit(127);
 	}
 	close(p[1]);
-	close(fd);
+	if (fd != 0)
+		close(fd);
 	r->fd = p[0];
 	r->own_fd = 1;
 	r->child = pid;
@@ -261,10 +458,51 @@ int trace_open(struct trace_reader **out, const char *path, int lenient,
 
 	*err = open_err;
 	if (!strcmp(path, "-")) {
-		if (!(r = reader_new("<stdin>", lenient, format)))
+		size_t got = 0;
+
+		if (!(r = reader_new(TRACE_STDIN, lenient, format)) ||
+		    !(r->buf = malloc(CHUNK + LINE_MAX_))) {
+			trace_close(r);
+			path = TRACE_STDIN;
 			goto out_nomem;
-		r->fd = 0;
-		goto out_ok;
+		}
+		/* Sniff the magic bytes of a pipe too (no pread on a pipe):
+		 * read them, and keep them as the start of the input. */
+		while (got < 6) {
+			ssize_t k = read(0, magic + got, 6 - got);
+
+			if (k < 0 && errno == EINTR)
+				continue;
+			if (k < 0) {
+				e = errno;
+				snprintf(open_err, sizeof(open_err), "%s: read error: %s",
+					 TRACE_STDIN, strerror(e));
+				trace_close(r);
+				return -e;
+			}
+			if (k == 0)
+				break;
+			got += (size_t)k;
+		}
+		if (got == 6 && (!memcmp(magic, "\xfd" "7zXZ\0", 6) ||
+				 (magic[0] == 0x1f && magic[1] == 0x8b))) {
+			const char *prog = magic[0] == 0xfd ? "xz" : "gzip";
+
+			e = spawn_decompressor(r, 0, prog, magic, got);
+			if (e) {
+				snprintf(open_err, sizeof(open_err), "%s: cannot start %s: %s",
+					 TRACE_STDIN, prog, strerror(-e));
+				trace_close(r);
+				return e;
+			}
+		} else {
+			r->fd = 0;
+			memcpy(r->buf, magic, got);
+			r->end = got;
+			r->eof = got < 6;
+		}
+		*out = r;
+		return 0;
 	}
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0) {
@@ -280,7 +518,7 @@ int trace_open(struct trace_reader **out, const char *path, int lenient,
 	    (!memcmp(magic, "\xfd" "7zXZ\0", 6) || (magic[0] == 0x1f && magic[1] == 0x8b))) {
 		const char *prog = magic[0] == 0xfd ? "xz" : "gzip";
 
-		e = spawn_decompressor(r, fd, prog);
+		e = spawn_decompressor(r, fd, prog, NULL, 0);
 		if (e) {
 			snprintf(open_err, sizeof(open_err), "%s: cannot start %s: %s",
 				 path, prog, strerror(-e));
@@ -291,7 +529,6 @@ int trace_open(struct trace_reader **out, const char *path, int lenient,
 		r->fd = fd;
 		r->own_fd = 1;
 	}
-out_ok:
 	if (!(r->buf = malloc(CHUNK + LINE_MAX_))) {
 		trace_close(r);
 		goto out_nomem;
@@ -341,13 +578,12 @@ void trace_close(struct trace_reader *r)
 	reap_child(r, 1);
 	if (r->own_fd && r->fd >= 0)
 		close(r->fd);
-	for (size_t i = 0; i < r->ntids; i++)
+	/* tids is a table of chunks of TID_CHUNK: free by chunk, not by id */
+	for (size_t i = 0; i < sizeof(r->tids) / sizeof(r->tids[0]); i++)
 		free(r->tids[i]);
 	idmap_free(&r->ids);
-	idmap_free(&r->fnmap);
-	for (uint32_t i = 0; i < r->nfns; i++)
-		free(r->fns[i]);
-	free(r->fns);
+	strtab_free(&r->fns);
+	strtab_free(&r->idnames);
 	free(r->q);
 	free(r->held);
 	free(r->buf);
@@ -355,14 +591,23 @@ void trace_close(struct trace_reader *r)
 }
 
 const char *trace_error(const struct trace_reader *r) { return r->err; }
+int trace_error_is_oom(const struct trace_reader *r) { return r->oom; }
 const char *trace_name(const struct trace_reader *r) { return r->name; }
 enum trace_format trace_get_format(const struct trace_reader *r) { return r->format; }
 const struct trace_counts *trace_get_counts(const struct trace_reader *r) { return &r->cnt; }
-uint32_t trace_fn_count(const struct trace_reader *r) { return r->nfns; }
+uint32_t trace_fn_count(const struct trace_reader *r) { return r->fns.n; }
 
 const char *trace_fn_name(const struct trace_reader *r, uint32_t fn)
 {
-	return fn < r->nfns ? r->fns[fn] : "?";
+	return fn < r->fns.n ? r->fns.s[fn] : "?";
+}
+
+const char *trace_id_name(struct trace_reader *r, uint64_t id)
+{
+	if (r->format == TRACE_V1)
+		return id < r->idnames.n ? r->idnames.s[id] : "?";
+	snprintf(r->idbuf, sizeof(r->idbuf), "0x%llx", (unsigned long long)id);
+	return r->idbuf;
 }
 
 /* Lines ------------------------------------------------------------------- */
@@ -385,6 +630,15 @@ static int next_line(struct trace_reader *r, size_t *len, int *nl)
 			return 0;
 		e = avail ? memchr(s, '\n', avail) : NULL;
 
+		if (r->skipping && avail) {     /* the rest of an over-long line */
+			if (e) {
+				r->start = (size_t)(e - base) + 1;
+				r->skipping = 0;
+			} else {
+				r->start += avail;
+			}
+			continue;
+		}
 		if (e || (at_end && avail) || avail > LINE_MAX_) {
 			size_t n = e ? (size_t)(e - s) : avail;
 
@@ -393,10 +647,17 @@ static int next_line(struct trace_reader *r, size_t *len, int *nl)
 			if (n > LINE_MAX_) {
 				snprintf(r->err, sizeof(r->err), "%s:%ld: line longer than %d bytes; "
 					 "expected a trace event", r->name, r->lineno, LINE_MAX_);
-				if (!r->lenient || !e)
+				if (!r->lenient)
 					return -1;
+				/* skipped whether or not its end has been read yet, so
+				 * the result does not depend on how reads are chunked */
 				r->cnt.bad_lines++;
-				r->start += n + 1;
+				if (e) {
+					r->start += n + 1;
+				} else {
+					r->start += n;
+					r->skipping = !at_end;
+				}
 				continue;
 			}
 			memcpy(r->line, s, n);
@@ -517,38 +778,7 @@ static const char *field(const char *s, const char *key, const char **vend)
 
 static uint32_t intern_fn(struct trace_reader *r, const char *s, size_t n)
 {
-	uint64_t h = 1469598103934665603ULL;
-	void **v;
-	int fresh;
-
-	for (size_t i = 0; i < n; i++)
-		h = (h ^ (unsigned char)s[i]) * 1099511628211ULL;
-	for (;; h++) {
-		v = idmap_get(&r->fnmap, h);
-		if (!v)
-			break;
-		uint32_t i = (uint32_t)((uintptr_t)*v - 1);
-
-		if (strlen(r->fns[i]) == n && !memcmp(r->fns[i], s, n))
-			return i;
-	}
-	if (r->nfns == r->fncap) {
-		uint32_t nc = r->fncap ? r->fncap * 2 : 64;
-		char **nf = realloc(r->fns, nc * sizeof(*nf));
-
-		if (!nf)
-			return TRACE_NO_FN;
-		r->fns = nf;
-		r->fncap = nc;
-	}
-	if (!(r->fns[r->nfns] = strndup(s, n)))
-		return TRACE_NO_FN;
-	if (!(v = idmap_put(&r->fnmap, h, &fresh))) {
-		free(r->fns[r->nfns]);
-		return TRACE_NO_FN;
-	}
-	*v = (void *)(uintptr_t)(r->nfns + 1);
-	return r->nfns++;
+	return strtab_intern(&r->fns, s, n, 1);
 }
 
 /* Line parsers: 1 event, 0 line ignored, -1 bad (why written). */
@@ -712,38 +942,94 @@ static int tok_is(const char *b, const char *e, const char *w)
 	return (size_t)(e - b) == strlen(w) && !memcmp(b, w, (size_t)(e - b));
 }
 
-static int parse_v1(const char *s, struct trace_event *ev, char *why)
+/* Decimal in [s, e) for v1: 0, -1 not a number, -2 above INT64_MAX (an
+ * error here, unlike parse_dec's saturation for perf's fields). */
+static int parse_dec_v1(const char *s, const char *e, int64_t *out)
+{
+	uint64_t v = 0;
+
+	if (s == e)
+		return -1;
+	for (; s < e; s++) {
+		if (!is_digit(*s))
+			return -1;
+		if (v > ((uint64_t)INT64_MAX - (uint64_t)(*s - '0')) / 10)
+			v = (uint64_t)INT64_MAX + 1;    /* keep scanning for non-digits */
+		else
+			v = v * 10 + (uint64_t)(*s - '0');
+	}
+	if (v > (uint64_t)INT64_MAX)
+		return -2;
+	*out = (int64_t)v;
+	return 0;
+}
+
+#define V1_FORMS "lines are 'T CPU start ID SOFT HARD', 'T CPU cancel ID', 'T CPU idle' " \
+		 "or 'T CPU busy' (T in ns)"
+
+/* Field k (1-based) of a v1 line as a number; -1 with why on failure. */
+static int v1_num(const char **tb, const char **te, int k, const char *name,
+		  const char *what, int64_t *out, char *why)
+{
+	int len = (int)(te[k - 1] - tb[k - 1]), q = parse_dec_v1(tb[k - 1], te[k - 1], out);
+
+	if (!q)
+		return 0;
+	return WHY("field %d (%s) '%.*s': %s%s", k, name, len > 32 ? 32 : len, tb[k - 1],
+		   q == -2 ? "above INT64_MAX (9223372036854775807); expected " : "expected ",
+		   what);
+}
+
+static int parse_v1(struct trace_reader *r, const char *s, struct trace_event *ev, char *why)
 {
 	const char *tb[7], *te[7];
 	int n = tokens(s, tb, te, 6);
 	int64_t c;
+	uint32_t id;
 
-	if (n < 3 || parse_dec(tb[0], te[0], &ev->t) || parse_dec(tb[1], te[1], &c))
+	if (n < 3)
 		return WHY("expected 'T CPU start ID SOFT HARD', 'T CPU cancel ID', "
 			   "'T CPU idle' or 'T CPU busy' (T in ns)");
+	if (v1_num(tb, te, 1, "T", "a time in ns; " V1_FORMS, &ev->t, why) ||
+	    v1_num(tb, te, 2, "CPU", "a CPU number; " V1_FORMS, &c, why))
+		return -1;
 	if (c >= TRACE_MAX_CPUS)
 		return WHY("CPU %lld out of range (at most %d CPUs)", (long long)c, TRACE_MAX_CPUS);
 	ev->cpu = (int)c;
 	ev->fn = TRACE_NO_FN;
 	if (tok_is(tb[2], te[2], "start")) {
-		if (n != 6 || parse_id(tb[3], te[3], &ev->id, 1) ||
-		    parse_dec(tb[4], te[4], &ev->soft) || parse_dec(tb[5], te[5], &ev->hard))
-			return WHY("expected 'T CPU start ID SOFT HARD'");
+		if (n != 6)
+			return WHY("expected 'T CPU start ID SOFT HARD' (%d fields, not %s)", 6,
+				   n > 6 ? "more" : "fewer");
+		if (v1_num(tb, te, 5, "SOFT", "a soft expiry in ns", &ev->soft, why) ||
+		    v1_num(tb, te, 6, "HARD", "a hard expiry in ns", &ev->hard, why))
+			return -1;
 		if (ev->soft > ev->hard)
 			return WHY("soft expiry %lld after hard expiry %lld",
 				   (long long)ev->soft, (long long)ev->hard);
+		id = strtab_intern(&r->idnames, tb[3], (size_t)(te[3] - tb[3]), 1);
+		if (id == UINT32_MAX)
+			return WHY("out of memory");
+		ev->id = id;
 		ev->kind = TEV_START;
 	} else if (tok_is(tb[2], te[2], "cancel")) {
-		if (n != 4 || parse_id(tb[3], te[3], &ev->id, 1))
-			return WHY("expected 'T CPU cancel ID'");
+		if (n != 4)
+			return WHY("expected 'T CPU cancel ID' (4 fields, not %s)",
+				   n > 4 ? "more" : "fewer");
+		id = strtab_intern(&r->idnames, tb[3], (size_t)(te[3] - tb[3]), 0);
+		if (id == UINT32_MAX)
+			return WHY("field 4 (ID) '%.*s': cancel of an id that no earlier start "
+				   "armed (id used inconsistently)",
+				   (int)(te[3] - tb[3] > 64 ? 64 : te[3] - tb[3]), tb[3]);
+		ev->id = id;
 		ev->kind = TEV_CANCEL;
 	} else if (tok_is(tb[2], te[2], "idle") || tok_is(tb[2], te[2], "busy")) {
 		if (n != 3)
 			return WHY("expected 'T CPU %.4s' and nothing more", tb[2]);
 		ev->kind = tb[2][0] == 'i' ? TEV_IDLE : TEV_BUSY;
 	} else {
-		return WHY("unknown event '%.*s'; expected start, cancel, idle or busy",
-			   (int)(te[2] - tb[2] > 32 ? 32 : te[2] - tb[2]), tb[2]);
+		return WHY("field 3 (event) '%.*s': unknown event; expected start, cancel, idle "
+			   "or busy", (int)(te[2] - tb[2] > 32 ? 32 : te[2] - tb[2]), tb[2]);
 	}
 	return 1;
 }
@@ -781,10 +1067,14 @@ static struct tid *tid_get(struct trace_reader *r, uint64_t id, int create, int 
 	if (!(v = idmap_put(&r->ids, id, fresh)))
 		return NULL;
 	if (*fresh) {
-		size_t k = r->ntids / 4096, i = r->ntids % 4096;
+		size_t k = r->ntids / TID_CHUNK, i = r->ntids % TID_CHUNK;
 
-		if (k >= sizeof(r->tids) / sizeof(r->tids[0]) ||
-		    (!r->tids[k] && !(r->tids[k] = malloc(4096 * sizeof(struct tid))))) {
+		if (k >= TID_CHUNKS) {
+			idmap_del(&r->ids, id);
+			*fresh = -1;    /* the cap, not a failed allocation */
+			return NULL;
+		}
+		if (!r->tids[k] && !(r->tids[k] = malloc(TID_CHUNK * sizeof(struct tid)))) {
 			idmap_del(&r->ids, id);
 			return NULL;
 		}
@@ -804,10 +1094,12 @@ static int check_id(struct trace_reader *r, struct trace_event *ev, char *why)
 	switch (ev->kind) {
 	case TEV_START:
 		if (!(d = tid_get(r, ev->id, 1, &fresh)))
-			return WHY("out of memory (too many timer ids)");
+			return fresh < 0 ? WHY("more than %d distinct timer ids (the reader's limit)",
+					       TRACE_MAX_IDS)
+					 : (r->oom = 1, WHY("out of memory"));
 		if (!fresh && (d->flags & TID_PENDING) && ev->t < d->until && d->fn != ev->fn)
-			return WHY("timer 0x%llx restarted with function %s while still armed "
-				   "with %s (id reused inconsistently)", (unsigned long long)ev->id,
+			return WHY("timer %s restarted with function %s while still armed "
+				   "with %s (id reused inconsistently)", trace_id_name(r, ev->id),
 				   trace_fn_name(r, ev->fn), trace_fn_name(r, d->fn));
 		d->fn = ev->fn;
 		d->flags |= TID_PENDING;
@@ -817,8 +1109,8 @@ static int check_id(struct trace_reader *r, struct trace_event *ev, char *why)
 	case TEV_EXPIRE:
 		d = tid_get(r, ev->id, 0, &fresh);
 		if (d && (d->flags & TID_PENDING) && ev->t < d->until && d->fn != ev->fn)
-			return WHY("timer 0x%llx expired with function %s while armed with %s "
-				   "(id reused inconsistently)", (unsigned long long)ev->id,
+			return WHY("timer %s expired with function %s while armed with %s "
+				   "(id reused inconsistently)", trace_id_name(r, ev->id),
 				   trace_fn_name(r, ev->fn), trace_fn_name(r, d->fn));
 		ev->known = d != NULL;
 		if (d)
@@ -828,8 +1120,8 @@ static int check_id(struct trace_reader *r, struct trace_event *ev, char *why)
 		d = tid_get(r, ev->id, 0, &fresh);
 		ev->known = d != NULL;
 		if (!d && r->format == TRACE_V1)
-			return WHY("cancel of id 0x%llx that no earlier start armed "
-				   "(id used inconsistently)", (unsigned long long)ev->id);
+			return WHY("cancel of id %s that no earlier start armed "
+				   "(id used inconsistently)", trace_id_name(r, ev->id));
 		if (d)
 			d->flags &= ~TID_PENDING;
 		return 0;
@@ -894,7 +1186,9 @@ static int queue_pop(struct trace_reader *r, struct trace_event *ev)
 static int bad_line(struct trace_reader *r, const char *why)
 {
 	snprintf(r->err, sizeof(r->err), "%s:%ld: %s", r->name, r->lineno, why);
-	if (!r->lenient)
+	if (r->fns.oom || r->idnames.oom)
+		r->oom = 1;
+	if (!r->lenient || r->oom)
 		return -1;
 	r->cnt.bad_lines++;
 	return 0;
@@ -950,7 +1244,7 @@ static int read_one(struct trace_reader *r)
 					"or perf script text of timer:hrtimer_* / sched:sched_switch");
 	}
 	memset(&ev, 0, sizeof(ev));
-	k = r->format == TRACE_V1 ? parse_v1(s, &ev, why) : parse_perf(r, s, &ev, why);
+	k = r->format == TRACE_V1 ? parse_v1(r, s, &ev, why) : parse_perf(r, s, &ev, why);
 	if (k < 0)
 		return bad_line(r, why);
 	if (k == 0) {

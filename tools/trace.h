@@ -8,9 +8,13 @@
  *    other events are ignored and counted;
  *  - `hrt-trace v1`: one event per line, `#` comments,
  *        T CPU start ID SOFT HARD | T CPU cancel ID | T CPU idle | T CPU busy
- *    (times in ns, ID a decimal or 0x-hex unsigned 64-bit number).
- * Input comes from a file, `-` (stdin), a memory buffer, or an xz/gzip file
- * read through a `xz -dc`/`gzip -dc` child (detected by magic bytes).
+ *    (times in ns, at most INT64_MAX; ID an opaque token: any run of
+ *    non-blank characters, `A`, `conn42`, `0xffff8880...`; `1` and `0x1`
+ *    are two timers).  v1 ids are interned: trace_event.id is a dense
+ *    index and trace_id_name() gives the token back.
+ * Input comes from a file, `-` (stdin, named `<stdin>` in messages), a
+ * memory buffer, or xz/gzip data read through a `xz -dc`/`gzip -dc` child
+ * (detected by magic bytes, on stdin too).
  *
  * The reader delivers events in time order, one at a time: memory grows
  * with the number of distinct timer ids, never with the trace length.  A
@@ -21,7 +25,8 @@
  * Bad input - malformed lines, unknown events, time going backwards, soft
  * after hard, ids used inconsistently, binary bytes, a truncated last line,
  * no events at all - makes trace_next() fail with r->err set to
- * "FILE:LINE: what was expected".  In lenient mode bad lines are skipped
+ * "FILE:LINE: what was expected" (v1: "field N (NAME) 'TEXT': expected
+ * ...").  In lenient mode bad lines, over-long ones included, are skipped
  * and counted instead (`bad_lines`).
  */
 #ifndef HRT_TOOLS_TRACE_H
@@ -34,8 +39,10 @@
 
 #include "hrt.h"
 
-#define TRACE_MAX_CPUS 4096
+#define TRACE_MAX_CPUS 4096     /* higher CPU numbers are a bad line */
+#define TRACE_MAX_IDS 4194304   /* distinct timer ids; one more is a bad line */
 #define TRACE_NO_FN UINT32_MAX
+#define TRACE_STDIN "<stdin>"   /* the name of `-` in messages */
 
 enum trace_format { TRACE_AUTO = 0, TRACE_PERF, TRACE_V1 };
 
@@ -87,12 +94,23 @@ void trace_close(struct trace_reader *r);
 int trace_finish(struct trace_reader *r);
 
 const char *trace_error(const struct trace_reader *r);
+/* After a failure: 1 if it was for lack of memory (exit status 1, never
+ * skipped by lenient mode), 0 if the input was bad (exit status 2). */
+int trace_error_is_oom(const struct trace_reader *r);
 const char *trace_name(const struct trace_reader *r);
 enum trace_format trace_get_format(const struct trace_reader *r);
 const struct trace_counts *trace_get_counts(const struct trace_reader *r);
-/* Function names (perf input). */
+/* Function names (perf input).  Always valid UTF-8: a byte that is not
+ * part of valid UTF-8 is written as the four characters \xNN (so `"` and
+ * `\` are the only characters a JSON writer still has to escape). */
 uint32_t trace_fn_count(const struct trace_reader *r);
 const char *trace_fn_name(const struct trace_reader *r, uint32_t fn);
+/* The length of the longest prefix of s of at most max bytes that does not
+ * split a UTF-8 character (for cutting a name to a fixed buffer). */
+size_t trace_utf8_prefix(const char *s, size_t max);
+/* A timer id for display: the v1 token (valid UTF-8 as above), or 0xHEX
+ * of a perf address (in a buffer of r, valid until the next call). */
+const char *trace_id_name(struct trace_reader *r, uint64_t id);
 
 /* A uint64 -> pointer hash map (linear probing, backward-shift delete). */
 struct idmap {
