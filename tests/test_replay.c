@@ -164,9 +164,9 @@ static void test_perf_kernel_row(void **state)
 	assert_int_equal(res.pol[RP_OFF].expired, 2);
 	assert_int_equal(res.optimal_wakeups, 1);
 	assert_int_equal(res.armings_unresolved, 0);
-	assert_int_equal(res.ntop, 1);     /* g never caused a wake-up */
-	assert_string_equal(res.top[0].name, "f");
-	assert_int_equal(res.top[0].kernel, 1);
+	assert_int_equal(res.by[RP_BY_FUNCTION].ntop, 1);     /* g never caused a wake-up */
+	assert_string_equal(res.by[RP_BY_FUNCTION].top[0].name, "f");
+	assert_int_equal(res.by[RP_BY_FUNCTION].top[0].w[RP_NPOL], 1);
 }
 
 static uint64_t rng = 88172645463325252ULL;
@@ -242,7 +242,7 @@ static void test_shipped_trace(void **state)
 	for (int p = 0; p < RP_NPOL; p++)
 		assert_true(a.optimal_wakeups <= a.pol[p].wakeups);
 	assert_true(a.pol[RP_ALWAYS].expired_greedy > 0);
-	assert_true(a.ntop > 0);
+	assert_true(a.by[RP_BY_PROCESS].ntop > 0);
 
 	assert_int_equal(trace_open(&r, "data/trace.hrt.xz", 0, TRACE_AUTO, &err), 0);
 	assert_non_null(f = open_memstream(&v1, &len));

@@ -49,6 +49,9 @@ struct trace_event {
 	hrt_time_t soft, hard;  /* start */
 	hrt_time_t now;         /* expire: the kernel's now= */
 	uint32_t fn;            /* start, expire (perf): function index, or TRACE_NO_FN */
+	int32_t pid;            /* perf: the task on the CPU (its TID), -1: unreadable */
+	uint32_t comm;          /* perf: its name (trace_comm_name), or TRACE_NO_FN;
+				 * v1 input has neither (both 0) */
 	int known;              /* cancel, expire: an earlier start used this id */
 	long line;
 };
@@ -93,6 +96,8 @@ const struct trace_counts *trace_get_counts(const struct trace_reader *r);
 /* Function names (perf input). */
 uint32_t trace_fn_count(const struct trace_reader *r);
 const char *trace_fn_name(const struct trace_reader *r, uint32_t fn);
+/* Task names (perf input): interned in the same table as function names. */
+const char *trace_comm_name(const struct trace_reader *r, uint32_t comm);
 
 /* A uint64 -> pointer hash map (linear probing, backward-shift delete). */
 struct idmap {
