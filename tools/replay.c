@@ -88,8 +88,8 @@ void replay_print_verdict(FILE *f, const struct replay_result *r)
 				r->pol[RP_OFF].wakeups - r->optimal_wakeups);
 	}
 	if (r->kernel_incomplete)
-		fprintf(f, "  the kernel's own %" PRIu64 " wake-ups are incomplete (row kernel*, "
-			"see below).\n", r->kernel.wakeups);
+		fprintf(f, "  the kernel's own %" PRIu64 " wake-ups are incomplete (row kernel* "
+			"in the table).\n", r->kernel.wakeups);
 }
 
 /* Table ------------------------------------------------------------------- */
@@ -428,7 +428,7 @@ static void usage(FILE *f)
 	fprintf(f,
 		"usage: hrt replay [--policy off|idle|always|all] [--idle trace|always|never]\n"
 		"                  [--by process|function|cpu] [--svg FILE]\n"
-		"                  [--json|--csv] [--lenient] FILE...\n\n"
+		"                  [--json|--csv|--verdict] [--lenient] FILE...\n\n"
 		"Replays kernel hrtimer traces through libhrt, one virtual timer base per CPU,\n"
 		"and compares each greedy policy's wake-ups with the kernel's recorded ones and\n"
 		"with the offline optimum (see docs/REPLAY.md).  FILE is `perf script` text of\n"
@@ -445,6 +445,7 @@ static void usage(FILE *f)
 		"  --svg FILE   also write a picture: wake-ups over time per policy (the\n"
 		"               ones greedy removed marked) and where in [soft, hard] timers\n"
 		"               ran; with several trace files, of the first\n"
+		"  --verdict    only the verdict (the sentences before the table)\n"
 		"  --json       JSON, one object per file (an array for several files)\n"
 		"  --csv        CSV, one row per policy (and one for the kernel)\n"
 		"  --lenient    skip bad lines (and say how many) instead of failing\n"
@@ -463,7 +464,7 @@ static void usage(FILE *f)
 		"Exit status: 0 success, 1 out of memory or a write error, 2 bad input or usage.\n");
 }
 
-enum { OPT_POLICY = 256, OPT_IDLE, OPT_JSON, OPT_CSV, OPT_LENIENT, OPT_BY, OPT_SVG };
+enum { OPT_POLICY = 256, OPT_IDLE, OPT_JSON, OPT_CSV, OPT_LENIENT, OPT_BY, OPT_SVG, OPT_VERDICT };
 
 static int parse_by(const char *s)
 {
@@ -515,12 +516,13 @@ int hrt_cmd_replay(int argc, char **argv)
 		{ "lenient", no_argument, NULL, OPT_LENIENT },
 		{ "by", required_argument, NULL, OPT_BY },
 		{ "svg", required_argument, NULL, OPT_SVG },
+		{ "verdict", no_argument, NULL, OPT_VERDICT },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	unsigned mask = RP_ALL;
 	enum replay_idle idle = RP_IDLE_TRACE;
-	int json = 0, csv = 0, lenient = 0, c, ret = 0, by = -1;
+	int json = 0, csv = 0, lenient = 0, c, ret = 0, by = -1, verdict = 0;
 	const char *svg = NULL;
 	struct replay_result *svgres = NULL;
 	char *out = NULL, *warn = NULL;
@@ -553,6 +555,7 @@ int hrt_cmd_replay(int argc, char **argv)
 		case OPT_CSV: csv = 1; break;
 		case OPT_LENIENT: lenient = 1; break;
 		case OPT_SVG: svg = optarg; break;
+		case OPT_VERDICT: verdict = 1; break;
 		case OPT_BY:
 			if ((by = parse_by(optarg)) < 0) {
 				fprintf(stderr, "hrt replay: --by takes process, function or cpu\n");
@@ -567,8 +570,8 @@ int hrt_cmd_replay(int argc, char **argv)
 			return 2;
 		}
 	}
-	if (json && csv) {
-		fprintf(stderr, "hrt replay: --json and --csv exclude each other\n");
+	if (json + csv + verdict > 1) {
+		fprintf(stderr, "hrt replay: --json, --csv and --verdict exclude each other\n");
 		return 2;
 	}
 	if (optind >= argc) {
@@ -617,6 +620,9 @@ int hrt_cmd_replay(int argc, char **argv)
 				replay_print_json(o, argv[i], res, by);
 			} else if (csv) {
 				replay_print_csv(o, argv[i], res, by);
+			} else if (verdict) {
+				fprintf(o, "%s: ", argv[i]);
+				replay_print_verdict(o, res);
 			} else {
 				if (i > optind)
 					fputc('\n', o);
