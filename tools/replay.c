@@ -635,7 +635,8 @@ int hrt_cmd_replay(int argc, char **argv)
 			if (res->idle_fallback)
 				fprintf(w, "hrt replay: %s: no scheduler events; every CPU counts as "
 					"idle (--idle always)\n", argv[i]);
-			if (res->format == TRACE_PERF && res->armings &&
+			/* --verdict says it in its last line already. */
+			if (!verdict && res->format == TRACE_PERF && res->armings &&
 			    res->armings_unresolved * 10 > res->armings)
 				fprintf(w, "hrt replay: %s: warning: %" PRIu64 " of %" PRIu64 " armings "
 					"(%.0f %%, %" PRIu64 " on CPU %d) ended with neither a traced "
