@@ -33,6 +33,11 @@ const char demo_name[DEMO_NT] = { 'A', 'B', 'C', 'D', 'E', 'F', 'G' };
 static const hrt_time_t soft_ns[DEMO_NT] = {
 	5000, 7500, 25000, 7500, 35000, 42500, 45000
 };
+/* The soft expiries the article does not state (C, E, F, G), marked '*'. */
+static int reconstructed(int i)
+{
+	return i == 2 || i >= 4;
+}
 /* Insertion order that yields the article's tree: D at the root, B and F
  * below it, A C E G as leaves. */
 static const int insert_order[DEMO_NT] = { 3, 1, 5, 0, 2, 4, 6 };
@@ -371,7 +376,10 @@ static void print_result(const struct demo_result *r)
 	printf("hrt demo: the article's seven range timers (times in us)\n\n");
 	printf("  timer  soft  hard\n");
 	for (int i = 0; i < DEMO_NT; i++)
-		printf("  %c     %4.1f  %4.1f\n", demo_name[i], us(r->soft[i]), us(r->hard[i]));
+		printf("  %c     %4.1f%s %4.1f\n", demo_name[i], us(r->soft[i]),
+		       reconstructed(i) ? "*" : " ", us(r->hard[i]));
+	printf("  the article states A [5, 10], B [7.5, 20], D [7.5, 40] and hard expiries\n"
+	       "  every 10 us; * soft expiries reconstructed to give its tree and prune\n");
 	printf("  started in the order");
 	for (int i = 0; i < DEMO_NT; i++)
 		printf(" %c", demo_name[insert_order[i]]);
@@ -426,8 +434,8 @@ static void timeline_panel(FILE *f, const struct demo_result *r, int s, double y
 		double y = top + i * TL_ROW;
 		int cancelled = i == 2;
 
-		snprintf(buf, sizeof(buf), "%c [%.1f, %.1f]%s", demo_name[i], us(r->soft[i]),
-			 us(r->hard[i]), cancelled ? " cancelled" : "");
+		snprintf(buf, sizeof(buf), "%c [%.1f%s, %.1f]%s", demo_name[i], us(r->soft[i]),
+			 reconstructed(i) ? "*" : "", us(r->hard[i]), cancelled ? " cancelled" : "");
 		svg_text(f, TL_LEFT - 8, y + 12, 12, "end", cancelled ? "#888" : "#111", buf);
 		svg_rect(f, tl_x(r->soft[i]), y + 3, tl_x(r->hard[i]) - tl_x(r->soft[i]),
 			 TL_ROW - 6, cancelled ? "#eeeeee" : "#9ecae1",
@@ -452,7 +460,8 @@ static int write_timeline(const struct demo_result *r, const char *dir)
 	svg_text(f, 10, 22, 16, "start", "#111",
 		 "Timers A\xe2\x80\x93G (bar: soft to hard expiry), C cancelled after the pass at 10 \xc2\xb5s");
 	svg_text(f, 10, 42, 12, "start", "#444",
-		 "red line: a wake-up (device fires at the earliest hard expiry); dot: when the timer ran");
+		 "red line: a wake-up (device fires at the earliest hard expiry); dot: when the timer "
+		 "ran; * soft expiry reconstructed (not in the article)");
 	for (int s = 0; s < DEMO_NS; s++)
 		timeline_panel(f, r, s, TL_TOP + s * TL_PANEL);
 	for (int t = 0; t <= TL_TMAX; t += 10) {

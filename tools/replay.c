@@ -11,6 +11,7 @@
 
 #include "cmds.h"
 #include "replay.h"
+#include "svg.h"
 
 static const char *fmt_name(enum trace_format f)
 {
@@ -26,13 +27,80 @@ static const char *idle_name(const struct replay_result *r)
 	return r->idle_fallback ? "always (no scheduler events in the trace)" : "trace";
 }
 
+/* Verdict ----------------------------------------------------------------- */
+
+static double pct(uint64_t part, uint64_t whole)
+{
+	return whole ? 100.0 * (double)part / (double)whole : 0.0;
+}
+
+static int has(const struct replay_result *r, int p)
+{
+	return !!(r->policies & (1u << p));
+}
+
+/*
+ * The verdict: wake-ups per policy and the optimum, what idle and always
+ * save against off (count and %), how many runs they move out of busy time,
+ * and why nothing is saved when nothing is.  Every figure is one of the
+ * table's (tests compare them).
+ */
+void replay_print_verdict(FILE *f, const struct replay_result *r)
+{
+	int first = 1, any = 0;
+
+	fprintf(f, "verdict: this trace needs");
+	for (int p = 0; p < RP_NPOL; p++)
+		if (has(r, p)) {
+			fprintf(f, "%s %" PRIu64 " wake-ups with greedy %s", first ? "" : ",",
+				r->pol[p].wakeups, replay_policy_names[p]);
+			first = 0;
+		}
+	fprintf(f, "; the optimum is %" PRIu64 ".\n", r->optimal_wakeups);
+	if (!has(r, RP_OFF)) {
+		fprintf(f, "  (replay --policy all, or include off, to see what greedy saves)\n");
+		return;
+	}
+	for (int p = RP_IDLE; p < RP_NPOL; p++) {
+		const struct replay_row *o = &r->pol[RP_OFF], *w = &r->pol[p];
+		uint64_t sv = o->wakeups > w->wakeups ? o->wakeups - w->wakeups : 0;
+
+		if (!has(r, p))
+			continue;
+		any |= sv > 0;
+		fprintf(f, "  %s saves %" PRIu64 " wake-ups (%.1f %%) and runs %" PRIu64
+			" timers in busy time against off's %" PRIu64 " (%" PRId64
+			" moved out of busy time); %" PRIu64 " of its runs were greedy.\n",
+			replay_policy_names[p], sv, pct(sv, o->wakeups), w->expired_busy,
+			o->expired_busy, (int64_t)o->expired_busy - (int64_t)w->expired_busy,
+			w->expired_greedy);
+	}
+	if (!any && (has(r, RP_IDLE) || has(r, RP_ALWAYS))) {
+		if (r->pol[RP_OFF].wakeups == r->optimal_wakeups)
+			fprintf(f, "  nothing is saved: the stock walk already needs only the "
+				"optimum on this trace - no cancel or re-arm left a wake-up that "
+				"running timers early could remove - so greedy only runs timers "
+				"earlier.\n");
+		else
+			fprintf(f, "  nothing is saved: the %" PRIu64 " wake-ups off needs above "
+				"the optimum come from windows greedy cannot reach (on another CPU, "
+				"or not yet started when the pass ran).\n",
+				r->pol[RP_OFF].wakeups - r->optimal_wakeups);
+	}
+	if (r->kernel_incomplete)
+		fprintf(f, "  the kernel's own %" PRIu64 " wake-ups are incomplete (row kernel* "
+			"in the table).\n", r->kernel.wakeups);
+}
+
 /* Table ------------------------------------------------------------------- */
 
 static void table_row(FILE *f, const char *name, const struct replay_row *w,
 		      const struct replay_result *res, int kernel)
 {
 	fprintf(f, "%-8s %9" PRIu64, name, w->wakeups);
-	if (res->optimal_wakeups)
+	if (kernel && res->kernel_incomplete)
+		fprintf(f, " %7s", "n/a");
+	else if (res->optimal_wakeups)
 		fprintf(f, " %7.3f", (double)w->wakeups / (double)res->optimal_wakeups);
 	else
 		fprintf(f, " %7s", "-");
@@ -45,70 +113,139 @@ static void table_row(FILE *f, const char *name, const struct replay_row *w,
 		w->expired_busy, w->late_p50, w->late_p99, w->late_max, w->early_p50);
 }
 
-void replay_print_table(FILE *f, const char *name, const struct replay_result *r)
+static const char legend[] =
+	"wakeups: device firings (expiry passes); vs_opt: wakeups / optimum; expired: timer\n"
+	"runs; greedy: runs the greedy walk took before their hard expiry; busy: runs while\n"
+	"the CPU was busy; late_*: run time - soft expiry, early_p50: hard expiry - run\n"
+	"time (ns); optimum: fewest wake-ups that run every timer inside its window.\n";
+
+static void by_table(FILE *f, const struct replay_result *r, int b, int saved_list)
+{
+	const struct replay_by *by = &r->by[b];
+	int n = saved_list ? by->nsaved : by->ntop;
+	const struct replay_group *g = saved_list ? by->saved : by->top;
+
+	fprintf(f, "\n%s by %s (top %d of %" PRIu64 "):\n%-32s",
+		saved_list ? "wake-ups saved" : "wake-ups", replay_by_names[b], n, by->ngroups,
+		replay_by_names[b]);
+	if (r->has_kernel)
+		fprintf(f, " %9s", r->kernel_incomplete ? "kernel*" : "kernel");
+	for (int p = 0; p < RP_NPOL; p++)
+		if (has(r, p))
+			fprintf(f, " %9s", replay_policy_names[p]);
+	if (has(r, RP_OFF))
+		for (int p = RP_IDLE; p < RP_NPOL; p++)
+			if (has(r, p))
+				fprintf(f, " %7s_%s", "saved", replay_policy_names[p]);
+	fputc('\n', f);
+	for (int i = 0; i < n; i++) {
+		fprintf(f, "%-32s", g[i].name);
+		if (r->has_kernel)
+			fprintf(f, " %9" PRIu64, g[i].w[RP_NPOL]);
+		for (int p = 0; p < RP_NPOL; p++)
+			if (has(r, p))
+				fprintf(f, " %9" PRIu64, g[i].w[p]);
+		if (has(r, RP_OFF))
+			for (int p = RP_IDLE; p < RP_NPOL; p++)
+				if (has(r, p))
+					fprintf(f, " %*" PRId64, 8 + (int)strlen(replay_policy_names[p]),
+						(int64_t)g[i].w[RP_OFF] - (int64_t)g[i].w[p]);
+		fputc('\n', f);
+	}
+}
+
+void replay_print_table(FILE *f, const char *name, const struct replay_result *r, int by)
 {
 	fprintf(f, "%s: %s, %" PRIu64 " events", name, fmt_name(r->format), r->events);
 	if (r->ignored)
 		fprintf(f, " (+%" PRIu64 " other events ignored)", r->ignored);
-	fprintf(f, ", %" PRIu64 " CPUs, %" PRIu64 " timers, %" PRIu64 " armings, %" PRIu64
-		" cancels\n", r->cpus, r->timers, r->armings, r->cancels);
+	fprintf(f, " over %.3f s, %" PRIu64 " CPUs, %" PRIu64 " timers, %" PRIu64 " armings, %"
+		PRIu64 " cancels\n", (double)(r->last - r->first) / 1e9, r->cpus, r->timers,
+		r->armings, r->cancels);
 	fprintf(f, "idle: %s", idle_name(r));
 	if (r->pairs_merged)
 		fprintf(f, "; %" PRIu64 " cancel+expire pairs read as expiries", r->pairs_merged);
 	if (r->bad_lines)
 		fprintf(f, "; %" PRIu64 " bad lines skipped (--lenient)", r->bad_lines);
-	fprintf(f, "\n\n%-8s %9s %7s %9s %9s %9s %10s %10s %11s %10s\n", "policy", "wakeups",
+	fprintf(f, "\n\n");
+	replay_print_verdict(f, r);
+	fprintf(f, "\n%-8s %9s %7s %9s %9s %9s %10s %10s %11s %10s\n", "policy", "wakeups",
 		"vs_opt", "expired", "greedy", "busy", "late_p50", "late_p99", "late_max",
 		"early_p50");
 	if (r->has_kernel)
-		table_row(f, "kernel", &r->kernel, r, 1);
+		table_row(f, r->kernel_incomplete ? "kernel*" : "kernel", &r->kernel, r, 1);
 	for (int p = 0; p < RP_NPOL; p++)
-		if (r->policies & (1u << p))
+		if (has(r, p))
 			table_row(f, replay_policy_names[p], &r->pol[p], r, 0);
 	fprintf(f, "%-8s %9" PRIu64 "   1.000\n", "optimum", r->optimal_wakeups);
-	fprintf(f, "(lateness: run time - soft expiry, early: hard expiry - run time, in ns)\n");
-	if (r->format == TRACE_PERF)
-		fprintf(f, "armings_unresolved: %" PRIu64 " of %" PRIu64 " armings\n",
-			r->armings_unresolved, r->armings);
-	if (r->ntop) {
-		fprintf(f, "\nwake-ups by timer function (top %d):\n%-32s", r->ntop, "function");
-		if (r->has_kernel)
-			fprintf(f, " %9s", "kernel");
-		for (int p = 0; p < RP_NPOL; p++)
-			if (r->policies & (1u << p))
-				fprintf(f, " %9s", replay_policy_names[p]);
-		fputc('\n', f);
-		for (int i = 0; i < r->ntop; i++) {
-			fprintf(f, "%-32s", r->top[i].name);
-			if (r->has_kernel)
-				fprintf(f, " %9" PRIu64, r->top[i].kernel);
-			for (int p = 0; p < RP_NPOL; p++)
-				if (r->policies & (1u << p))
-					fprintf(f, " %9" PRIu64, r->top[i].pol[p]);
-			fputc('\n', f);
-		}
+	fputs(legend, f);
+	if (r->kernel_incomplete)
+		fprintf(f, "* kernel row incomplete: %" PRIu64 " of %" PRIu64 " armings (%.0f %%) "
+			"ended with neither a traced expiry nor a cancel, %" PRIu64 " of them on "
+			"CPU %d and %" PRIu64 " with function %s; the recording lost their "
+			"expiries, so the kernel's wake-ups are undercounted (no vs_opt).\n",
+			r->armings_unresolved, r->armings, pct(r->armings_unresolved, r->armings),
+			r->unresolved_on_cpu, r->unresolved_cpu, r->unresolved_on_fn,
+			r->unresolved_fn);
+	else if (r->format == TRACE_PERF)
+		fprintf(f, "armings_unresolved: 0 of %" PRIu64 " armings\n", r->armings);
+	if (by >= 0 && r->by[by].ntop) {
+		by_table(f, r, by, 0);
+		if (r->by[by].nsaved)
+			by_table(f, r, by, 1);
 	}
 }
 
 /* JSON -------------------------------------------------------------------- */
 
-static void json_str(FILE *f, const char *s)
+/* Length of the well-formed UTF-8 sequence at s (1-4), 0 if it is not one
+ * (overlong forms, surrogates and code points past U+10FFFF included). */
+static int utf8_len(const unsigned char *s)
 {
-	fputc('"', f);
-	for (; *s; s++) {
-		unsigned char c = (unsigned char)*s;
+	unsigned c = s[0], n, min, cp;
 
-		if (c == '"' || c == '\\')
-			fprintf(f, "\\%c", c);
-		else if (c < 0x20 || c == 0x7f)
-			fprintf(f, "\\u%04x", c);
+	if (c < 0x80)
+		return 1;
+	if (c >= 0xc2 && c <= 0xdf)
+		n = 2, min = 0x80, cp = c & 0x1f;
+	else if (c >= 0xe0 && c <= 0xef)
+		n = 3, min = 0x800, cp = c & 0x0f;
+	else if (c >= 0xf0 && c <= 0xf4)
+		n = 4, min = 0x10000, cp = c & 0x07;
+	else
+		return 0;
+	for (unsigned i = 1; i < n; i++) {
+		if ((s[i] & 0xc0) != 0x80)
+			return 0;
+		cp = cp << 6 | (s[i] & 0x3f);
+	}
+	if (cp < min || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff))
+		return 0;
+	return (int)n;
+}
+
+void replay_json_str(FILE *f, const char *str)
+{
+	const unsigned char *s = (const unsigned char *)str;
+
+	fputc('"', f);
+	while (*s) {
+		int n = utf8_len(s);
+
+		if (*s == '"' || *s == '\\')
+			fprintf(f, "\\%c", *s);
+		else if (*s < 0x20 || *s == 0x7f)
+			fprintf(f, "\\u%04x", *s);
+		else if (!n)
+			fputs("\\ufffd", f);    /* not UTF-8: the replacement character */
 		else
-			fputc(c, f);
+			fwrite(s, 1, (size_t)n, f);
+		s += n ? n : 1;
 	}
 	fputc('"', f);
 }
 
-static void json_row(FILE *f, const struct replay_row *w, int kernel)
+static void json_row(FILE *f, const struct replay_row *w, int kernel, int complete)
 {
 	fprintf(f, "{\"wakeups\": %" PRIu64 ", \"expired\": %" PRIu64 ", \"expired_greedy\": ",
 		w->wakeups, w->expired);
@@ -118,90 +255,169 @@ static void json_row(FILE *f, const struct replay_row *w, int kernel)
 		fprintf(f, "%" PRIu64, w->expired_greedy);
 	fprintf(f, ", \"expired_busy\": %" PRIu64 ", \"lateness_soft_ns\": {\"p50\": %" PRId64
 		", \"p99\": %" PRId64 ", \"max\": %" PRId64 "}, \"early_hard_ns\": {\"p50\": %"
-		PRId64 "}}", w->expired_busy, w->late_p50, w->late_p99, w->late_max, w->early_p50);
+		PRId64 "}", w->expired_busy, w->late_p50, w->late_p99, w->late_max, w->early_p50);
+	if (kernel)
+		fprintf(f, ", \"complete\": %s", complete ? "true" : "false");
+	fputc('}', f);
 }
 
-void replay_print_json(FILE *f, const char *name, const struct replay_result *r)
+static void json_groups(FILE *f, const struct replay_result *r, const struct replay_group *g,
+			int n)
+{
+	fputc('[', f);
+	for (int i = 0; i < n; i++) {
+		fprintf(f, "%s\n      {\"name\": ", i ? "," : "");
+		replay_json_str(f, g[i].name);
+		if (r->has_kernel)
+			fprintf(f, ", \"kernel\": %" PRIu64, g[i].w[RP_NPOL]);
+		for (int p = 0; p < RP_NPOL; p++)
+			if (has(r, p))
+				fprintf(f, ", \"%s\": %" PRIu64, replay_policy_names[p], g[i].w[p]);
+		if (has(r, RP_OFF))
+			for (int p = RP_IDLE; p < RP_NPOL; p++)
+				if (has(r, p))
+					fprintf(f, ", \"saved_%s\": %" PRId64, replay_policy_names[p],
+						(int64_t)g[i].w[RP_OFF] - (int64_t)g[i].w[p]);
+		fputc('}', f);
+	}
+	fputc(']', f);
+}
+
+void replay_print_json(FILE *f, const char *name, const struct replay_result *r, int by)
 {
 	int first = 1;
+	char *v = NULL;
+	size_t vlen = 0;
+	FILE *vf;
 
 	fprintf(f, "{\"file\": ");
-	json_str(f, name);
+	replay_json_str(f, name);
 	fprintf(f, ", \"format\": \"%s\", \"events\": %" PRIu64 ", \"events_ignored\": %" PRIu64
 		", \"lines_skipped\": %" PRIu64 ", \"cpus\": %" PRIu64 ", \"timers\": %" PRIu64
 		", \"armings\": %" PRIu64 ", \"cancels\": %" PRIu64 ", \"optimal_wakeups\": %" PRIu64
 		", \"armings_unresolved\": ", r->format == TRACE_V1 ? "hrt-trace v1" : "perf",
 		r->events, r->ignored, r->bad_lines, r->cpus, r->timers, r->armings, r->cancels,
 		r->optimal_wakeups);
-	if (r->format == TRACE_PERF)
-		fprintf(f, "%" PRIu64, r->armings_unresolved);
-	else
+	if (r->format == TRACE_PERF) {
+		fprintf(f, "%" PRIu64 ", \"unresolved_where\": {\"cpu\": %d, \"on_cpu\": %" PRIu64
+			", \"function\": ", r->armings_unresolved, r->unresolved_cpu,
+			r->unresolved_on_cpu);
+		replay_json_str(f, r->unresolved_fn);
+		fprintf(f, ", \"with_function\": %" PRIu64 "}", r->unresolved_on_fn);
+	} else {
 		fprintf(f, "null");
+	}
 	fprintf(f, ", \"idle\": ");
-	json_str(f, idle_name(r));
+	replay_json_str(f, idle_name(r));
+	if ((vf = open_memstream(&v, &vlen))) {
+		replay_print_verdict(vf, r);
+		if (!fclose(vf)) {
+			fprintf(f, ",\n  \"verdict\": ");
+			replay_json_str(f, v);
+		}
+		free(v);
+	}
 	fprintf(f, ",\n  \"kernel\": ");
 	if (r->has_kernel)
-		json_row(f, &r->kernel, 1);
+		json_row(f, &r->kernel, 1, !r->kernel_incomplete);
 	else
 		fprintf(f, "null");
 	fprintf(f, ",\n  \"policies\": {");
 	for (int p = 0; p < RP_NPOL; p++) {
-		if (!(r->policies & (1u << p)))
+		if (!has(r, p))
 			continue;
 		fprintf(f, "%s\n    \"%s\": ", first ? "" : ",", replay_policy_names[p]);
-		json_row(f, &r->pol[p], 0);
+		json_row(f, &r->pol[p], 0, 1);
 		first = 0;
 	}
-	fprintf(f, "},\n  \"wakeups_by_function\": [");
-	for (int i = 0; i < r->ntop; i++) {
-		fprintf(f, "%s\n    {\"function\": ", i ? "," : "");
-		json_str(f, r->top[i].name);
-		if (r->has_kernel)
-			fprintf(f, ", \"kernel\": %" PRIu64, r->top[i].kernel);
-		for (int p = 0; p < RP_NPOL; p++)
-			if (r->policies & (1u << p))
-				fprintf(f, ", \"%s\": %" PRIu64, replay_policy_names[p], r->top[i].pol[p]);
+	fprintf(f, "},\n  \"wakeups_by\": {");
+	for (int b = 0; b < RP_NBY; b++) {
+		if (by >= 0 && b != by)
+			continue;
+		fprintf(f, "%s\n    \"%s\": {\"groups\": %" PRIu64 ", \"top\": ",
+			by >= 0 || !b ? "" : ",", replay_by_names[b], r->by[b].ngroups);
+		json_groups(f, r, r->by[b].top, r->by[b].ntop);
+		fprintf(f, ", \"saved\": ");
+		json_groups(f, r, r->by[b].saved, r->by[b].nsaved);
 		fputc('}', f);
 	}
-	fprintf(f, "]}");
+	fprintf(f, "}}");
 }
 
 /* CSV --------------------------------------------------------------------- */
 
-void replay_print_csv_header(FILE *f)
+void replay_print_csv_header(FILE *f, int by)
 {
-	fprintf(f, "file,policy,events,cpus,timers,armings,cancels,optimal_wakeups,wakeups,"
-		"expired,expired_greedy,expired_busy,lateness_soft_ns_p50,lateness_soft_ns_p99,"
-		"lateness_soft_ns_max,early_hard_ns_p50\n");
+	if (by >= 0)
+		fprintf(f, "file,by,list,name,kernel,off,idle,always,saved_idle,saved_always\n");
+	else
+		fprintf(f, "file,policy,events,cpus,timers,armings,cancels,optimal_wakeups,wakeups,"
+			"expired,expired_greedy,expired_busy,lateness_soft_ns_p50,"
+			"lateness_soft_ns_p99,lateness_soft_ns_max,early_hard_ns_p50,complete\n");
+}
+
+/* Fields with commas, quotes or line breaks are quoted. */
+static void csv_field(FILE *f, const char *s)
+{
+	if (!strpbrk(s, ",\"\r\n")) {
+		fputs(s, f);
+		return;
+	}
+	fputc('"', f);
+	for (; *s; s++)
+		fprintf(f, *s == '"' ? "\"\"" : "%c", *s);
+	fputc('"', f);
 }
 
 static void csv_row(FILE *f, const char *name, const char *pol, const struct replay_result *r,
 		    const struct replay_row *w, int kernel)
 {
-	/* File names with commas or quotes are quoted. */
-	if (strpbrk(name, ",\"\n")) {
-		fputc('"', f);
-		for (const char *s = name; *s; s++)
-			fprintf(f, *s == '"' ? "\"\"" : "%c", *s);
-		fputc('"', f);
-	} else {
-		fputs(name, f);
-	}
+	csv_field(f, name);
 	fprintf(f, ",%s,%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64
 		",%" PRIu64 ",%" PRIu64 ",", pol, r->events, r->cpus, r->timers, r->armings,
 		r->cancels, r->optimal_wakeups, w->wakeups, w->expired);
 	if (!kernel)
 		fprintf(f, "%" PRIu64, w->expired_greedy);
-	fprintf(f, ",%" PRIu64 ",%" PRId64 ",%" PRId64 ",%" PRId64 ",%" PRId64 "\n",
-		w->expired_busy, w->late_p50, w->late_p99, w->late_max, w->early_p50);
+	fprintf(f, ",%" PRIu64 ",%" PRId64 ",%" PRId64 ",%" PRId64 ",%" PRId64 ",%d\n",
+		w->expired_busy, w->late_p50, w->late_p99, w->late_max, w->early_p50,
+		!(kernel && r->kernel_incomplete));
 }
 
-void replay_print_csv(FILE *f, const char *name, const struct replay_result *r)
+static void csv_groups(FILE *f, const char *name, const struct replay_result *r, int by,
+		       const char *list, const struct replay_group *g, int n)
 {
+	for (int i = 0; i < n; i++) {
+		csv_field(f, name);
+		fprintf(f, ",%s,%s,", replay_by_names[by], list);
+		csv_field(f, g[i].name);
+		fputc(',', f);
+		if (r->has_kernel)
+			fprintf(f, "%" PRIu64, g[i].w[RP_NPOL]);
+		for (int p = 0; p < RP_NPOL; p++) {
+			fputc(',', f);
+			if (has(r, p))
+				fprintf(f, "%" PRIu64, g[i].w[p]);
+		}
+		for (int p = RP_IDLE; p < RP_NPOL; p++) {
+			fputc(',', f);
+			if (has(r, p) && has(r, RP_OFF))
+				fprintf(f, "%" PRId64, (int64_t)g[i].w[RP_OFF] - (int64_t)g[i].w[p]);
+		}
+		fputc('\n', f);
+	}
+}
+
+void replay_print_csv(FILE *f, const char *name, const struct replay_result *r, int by)
+{
+	if (by >= 0) {
+		csv_groups(f, name, r, by, "top", r->by[by].top, r->by[by].ntop);
+		csv_groups(f, name, r, by, "saved", r->by[by].saved, r->by[by].nsaved);
+		return;
+	}
 	if (r->has_kernel)
 		csv_row(f, name, "kernel", r, &r->kernel, 1);
 	for (int p = 0; p < RP_NPOL; p++)
-		if (r->policies & (1u << p))
+		if (has(r, p))
 			csv_row(f, name, replay_policy_names[p], r, &r->pol[p], 0);
 }
 
@@ -211,7 +427,8 @@ static void usage(FILE *f)
 {
 	fprintf(f,
 		"usage: hrt replay [--policy off|idle|always|all] [--idle trace|always|never]\n"
-		"                  [--json|--csv] [--lenient] FILE...\n\n"
+		"                  [--by process|function|cpu] [--svg FILE]\n"
+		"                  [--json|--csv|--verdict] [--lenient] FILE...\n\n"
 		"Replays kernel hrtimer traces through libhrt, one virtual timer base per CPU,\n"
 		"and compares each greedy policy's wake-ups with the kernel's recorded ones and\n"
 		"with the offline optimum (see docs/REPLAY.md).  FILE is `perf script` text of\n"
@@ -222,14 +439,58 @@ static void usage(FILE *f)
 		"  --idle M     when the CPU counts as idle for the idle policy and the busy\n"
 		"               counts: trace (from sched_switch next_pid=0; the default),\n"
 		"               always or never\n"
+		"  --by B       who the wake-ups are attributed to: process (the task that\n"
+		"               armed the timer, or \"[kernel] FUNCTION\"; the default),\n"
+		"               function or cpu; with --csv, one row per group\n"
+		"  --svg FILE   also write a picture: wake-ups over time per policy (the\n"
+		"               ones greedy removed marked) and where in [soft, hard] timers\n"
+		"               ran; with several trace files, of the first\n"
+		"  --verdict    only the verdict (the sentences before the table)\n"
 		"  --json       JSON, one object per file (an array for several files)\n"
 		"  --csv        CSV, one row per policy (and one for the kernel)\n"
 		"  --lenient    skip bad lines (and say how many) instead of failing\n"
 		"  -h, --help   this text\n\n"
-		"Exit status: 0 success, 1 out of memory, 2 bad input or usage.\n");
+		"The output starts with a verdict, then one row per policy:\n"
+		"  wakeups    device firings (expiry passes) the policy needed\n"
+		"  vs_opt     wakeups / optimum (n/a for an incomplete kernel row)\n"
+		"  expired    timer runs; greedy: runs the greedy walk took early\n"
+		"  busy       runs while the CPU was busy (sched_switch, or --idle)\n"
+		"  late_p50, late_p99, late_max   run time - soft expiry, ns\n"
+		"  early_p50  hard expiry - run time, ns\n"
+		"  kernel     the recorded expiries; kernel* when armings ended with\n"
+		"             neither a traced expiry nor a cancel (lost events), so its\n"
+		"             counts are a lower bound\n"
+		"  optimum    the fewest wake-ups that run every timer in its window\n\n"
+		"Exit status: 0 success, 1 out of memory or a write error, 2 bad input or usage.\n");
 }
 
-enum { OPT_POLICY = 256, OPT_IDLE, OPT_JSON, OPT_CSV, OPT_LENIENT };
+enum { OPT_POLICY = 256, OPT_IDLE, OPT_JSON, OPT_CSV, OPT_LENIENT, OPT_BY, OPT_SVG, OPT_VERDICT };
+
+static int parse_by(const char *s)
+{
+	for (int b = 0; b < RP_NBY; b++)
+		if (!strcmp(s, replay_by_names[b]))
+			return b;
+	return -1;
+}
+
+/* Writes the --svg picture of res to path; 0, or 1 after saying why. */
+static int write_svg(const char *path, const char *name, const struct replay_result *res)
+{
+	char *full = NULL;
+	FILE *f = out_open(NULL, path, &full);
+	int err;
+
+	if (!f)
+		return 1;
+	err = replay_write_svg(f, name, res);
+	if (out_close(f, full) || err) {
+		free(full);
+		return 1;       /* out_close said why; a write error is exit 1 */
+	}
+	free(full);
+	return 0;
+}
 
 static int parse_policy(const char *s, unsigned *mask)
 {
@@ -253,12 +514,17 @@ int hrt_cmd_replay(int argc, char **argv)
 		{ "json", no_argument, NULL, OPT_JSON },
 		{ "csv", no_argument, NULL, OPT_CSV },
 		{ "lenient", no_argument, NULL, OPT_LENIENT },
+		{ "by", required_argument, NULL, OPT_BY },
+		{ "svg", required_argument, NULL, OPT_SVG },
+		{ "verdict", no_argument, NULL, OPT_VERDICT },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	unsigned mask = RP_ALL;
 	enum replay_idle idle = RP_IDLE_TRACE;
-	int json = 0, csv = 0, lenient = 0, c, ret = 0;
+	int json = 0, csv = 0, lenient = 0, c, ret = 0, by = -1, verdict = 0;
+	const char *svg = NULL;
+	struct replay_result *svgres = NULL;
 	char *out = NULL, *warn = NULL;
 	size_t outlen = 0, warnlen = 0;
 	FILE *o, *w;
@@ -288,6 +554,14 @@ int hrt_cmd_replay(int argc, char **argv)
 		case OPT_JSON: json = 1; break;
 		case OPT_CSV: csv = 1; break;
 		case OPT_LENIENT: lenient = 1; break;
+		case OPT_SVG: svg = optarg; break;
+		case OPT_VERDICT: verdict = 1; break;
+		case OPT_BY:
+			if ((by = parse_by(optarg)) < 0) {
+				fprintf(stderr, "hrt replay: --by takes process, function or cpu\n");
+				return 2;
+			}
+			break;
 		case 'h':
 			usage(stdout);
 			return 0;
@@ -296,8 +570,8 @@ int hrt_cmd_replay(int argc, char **argv)
 			return 2;
 		}
 	}
-	if (json && csv) {
-		fprintf(stderr, "hrt replay: --json and --csv exclude each other\n");
+	if (json + csv + verdict > 1) {
+		fprintf(stderr, "hrt replay: --json, --csv and --verdict exclude each other\n");
 		return 2;
 	}
 	if (optind >= argc) {
@@ -312,7 +586,7 @@ int hrt_cmd_replay(int argc, char **argv)
 		return 1;
 	}
 	if (csv)
-		replay_print_csv_header(o);
+		replay_print_csv_header(o, by);
 	if (json && argc - optind > 1)
 		fputc('[', o);
 	for (int i = optind; i < argc && !ret; i++) {
@@ -332,7 +606,7 @@ int hrt_cmd_replay(int argc, char **argv)
 			ret = 2;
 			break;
 		}
-		k = replay_trace(r, mask, idle, res);
+		k = replay_trace_keep(r, mask, idle, svg && i == optind, res);
 		if (k == -1) {
 			fprintf(stderr, "hrt replay: %s\n", trace_error(r));
 			ret = trace_error_is_oom(r) ? 1 : 2;
@@ -343,21 +617,26 @@ int hrt_cmd_replay(int argc, char **argv)
 			if (json) {
 				if (i > optind)
 					fprintf(o, ",\n");
-				replay_print_json(o, argv[i], res);
+				replay_print_json(o, argv[i], res, by);
 			} else if (csv) {
-				replay_print_csv(o, argv[i], res);
+				replay_print_csv(o, argv[i], res, by);
+			} else if (verdict) {
+				fprintf(o, "%s: ", argv[i]);
+				replay_print_verdict(o, res);
 			} else {
 				if (i > optind)
 					fputc('\n', o);
-				replay_print_table(o, argv[i], res);
+				replay_print_table(o, argv[i], res, by < 0 ? RP_BY_PROCESS : by);
 			}
+
 			if (res->bad_lines)
 				fprintf(w, "hrt replay: %s: skipped %" PRIu64 " bad lines (--lenient)\n",
 					argv[i], res->bad_lines);
 			if (res->idle_fallback)
 				fprintf(w, "hrt replay: %s: no scheduler events; every CPU counts as "
 					"idle (--idle always)\n", argv[i]);
-			if (res->format == TRACE_PERF && res->armings &&
+			/* --verdict says it in its last line already. */
+			if (!verdict && res->format == TRACE_PERF && res->armings &&
 			    res->armings_unresolved * 10 > res->armings)
 				fprintf(w, "hrt replay: %s: warning: %" PRIu64 " of %" PRIu64 " armings "
 					"(%.0f %%, %" PRIu64 " on CPU %d) ended with neither a traced "
@@ -368,14 +647,27 @@ int hrt_cmd_replay(int argc, char **argv)
 					res->unresolved_on_cpu, res->unresolved_cpu);
 		}
 		trace_close(r);
+		if (svg && i == optind && !k) {
+			svgres = res;   /* drawn once every file has replayed */
+			continue;
+		}
+		replay_result_free(res);
 		free(res);
 	}
 	if (json && argc - optind > 1)
 		fputc(']', o);
 	if (json)
 		fputc('\n', o);
-	fclose(o);
-	fclose(w);
+	if (fclose(o) | fclose(w)) {
+		fprintf(stderr, "hrt replay: out of memory\n");
+		ret = ret ? ret : 1;
+	}
+	if (!ret && svgres && write_svg(svg, argv[optind], svgres))
+		ret = 1;
+	if (svgres) {
+		replay_result_free(svgres);
+		free(svgres);
+	}
 	if (!ret) {
 		fwrite(out, 1, outlen, stdout);
 		fwrite(warn, 1, warnlen, stderr);

@@ -24,9 +24,35 @@ struct replay_row {
 	int64_t early_p50;                      /* hard - run time, ns */
 };
 
-struct replay_fn {
-	char name[64];
-	uint64_t kernel, pol[RP_NPOL];
+/* Wake-ups attributed to who armed the timer that the pass ran first:
+ * the process ("COMM PID", or "[kernel] FUNCTION" for kernel timers), the
+ * timer function, or the CPU (docs/REPLAY.md). */
+enum { RP_BY_PROCESS, RP_BY_FUNCTION, RP_BY_CPU, RP_NBY };
+extern const char *const replay_by_names[RP_NBY];
+
+struct replay_group {
+	char name[80];
+	uint64_t w[RP_NPOL + 1];                /* wake-ups; [RP_NPOL]: kernel */
+};
+
+struct replay_by {
+	uint64_t ngroups;                       /* with at least one wake-up */
+	int ntop, nsaved;
+	struct replay_group top[RP_TOP];        /* most wake-ups (kernel, off, ...) */
+	struct replay_group saved[RP_TOP];      /* most saved by always, then idle */
+};
+
+/* Where in its window [soft, hard] each timer ran: RP_POSB equal bins of
+ * (run - soft) / (hard - soft), then one for zero-width windows and one
+ * for runs after hard (the kernel only). */
+#define RP_POSB 10
+#define RP_POS_ZERO RP_POSB
+#define RP_POS_LATE (RP_POSB + 1)
+
+/* Wake-up instants kept for the --svg raster (replay_trace with keep). */
+struct replay_wakes {
+	hrt_time_t *t;                          /* sorted, every CPU */
+	size_t n, cap;
 };
 
 struct replay_result {
@@ -39,21 +65,40 @@ struct replay_result {
 	uint64_t armings_unresolved;            /* perf input only */
 	int unresolved_cpu;                     /* CPU with most of them */
 	uint64_t unresolved_on_cpu;
+	char unresolved_fn[64];                 /* function with most of them */
+	uint64_t unresolved_on_fn;
 	int has_kernel;                         /* perf input with expiries */
+	int kernel_incomplete;                  /* armings_unresolved > 0 */
+	hrt_time_t first, last;                 /* event times */
 	struct replay_row kernel;
 	struct replay_row pol[RP_NPOL];
-	int ntop;
-	struct replay_fn top[RP_TOP];           /* wake-ups by timer function */
+	uint64_t pos[RP_NPOL + 1][RP_POSB + 2]; /* [RP_NPOL]: kernel */
+	struct replay_by by[RP_NBY];
+	struct replay_wakes wakes[RP_NPOL];     /* only when kept */
 };
 
 /* Replays the whole trace.  0, or -1 with the message in trace_error(r)
- * (bad input) or, for -2, out of memory. */
+ * (bad input) or, for -2, out of memory.  keep_wakes: record every
+ * policy wake-up in res->wakes (memory grows with the trace; for --svg);
+ * free them with replay_result_free either way. */
 int replay_trace(struct trace_reader *r, unsigned policies, enum replay_idle idle,
 		 struct replay_result *res);
+int replay_trace_keep(struct trace_reader *r, unsigned policies, enum replay_idle idle,
+		      int keep_wakes, struct replay_result *res);
+void replay_result_free(struct replay_result *res);
 
-void replay_print_table(FILE *f, const char *name, const struct replay_result *res);
-void replay_print_json(FILE *f, const char *name, const struct replay_result *res);
-void replay_print_csv_header(FILE *f);
-void replay_print_csv(FILE *f, const char *name, const struct replay_result *res);
+/* The verdict: a few sentences with the figures of the table. */
+void replay_print_verdict(FILE *f, const struct replay_result *res);
+void replay_print_table(FILE *f, const char *name, const struct replay_result *res, int by);
+void replay_print_json(FILE *f, const char *name, const struct replay_result *res, int by);
+/* CSV: one row per policy; with by >= 0, one row per group instead. */
+void replay_print_csv_header(FILE *f, int by);
+void replay_print_csv(FILE *f, const char *name, const struct replay_result *res, int by);
+/* A JSON string: quotes, backslash and control characters escaped, bytes
+ * that are not UTF-8 written as U+FFFD, so the output is always JSON. */
+void replay_json_str(FILE *f, const char *s);
+/* The --svg picture: wake-up raster per policy and lateness-in-window
+ * histogram.  0, or -1 (errno set) if writing failed. */
+int replay_write_svg(FILE *f, const char *name, const struct replay_result *res);
 
 #endif

@@ -8,7 +8,13 @@
  * base too (policy off, soft = hard = the window's end).
  *
  * Streaming: one struct live per timer that is armed somewhere or whose
- * kernel expiry is still expected; freed as soon as neither holds.
+ * kernel expiry is still expected; freed as soon as neither holds.  The
+ * earliest device of each policy is the top of a heap of CPUs, so a device
+ * update costs O(log CPUs), not a scan of every CPU.
+ *
+ * Attribution: a wake-up counts for the group (process, function, CPU) of
+ * the first timer its pass ran - for the kernel row, of the first expiry
+ * with a new now= - so each table's columns sum to the row's wake-ups.
  *
  * Invariants:
  *  (1) before an event at T is applied, every device due at or before T
@@ -24,6 +30,7 @@
 #include "replay.h"
 
 const char *const replay_policy_names[RP_NPOL] = { "off", "idle", "always" };
+const char *const replay_by_names[RP_NBY] = { "process", "function", "cpu" };
 
 /* Histograms of signed ns: exact below 512, then 8 bits below the leading
  * one (relative error < 1/256); a reported percentile is its bucket's
@@ -117,6 +124,7 @@ struct live {
 	uint64_t id;
 	hrt_time_t soft_eff, hard_eff;          /* max(soft, start), max(hard, start) */
 	uint32_t fn;
+	uint32_t grp[RP_NBY];                   /* group index per table */
 	int cpu;
 	unsigned flags;
 	struct live *next_free;
@@ -132,6 +140,20 @@ struct rcpu {
 	int kwake_valid;
 	hrt_time_t kwake_now;                   /* kernel row: last now= */
 	uint64_t unresolved;
+	int hpos[RP_NPOL];                      /* index in the device heap */
+};
+
+/* One attribution group: key (see group_key), counts. */
+struct group {
+	uint64_t key;
+	uint64_t w[RP_NPOL + 1];
+	uint64_t unresolved;
+};
+
+struct gtab {
+	struct idmap map;                       /* key -> index + 1 */
+	struct group *g;
+	uint32_t n, cap;
 };
 
 struct replay {
@@ -142,16 +164,17 @@ struct replay {
 	int perf;
 	struct rcpu *cpu;
 	int ncpu;
-	hrt_time_t min_dev[RP_NPOL];
-	int min_cpu[RP_NPOL];
+	int *heap[RP_NPOL];                     /* CPUs, earliest device first */
+	int nheap;
 	struct idmap live;
 	struct live *free_list;
 	struct hrt_base *optbase;
 	struct hist late[RP_NPOL + 1], early[RP_NPOL + 1];    /* [RP_NPOL]: kernel */
-	uint64_t (*fncnt)[RP_NPOL + 1];
-	uint32_t nfn;
+	struct gtab gt[RP_NBY];
+	int keep;
 	/* The pass in progress. */
 	int cur_idle, cur_first;
+	int oom;                                /* a callback could not allocate */
 };
 
 static int cpu_idle(const struct replay *rp, const struct rcpu *c)
@@ -163,24 +186,144 @@ static int cpu_idle(const struct replay *rp, const struct rcpu *c)
 	return c->idle;
 }
 
-static int fn_slot(struct replay *rp, uint32_t fn)
-{
-	if (fn == TRACE_NO_FN)
-		return -1;
-	if (fn >= rp->nfn) {
-		uint32_t n = fn + 64;
-		void *p = realloc(rp->fncnt, n * sizeof(*rp->fncnt));
+/* Group keys: bit 62 marks a kernel timer ("[kernel] FUNCTION"), bit 61
+ * "no process in the trace" (hrt-trace v1). */
+#define G_KERNEL (1ULL << 62)
+#define G_NONE   (1ULL << 61)
 
-		if (!p)
-			return -1;
-		rp->fncnt = p;
-		memset(rp->fncnt + rp->nfn, 0, (n - rp->nfn) * sizeof(*rp->fncnt));
-		rp->nfn = n;
+/* Timers a task arms for itself (sleeps, poll/epoll timeouts, timerfd,
+ * itimers, POSIX timers): the task that armed them owns them.  Every other
+ * function, and anything armed by the idle task, is the kernel's. */
+static int task_fn(const char *fn)
+{
+	static const char *const tf[] = {
+		"hrtimer_wakeup", "timerfd_tmrproc", "it_real_fn", "posix_timer_fn",
+		"alarmtimer_fired", "io_timeout_fn", "io_link_timeout_fn",
+	};
+
+	for (size_t i = 0; i < sizeof(tf) / sizeof(tf[0]); i++)
+		if (!strcmp(fn, tf[i]))
+			return 1;
+	return 0;
+}
+
+static uint64_t group_key(const struct replay *rp, int by, const struct trace_event *ev,
+			  int cpu)
+{
+	if (by == RP_BY_CPU)
+		return (uint64_t)cpu;
+	if (by == RP_BY_FUNCTION)
+		return ev->fn;
+	if (!rp->perf)
+		return G_NONE;
+	if (ev->pid <= 0 || ev->comm == TRACE_NO_FN || ev->fn == TRACE_NO_FN ||
+	    !task_fn(trace_fn_name(rp->r, ev->fn)))
+		return G_KERNEL | ev->fn;
+	return (uint64_t)ev->comm << 32 | (uint32_t)ev->pid;
+}
+
+/* The group's index, created on first use; UINT32_MAX on ENOMEM. */
+static uint32_t group_get(struct gtab *t, uint64_t key)
+{
+	int fresh;
+	void **v = idmap_put(&t->map, key, &fresh);
+
+	if (!v)
+		return UINT32_MAX;
+	if (!fresh)
+		return (uint32_t)((uintptr_t)*v - 1);
+	if (t->n == t->cap) {
+		uint32_t nc = t->cap ? t->cap * 2 : 64;
+		void *p = realloc(t->g, nc * sizeof(*t->g));
+
+		if (!p) {
+			idmap_del(&t->map, key);
+			return UINT32_MAX;
+		}
+		t->g = p;
+		t->cap = nc;
 	}
-	return (int)fn;
+	memset(&t->g[t->n], 0, sizeof(t->g[t->n]));
+	t->g[t->n].key = key;
+	*v = (void *)(uintptr_t)(t->n + 1);
+	return t->n++;
+}
+
+/* Looks up an event's groups into grp[]; -ENOMEM. */
+static int groups_of(struct replay *rp, const struct trace_event *ev, int cpu,
+		     uint32_t grp[RP_NBY])
+{
+	for (int b = 0; b < RP_NBY; b++)
+		if ((grp[b] = group_get(&rp->gt[b], group_key(rp, b, ev, cpu))) == UINT32_MAX)
+			return -ENOMEM;
+	return 0;
+}
+
+static void count_wake(struct replay *rp, const uint32_t grp[RP_NBY], int col)
+{
+	for (int b = 0; b < RP_NBY; b++)
+		rp->gt[b].g[grp[b]].w[col]++;
+}
+
+static int keep_wake(struct replay_wakes *w, hrt_time_t t)
+{
+	if (w->n == w->cap) {
+		size_t nc = w->cap ? w->cap * 2 : 1024;
+		void *a = realloc(w->t, nc * sizeof(*w->t));
+
+		if (!a)
+			return -ENOMEM;
+		w->t = a;
+		w->cap = nc;
+	}
+	w->t[w->n++] = t;
+	return 0;
 }
 
 /* Devices ----------------------------------------------------------------- */
+
+/* The device heap of policy p: a binary min-heap of CPU numbers keyed by
+ * their device time (ties by CPU number, so the order is total). */
+static int dev_before(const struct replay *rp, int p, int a, int b)
+{
+	hrt_time_t x = rp->cpu[a].dev[p], y = rp->cpu[b].dev[p];
+
+	return x < y || (x == y && a < b);
+}
+
+static void heap_set(struct replay *rp, int p, int i, int c)
+{
+	rp->heap[p][i] = c;
+	rp->cpu[c].hpos[p] = i;
+}
+
+static void heap_fix(struct replay *rp, int p, int i)
+{
+	int *h = rp->heap[p], c = h[i];
+
+	while (i > 0 && dev_before(rp, p, c, h[(i - 1) / 2])) {
+		heap_set(rp, p, i, h[(i - 1) / 2]);
+		i = (i - 1) / 2;
+	}
+	for (;;) {
+		int k = 2 * i + 1;
+
+		if (k >= rp->nheap)
+			break;
+		if (k + 1 < rp->nheap && dev_before(rp, p, h[k + 1], h[k]))
+			k++;
+		if (!dev_before(rp, p, h[k], c))
+			break;
+		heap_set(rp, p, i, h[k]);
+		i = k;
+	}
+	heap_set(rp, p, i, c);
+}
+
+static hrt_time_t min_dev(const struct replay *rp, int p)
+{
+	return rp->nheap ? rp->cpu[rp->heap[p][0]].dev[p] : HRT_TIME_MAX;
+}
 
 static void dev_update(struct replay *rp, int c, int p)
 {
@@ -190,17 +333,7 @@ static void dev_update(struct replay *rp, int c, int p)
 	if (d != HRT_TIME_MAX && d < cs->floor)
 		d = cs->floor;
 	cs->dev[p] = d;
-	if (d < rp->min_dev[p]) {
-		rp->min_dev[p] = d;
-		rp->min_cpu[p] = c;
-	} else if (rp->min_cpu[p] == c) {
-		rp->min_dev[p] = HRT_TIME_MAX;
-		for (int i = 0; i < rp->ncpu; i++)
-			if (rp->cpu[i].seen && rp->cpu[i].dev[p] < rp->min_dev[p]) {
-				rp->min_dev[p] = rp->cpu[i].dev[p];
-				rp->min_cpu[p] = i;
-			}
-	}
+	heap_fix(rp, p, cs->hpos[p]);
 }
 
 /* Passes run at HRT_TIME_MAX - 2 at the latest (hrt.h), so a device set
@@ -213,15 +346,17 @@ static void fire_until(struct replay *rp, int p, hrt_time_t T)
 {
 	if (T > DEV_LAST)
 		T = DEV_LAST;
-	while (rp->min_dev[p] <= T) {
-		int c = rp->min_cpu[p];
+	while (min_dev(rp, p) <= T) {
+		int c = rp->heap[p][0];
 		struct rcpu *cs = &rp->cpu[c];
-		hrt_time_t t = rp->min_dev[p];
+		hrt_time_t t = cs->dev[p];
 
 		rp->cur_idle = cpu_idle(rp, cs);
 		rp->cur_first = 1;
 		hrt_base_run(cs->base[p], t, rp->cur_idle);
 		rp->res->pol[p].wakeups++;
+		if (rp->keep && keep_wake(&rp->res->wakes[p], t))
+			rp->oom = 1;
 		dev_update(rp, c, p);
 	}
 }
@@ -244,6 +379,21 @@ static void maybe_free(struct live *l)
 	rp->free_list = l;
 }
 
+/* Bin of a run at `now` in the window [soft, hard] (RP_POS_*). */
+static int pos_bin(hrt_time_t soft, hrt_time_t hard, hrt_time_t now)
+{
+	long double f;
+
+	if (now > hard)
+		return RP_POS_LATE;
+	if (hard <= soft)
+		return RP_POS_ZERO;
+	f = (long double)(now - soft) / (long double)(hard - soft);
+	if (f < 0)
+		f = 0;
+	return f >= 1 ? RP_POSB - 1 : (int)(f * RP_POSB);
+}
+
 static void on_expire(struct live *l, int p, hrt_time_t now)
 {
 	struct replay *rp = l->rp;
@@ -253,11 +403,9 @@ static void on_expire(struct live *l, int p, hrt_time_t now)
 	row->expired_busy += !rp->cur_idle;
 	hist_add(&rp->late[p], now - l->soft_eff);
 	hist_add(&rp->early[p], l->hard_eff - now);
+	rp->res->pos[p][pos_bin(l->soft_eff, l->hard_eff, now)]++;
 	if (rp->cur_first) {
-		int s = fn_slot(rp, l->fn);
-
-		if (s >= 0)
-			rp->fncnt[s][p]++;
+		count_wake(rp, l->grp, p);
 		rp->cur_first = 0;
 	}
 	maybe_free(l);
@@ -278,6 +426,7 @@ static void unresolved(struct live *l)
 {
 	l->rp->res->armings_unresolved++;
 	l->rp->cpu[l->cpu].unresolved++;
+	l->rp->gt[RP_BY_FUNCTION].g[l->grp[RP_BY_FUNCTION]].unresolved++;
 	l->flags &= ~L_ARMED;
 }
 
@@ -374,6 +523,17 @@ static int cpu_get(struct replay *rp, int c)
 	cs->idle = 1;           /* idle before its first switch */
 	cs->floor = INT64_MIN;
 	rp->res->cpus++;
+	/* Device heaps: the new CPU (device MAX) goes at the end. */
+	for (int p = 0; p < RP_NPOL; p++) {
+		void *h = realloc(rp->heap[p], (size_t)(rp->nheap + 1) * sizeof(int));
+
+		if (!h)
+			return -ENOMEM;
+		rp->heap[p] = h;
+	}
+	for (int p = 0; p < RP_NPOL; p++)
+		heap_set(rp, p, rp->nheap, c);
+	rp->nheap++;
 	return 0;
 }
 
@@ -398,6 +558,8 @@ static int apply_start(struct replay *rp, const struct trace_event *ev)
 	l->fn = ev->fn;
 	l->cpu = ev->cpu;
 	l->flags = L_ARMED | L_STARTED;
+	if (groups_of(rp, ev, ev->cpu, l->grp))
+		return -ENOMEM;
 	for (int p = 0; p < RP_NPOL; p++) {
 		if (!(rp->pol & (1u << p)))
 			continue;
@@ -426,7 +588,7 @@ static void apply_cancel(struct replay *rp, const struct trace_event *ev)
 	maybe_free(l);
 }
 
-static void apply_expire(struct replay *rp, const struct trace_event *ev)
+static int apply_expire(struct replay *rp, const struct trace_event *ev)
 {
 	struct rcpu *cs = &rp->cpu[ev->cpu];
 	struct replay_row *k = &rp->res->kernel;
@@ -435,17 +597,33 @@ static void apply_expire(struct replay *rp, const struct trace_event *ev)
 	k->expired++;
 	k->expired_busy += !cs->idle;
 	if (!cs->kwake_valid || cs->kwake_now != ev->now) {
-		int s = fn_slot(rp, ev->fn);
+		uint32_t grp[RP_NBY];
 
 		k->wakeups++;
 		cs->kwake_valid = 1;
 		cs->kwake_now = ev->now;
-		if (s >= 0)
-			rp->fncnt[s][RP_NPOL]++;
+		/* Who armed it, when the arming was traced; the expiry's task is
+		 * only whoever the interrupt found running. */
+		if (l && (l->flags & L_STARTED)) {
+			memcpy(grp, l->grp, sizeof(grp));
+			grp[RP_BY_CPU] = UINT32_MAX;
+		}
+		if (!(l && (l->flags & L_STARTED))) {
+			struct trace_event kev = *ev;
+
+			kev.pid = 0;    /* unknown arming: the kernel's */
+			if (groups_of(rp, &kev, ev->cpu, grp))
+				return -ENOMEM;
+		} else if ((grp[RP_BY_CPU] = group_get(&rp->gt[RP_BY_CPU], (uint64_t)ev->cpu)) ==
+			   UINT32_MAX) {
+			return -ENOMEM;
+		}
+		count_wake(rp, grp, RP_NPOL);
 	}
 	if (l && (l->flags & L_ARMED) && !(l->flags & L_KDONE)) {
 		hist_add(&rp->late[RP_NPOL], ev->now - l->soft_eff);
 		hist_add(&rp->early[RP_NPOL], l->hard_eff - ev->now);
+		rp->res->pos[RP_NPOL][pos_bin(l->soft_eff, l->hard_eff, ev->now)]++;
 	}
 	if (l) {
 		l->flags |= L_KDONE;
@@ -455,6 +633,7 @@ static void apply_expire(struct replay *rp, const struct trace_event *ev)
 		}
 		maybe_free(l);
 	}
+	return 0;
 }
 
 static int apply(struct replay *rp, const struct trace_event *ev)
@@ -477,8 +656,7 @@ static int apply(struct replay *rp, const struct trace_event *ev)
 		apply_cancel(rp, ev);
 		break;
 	case TEV_EXPIRE:
-		apply_expire(rp, ev);
-		break;
+		return apply_expire(rp, ev);
 	case TEV_IDLE:
 	case TEV_BUSY:
 		rp->cpu[ev->cpu].idle = ev->kind == TEV_IDLE;
@@ -498,51 +676,114 @@ static void fill_row(struct replay_row *row, const struct hist *late, const stru
 	row->early_p50 = hist_pct(early, 50);
 }
 
-static int fn_cmp_key(const struct replay *rp, uint32_t a, uint32_t b)
+static int64_t saved(const struct group *g, int p)
+{
+	return (int64_t)g->w[RP_OFF] - (int64_t)g->w[p];
+}
+
+/* Most wake-ups: kernel, then off, idle, always, then the key - a total
+ * order, so results reproduce.  <0: a first. */
+static int cmp_wake(const struct group *a, const struct group *b)
 {
 	static const int order[] = { RP_NPOL, RP_OFF, RP_IDLE, RP_ALWAYS };
 
-	for (int k = 0; k <= RP_NPOL; k++) {
-		int col = order[k];
-
-		if (rp->fncnt[a][col] != rp->fncnt[b][col])
-			return rp->fncnt[a][col] > rp->fncnt[b][col] ? -1 : 1;
-	}
-	return strcmp(trace_fn_name(rp->r, a), trace_fn_name(rp->r, b));
+	for (int k = 0; k <= RP_NPOL; k++)
+		if (a->w[order[k]] != b->w[order[k]])
+			return a->w[order[k]] > b->w[order[k]] ? -1 : 1;
+	return a->key < b->key ? -1 : a->key > b->key;
 }
 
-static void fill_top(struct replay *rp)
+/* Most saved by always, then by idle, then most wake-ups. */
+static int cmp_saved(const struct group *a, const struct group *b)
 {
-	struct replay_result *res = rp->res;
-	uint32_t pick[RP_TOP];
+	if (saved(a, RP_ALWAYS) != saved(b, RP_ALWAYS))
+		return saved(a, RP_ALWAYS) > saved(b, RP_ALWAYS) ? -1 : 1;
+	if (saved(a, RP_IDLE) != saved(b, RP_IDLE))
+		return saved(a, RP_IDLE) > saved(b, RP_IDLE) ? -1 : 1;
+	return cmp_wake(a, b);
+}
+
+static void group_name(const struct replay *rp, int by, uint64_t key, char *buf, size_t len)
+{
+	if (by == RP_BY_CPU)
+		snprintf(buf, len, "CPU %llu", (unsigned long long)key);
+	else if (by == RP_BY_FUNCTION)
+		snprintf(buf, len, "%s", key == TRACE_NO_FN ? "(no function in trace)" :
+			 trace_fn_name(rp->r, (uint32_t)key));
+	else if (key == G_NONE)
+		snprintf(buf, len, "(no process in trace)");
+	else if (key & G_KERNEL)
+		snprintf(buf, len, "[kernel] %s", (uint32_t)key == TRACE_NO_FN ? "?" :
+			 trace_fn_name(rp->r, (uint32_t)key));
+	else
+		snprintf(buf, len, "%s %u", trace_comm_name(rp->r, (uint32_t)(key >> 32)),
+			 (unsigned)(uint32_t)key);
+}
+
+/* Keeps the RP_TOP first of the groups with a wake-up (or, for `sv`, with
+ * a positive saving) in the order cmp, by insertion. */
+static int select_top(const struct gtab *t, int sv, uint32_t pick[RP_TOP],
+		      int (*cmp)(const struct group *, const struct group *))
+{
 	int n = 0;
 
-	/* Selection of the RP_TOP largest: kernel wake-ups first, then off,
-	 * idle, always, then name - a total order, so results reproduce. */
-	for (uint32_t f = 0; f < rp->nfn && f < trace_fn_count(rp->r); f++) {
-		uint64_t sum = rp->fncnt[f][RP_NPOL];
+	for (uint32_t k = 0; k < t->n; k++) {
+		const struct group *g = &t->g[k];
+		uint64_t sum = 0;
 		int i;
 
-		for (int p = 0; p < RP_NPOL; p++)
-			sum += rp->fncnt[f][p];
-		if (!sum)
+		for (int p = 0; p <= RP_NPOL; p++)
+			sum += g->w[p];
+		if (!sum || (sv && saved(g, RP_ALWAYS) <= 0 && saved(g, RP_IDLE) <= 0))
 			continue;
-		if (n == RP_TOP && fn_cmp_key(rp, f, pick[n - 1]) > 0)
+		if (n == RP_TOP && cmp(g, &t->g[pick[n - 1]]) > 0)
 			continue;
 		i = n < RP_TOP ? n++ : n - 1;
-		while (i > 0 && fn_cmp_key(rp, f, pick[i - 1]) < 0) {
+		while (i > 0 && cmp(g, &t->g[pick[i - 1]]) < 0) {
 			pick[i] = pick[i - 1];
 			i--;
 		}
-		pick[i] = f;
+		pick[i] = k;
 	}
-	res->ntop = n;
-	for (int i = 0; i < n; i++) {
-		snprintf(res->top[i].name, sizeof(res->top[i].name), "%s",
-			 trace_fn_name(rp->r, pick[i]));
-		res->top[i].kernel = rp->fncnt[pick[i]][RP_NPOL];
-		for (int p = 0; p < RP_NPOL; p++)
-			res->top[i].pol[p] = rp->fncnt[pick[i]][p];
+	return n;
+}
+
+static void fill_group(const struct replay *rp, int by, struct replay_group *out,
+		       const struct group *g)
+{
+	group_name(rp, by, g->key, out->name, sizeof(out->name));
+	memcpy(out->w, g->w, sizeof(out->w));
+}
+
+static void fill_by(struct replay *rp)
+{
+	for (int b = 0; b < RP_NBY; b++) {
+		struct replay_by *by = &rp->res->by[b];
+		const struct gtab *t = &rp->gt[b];
+		uint32_t pick[RP_TOP];
+
+		for (uint32_t k = 0; k < t->n; k++)
+			for (int p = 0; p <= RP_NPOL; p++)
+				if (t->g[k].w[p]) {
+					by->ngroups++;
+					break;
+				}
+		by->ntop = select_top(t, 0, pick, cmp_wake);
+		for (int i = 0; i < by->ntop; i++)
+			fill_group(rp, b, &by->top[i], &t->g[pick[i]]);
+		by->nsaved = select_top(t, 1, pick, cmp_saved);
+		for (int i = 0; i < by->nsaved; i++)
+			fill_group(rp, b, &by->saved[i], &t->g[pick[i]]);
+	}
+	/* The function most unresolved armings belong to. */
+	for (uint32_t k = 0; k < rp->gt[RP_BY_FUNCTION].n; k++) {
+		const struct group *g = &rp->gt[RP_BY_FUNCTION].g[k];
+
+		if (g->unresolved > rp->res->unresolved_on_fn) {
+			rp->res->unresolved_on_fn = g->unresolved;
+			group_name(rp, RP_BY_FUNCTION, g->key, rp->res->unresolved_fn,
+				   sizeof(rp->res->unresolved_fn));
+		}
 	}
 }
 
@@ -591,7 +832,8 @@ static void finish(struct replay *rp)
 			res->unresolved_on_cpu = rp->cpu[c].unresolved;
 			res->unresolved_cpu = c;
 		}
-	fill_top(rp);
+	res->kernel_incomplete = res->has_kernel && res->armings_unresolved > 0;
+	fill_by(rp);
 }
 
 static void cleanup(struct replay *rp)
@@ -624,11 +866,37 @@ static void cleanup(struct replay *rp)
 		hist_free(&rp->early[p]);
 	}
 	free(rp->cpu);
-	free(rp->fncnt);
+	for (int b = 0; b < RP_NBY; b++) {
+		idmap_free(&rp->gt[b].map);
+		free(rp->gt[b].g);
+	}
+	for (int p = 0; p < RP_NPOL; p++)
+		free(rp->heap[p]);
+}
+
+static int cmp_wakes_at(const void *a, const void *b)
+{
+	const hrt_time_t *x = a, *y = b;
+
+	return *x < *y ? -1 : *x > *y;
+}
+
+void replay_result_free(struct replay_result *res)
+{
+	for (int p = 0; p < RP_NPOL; p++) {
+		free(res->wakes[p].t);
+		memset(&res->wakes[p], 0, sizeof(res->wakes[p]));
+	}
 }
 
 int replay_trace(struct trace_reader *r, unsigned policies, enum replay_idle idle,
 		 struct replay_result *res)
+{
+	return replay_trace_keep(r, policies, idle, 0, res);
+}
+
+int replay_trace_keep(struct trace_reader *r, unsigned policies, enum replay_idle idle,
+		      int keep_wakes, struct replay_result *res)
 {
 	struct replay rp;
 	struct trace_event ev;
@@ -643,8 +911,7 @@ int replay_trace(struct trace_reader *r, unsigned policies, enum replay_idle idl
 	rp.res = res;
 	rp.pol = res->policies;
 	rp.idle_mode = idle;
-	for (int p = 0; p < RP_NPOL; p++)
-		rp.min_dev[p] = HRT_TIME_MAX;
+	rp.keep = keep_wakes;
 	rp.optbase = hrt_base_new(HRT_CLOCK_VIRTUAL);
 	if (!rp.optbase)
 		ret = -2;
@@ -656,15 +923,24 @@ int replay_trace(struct trace_reader *r, unsigned policies, enum replay_idle idl
 	while (!ret && (k = trace_next(r, &ev)) > 0) {
 		if (!rp.perf && trace_get_format(r) == TRACE_PERF)
 			rp.perf = 1;
-		if (apply(&rp, &ev))
+		if (apply(&rp, &ev) || rp.oom)
 			ret = -2;
+		if (!res->events++)
+			res->first = ev.t;
 		end = ev.t;
 	}
 	if (!ret && (k < 0 || trace_finish(r)))
 		ret = -1;
 	if (!ret) {
+		res->last = end;
 		count_open(&rp, end);
 		finish(&rp);
+		/* Per policy the wake-ups come in time order except across CPUs
+		 * firing at one instant; only the instants matter to the raster. */
+		for (int p = 0; p < RP_NPOL; p++)
+			if (res->wakes[p].n)
+				qsort(res->wakes[p].t, res->wakes[p].n, sizeof(hrt_time_t),
+				      cmp_wakes_at);
 	}
 	cleanup(&rp);
 	return ret;

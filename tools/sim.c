@@ -581,6 +581,12 @@ static int write_plot(const char *path, const struct sim_config *c,
 		 "period %.0f \xc2\xb5s, %.2f s per point, seed %llu", c->cpus, c->threads, sl, (double)c->period / 1000, (double)c->duration / 1e9,
 		 (unsigned long long)c->seed);
 	svg_text(f, 10, 22, 14, "start", "#111", buf);
+	/* Equal slack orders soft expiries as hard ones: the walk that stops at
+	 * the first timer not yet due has left nothing due behind it. */
+	if (c->nslack == 1)
+		svg_text(f, 10, 42, 12, "start", "#a00",
+			 "one slack for every timer: soft order = hard order, so greedy finds "
+			 "nothing the stock walk leaves (a no-op); use --slack A,B for mixed slack");
 	axes(f, y1, mmax, "thread migrations per point", 0);
 	for (int k = 0; k < 3; k++) {
 		series(f, p, n, y1, mmax, v_migr, k, col[k], k == 2 ? "6,3" : NULL);

@@ -110,10 +110,13 @@ FILE *out_open(const char *dir, const char *name, char **full)
 
 int out_close(FILE *f, const char *path)
 {
-	int err = ferror(f);
+	/* ferror alone loses the reason; the flush sets errno (ENOSPC...). */
+	int bad = ferror(f), e = fflush(f) ? errno : bad ? EIO : 0;
 
-	if (fclose(f) || err) {
-		fprintf(stderr, "hrt: error writing %s\n", path);
+	if (fclose(f) && !e)
+		e = errno;
+	if (e) {
+		fprintf(stderr, "hrt: %s: %s\n", path, strerror(e));
 		return -1;
 	}
 	return 0;

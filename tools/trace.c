@@ -610,6 +610,11 @@ const char *trace_id_name(struct trace_reader *r, uint64_t id)
 	return r->idbuf;
 }
 
+const char *trace_comm_name(const struct trace_reader *r, uint32_t comm)
+{
+	return trace_fn_name(r, comm);
+}
+
 /* Lines ------------------------------------------------------------------- */
 
 /*
@@ -858,6 +863,38 @@ static int perf_num(const char *rest, const char *key, int64_t *v)
 	return s ? parse_dec(s, e, v) : -1;
 }
 
+/*
+ * The task in the header "COMM TID [CPU] ...": the last '[' before the
+ * event name is the CPU's (COMM may hold spaces and brackets); TID may be
+ * written PID/TID.  Unparsable: pid -1, comm TRACE_NO_FN.  -1 only on ENOMEM.
+ */
+static int perf_task(struct trace_reader *r, const char *s, const char *en,
+		     struct trace_event *ev)
+{
+	const char *b = en, *q, *p, *c;
+
+	ev->pid = -1;
+	ev->comm = TRACE_NO_FN;
+	while (b > s && *b != '[')
+		b--;
+	for (q = b; q > s && q[-1] == ' '; q--)
+		;
+	for (p = q; p > s && (is_digit(p[-1]) || p[-1] == '/'); p--)
+		;
+	if (p == q || (p > s && p[-1] != ' '))
+		return 0;
+	for (c = s; *c == ' '; c++)
+		;
+	for (q = p; q > c && q[-1] == ' '; q--)
+		;
+	ev->pid = 0;
+	for (; is_digit(*p) && ev->pid < 100000000; p++)
+		ev->pid = ev->pid * 10 + (*p - '0');
+	if (q > c && (ev->comm = intern_fn(r, c, (size_t)(q - c))) == TRACE_NO_FN)
+		return -1;
+	return 0;
+}
+
 static int parse_perf(struct trace_reader *r, const char *s, struct trace_event *ev, char *why)
 {
 	const char *en, *ene, *rest, *v, *ve;
@@ -869,6 +906,8 @@ static int parse_perf(struct trace_reader *r, const char *s, struct trace_event 
 		return WHY("CPU %d out of range (at most %d CPUs)", ev->cpu, TRACE_MAX_CPUS);
 	rest = ene + 1;
 	ev->fn = TRACE_NO_FN;
+	if (perf_task(r, s, en, ev))
+		return WHY("out of memory");
 	if (ev_is(en, ene, "sched:sched_switch")) {
 		const char *p = NULL;
 

@@ -56,6 +56,9 @@ struct trace_event {
 	hrt_time_t soft, hard;  /* start */
 	hrt_time_t now;         /* expire: the kernel's now= */
 	uint32_t fn;            /* start, expire (perf): function index, or TRACE_NO_FN */
+	int32_t pid;            /* perf: the task on the CPU (its TID), -1: unreadable */
+	uint32_t comm;          /* perf: its name (trace_comm_name), or TRACE_NO_FN;
+				 * v1 input has neither (both 0) */
 	int known;              /* cancel, expire: an earlier start used this id */
 	long line;
 };
@@ -105,6 +108,8 @@ const struct trace_counts *trace_get_counts(const struct trace_reader *r);
  * `\` are the only characters a JSON writer still has to escape). */
 uint32_t trace_fn_count(const struct trace_reader *r);
 const char *trace_fn_name(const struct trace_reader *r, uint32_t fn);
+/* Task names (perf input): interned in the same table as function names. */
+const char *trace_comm_name(const struct trace_reader *r, uint32_t comm);
 /* The length of the longest prefix of s of at most max bytes that does not
  * split a UTF-8 character (for cutting a name to a fixed buffer). */
 size_t trace_utf8_prefix(const char *s, size_t max);
