@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # hrt - high-resolution range timers.  Plain GNU make.
 #
 #   make                 libhrt.a, libhrt.so, the hrt tool

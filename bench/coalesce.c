@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * bench/coalesce.c - does the kernel coalesce hrt's wake-ups (issue 13)?
  *

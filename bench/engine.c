@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * engine.c - ns per operation of the timer engine on a virtual base:
  * start+cancel of one more timer among N armed, re-arm of an armed timer,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * bench/migrations.c - the article's migration benchmark on real threads,
  * beside `hrt sim`'s model (docs/SIMULATION.md).

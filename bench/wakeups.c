@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * wakeups.c - real wake-ups of hrt_base_loop on CLOCK_MONOTONIC, against
  * the virtual-clock engine's count for the same timers, with the system

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * epoll_coalesce.c - a hand-written epoll loop that lets the kernel
  * coalesce hrt's wake-ups (hrt_base_wait_window), instead of watching the

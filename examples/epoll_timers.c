@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * epoll_timers.c - hrt range timers in a hand-written epoll loop.
  *

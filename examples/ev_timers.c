@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * ev_timers.c - hrt range timers in a libev loop.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * example.h - the workload the four event-loop examples share, so that each
  * examples/<loop>_timers.c shows only how hrt plugs into that loop.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * percore_timers.c - one timer base per CPU, the kernel's per-CPU hrtimer
  * bases in user space.

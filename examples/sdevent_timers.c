@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * sdevent_timers.c - hrt range timers in an sd-event loop.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * uv_timers.c - hrt range timers in a libuv loop.
  *

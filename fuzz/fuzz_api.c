@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * fuzz_api.c - drives the public API from a byte stream: each op byte picks
  * start/start_range/cancel/try_cancel/forward/pass/set_greedy/set_time on a

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * fuzz_fd.c - drives the wake-up device (timerfd.c) from a byte stream:
  * starts, cancels and passes on two real-clock bases with their fds, and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * fuzz_main.c - a plain main() for the libFuzzer harnesses, so `make test`
  * replays each corpus under gcc (and the sanitizers) without clang.

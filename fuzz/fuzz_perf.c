@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * fuzz_perf.c - libFuzzer harness for the perf script text reader: parses the
  * input as perf script text (strict and lenient) and replays it under every

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * fuzz_replay.h - the shared body of the parser harnesses: parse one input in
  * the given format and replay it under every policy.  Invariants: the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * fuzz_trace.c - libFuzzer harness for the hrt-trace v1 reader: parses the
  * input as hrt-trace v1 (strict and lenient) and replays it under every

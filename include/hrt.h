@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * hrt.h - high-resolution range timers in user space.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * base.c - timer semantics: start, cancel, forward, and the expiry pass
  * (leftmost run, then the greedy walk), stats and introspection.

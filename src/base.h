@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * base.h - struct hrt_base and the helpers base.c, timerfd.c and loop.c
  * share (internal).  All synchronisation of a base goes through

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * loop.c - a standalone loop for programs without an event loop: epoll on
  * the base's timerfd and on an eventfd that hrt_base_stop() writes.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * queue.c - timers by hard expiry with a min-soft-expiry augmentation.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * queue.h - the timer queue (internal): timers ordered by hard expiry, equal
  * keys in insertion order, each node augmented with the minimum soft expiry

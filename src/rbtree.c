@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * rbtree.c - red-black tree rebalancing, plain and augmented, and a checker.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * rbtree.h - intrusive red-black tree with optional augmentation (internal).
  *

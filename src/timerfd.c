@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * timerfd.c - the wake-up device: a Linux timerfd kept armed (absolute) at
  * the base's earliest hard expiry, and hrt_base_dispatch(), the "timer

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * check.h - the non-fatal CHECK macros of the tests that are not cmocka
  * programs (they run threads, loops and seams, and report every failed

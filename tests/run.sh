@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # Runs each test program given, keeps its output in $O/test-logs, and ends
 # with one summary line "N passed, N failed, N skipped".  A program passes
 # when it exits 0 and is skipped when it exits 77 after printing a line

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_base.c - timer semantics through the public API: the article's
  * example, argument errors, saturation, forward, pass rules, callbacks that

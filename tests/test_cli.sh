@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # test_cli.sh - the hrt command from outside, as issue 11 attacked it:
 # output to /dev/full or a closed stdout, -o on symlinks, devices, FIFOs,
 # modes and the umask, and bad tool input.  Each check names itself on

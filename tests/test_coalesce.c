@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_coalesce.c - the coalesced sleep of hrt_base_loop (src/loop.c) and
  * its window (hrt_base_wait_window, base.c):

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_demo.c - 'hrt demo': the article's seven timers.
  *

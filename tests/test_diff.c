@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_diff.c - randomized differential test of the timer base against a
  * brute-force model (a plain array of timers, linear scans for everything).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_noalloc.c - no timer operation allocates: only hrt_base_new does.
  * Linked with -Wl,--wrap for every allocator entry point, so each call the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_rbtree.c - the generic tree against a sorted-array oracle, in both
  * instantiations (plain, and augmented with a subtree node count), with the

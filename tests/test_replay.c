@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_replay.c - the replay model on hand-written traces whose wake-ups and
  * optimum are worked out below, properties on random traces, and the

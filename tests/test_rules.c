@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_rules.c - the rules hrt.h states for misuse and edge values (issue
  * 11, defects 6-8), each as the documented behaviour:

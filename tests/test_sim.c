@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_sim.c - 'hrt sim': the multi-CPU model (tools/sim.c).
  *

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # test_svg_render.sh - every SVG the hrt tool writes (demo, sim, replay
 # --svg) rendered by headless Chromium: each is shown as an <img> on a
 # magenta page larger than the picture, and the screenshot must show a

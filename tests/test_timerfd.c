@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_timerfd.c - the wake-up device (src/timerfd.c, src/loop.c) on real
  * clocks: hrt_base_fd's fd and its flags, when it is armed and disarmed and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_trace.c - the trace readers on bad input: every case must fail with
  * "NAME:LINE: what was expected", and --lenient must skip and count it.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_wakeups.c - measured real wake-ups against the virtual-clock engine.
  *

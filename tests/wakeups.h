@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * wakeups.h - the one-shot wake-up workload: N range timers with
  * overlapping ranges (soft expiries t0 + WK_LEAD + [0, WK_SPREAD), slack

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * cmds.h - the subcommands of the hrt tool.  Each returns the process exit
  * status: 0 success, 1 runtime failure, 2 bad input or usage.  main()

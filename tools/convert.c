@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * convert.c - `hrt convert`: perf script text (or hrt-trace v1) to
  * hrt-trace v1.  Streams into a temporary file that is copied to the

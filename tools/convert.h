@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * convert.h - perf script text to hrt-trace v1 (internal to the hrt tool).
  */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * demo.c - 'hrt demo': the LWN article's seven range timers A..G.
  *

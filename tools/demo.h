@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * demo.h - the article's seven timers as data, for 'hrt demo' and tests.
  *

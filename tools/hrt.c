@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * hrt.c - main() of the hrt command: dispatches to the subcommands, then
  * checks that stdout was written (a full disk or a closed stdout is exit

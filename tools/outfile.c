@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * outfile.c - writing an output file without replacing what is at the path
  * unless it is a regular file, and checking stdout at exit (outfile.h).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * outfile.h - one way for the hrt tool to write an output file (-o PATH)
  * and to check stdout at exit (internal to the hrt tool).

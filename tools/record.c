@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * record.c - `hrt record`: records kernel hrtimer traffic with perf.
  *

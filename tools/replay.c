@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * replay.c - `hrt replay`: option parsing and the three output formats
  * (table, --json, --csv).  The model itself is in replay_sim.c.  Output is

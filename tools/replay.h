@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * replay.h - replay of a timer trace against libhrt's policies and the
  * offline optimum (internal to the hrt tool; the model is in docs/REPLAY.md).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * replay_sim.c - the replay model (docs/REPLAY.md): one virtual libhrt base
  * per CPU and policy, driven by the trace's start and cancel events; each

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * replay_svg.c - the `hrt replay --svg` picture of one trace: a raster of
  * wake-ups over time, one row per policy (one column per pixel, darker for

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * sim.c - 'hrt sim': the greedy-expiry patch's benchmark (migrations on a
  * loaded multi-CPU machine) as a deterministic discrete-event model.

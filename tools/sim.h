@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * sim.h - the article's benchmark as a deterministic discrete-event model
  * (see docs/SIMULATION.md).  C CPUs, each with one virtual libhrt base;

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * svg.c - minimal SVG output helpers for the hrt tool (see svg.h).
  * Everything is written with fprintf; no DOM, no allocation except the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * svg.h - a few helpers for the hand-written SVG and Graphviz files of
  * 'hrt demo' and 'hrt sim'.  They only format text into a FILE; the caller

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * trace.c - the streaming trace readers: input sources (file, stdin,
  * memory, xz/gzip child), line splitting, the perf script and hrt-trace v1

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * trace.h - streaming readers for kernel hrtimer traces (internal to the
  * hrt tool).

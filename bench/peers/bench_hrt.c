@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * bench_hrt.c - hrt under the shared workload (workload.h).
  *

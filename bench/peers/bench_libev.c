@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * bench_libev.c - libev under the shared workload (workload.h): ev_timer
  * watchers in a 4-ary heap, started, stopped and re-armed with

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * bench_libevent.c - libevent under the shared workload (workload.h): timer
  * events from evtimer_new (one allocation each) in a min-heap of pointers;

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * bench_libuv.c - libuv under the shared workload (workload.h): uv_timer_t
  * handles in a binary heap of intrusive nodes (millisecond deadlines, ties

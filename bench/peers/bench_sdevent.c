@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * bench_sdevent.c - sd-event under the shared workload (workload.h): time
  * sources (one allocation each) on CLOCK_MONOTONIC in two priority queues,

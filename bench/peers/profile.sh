@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # profile.sh - per-operation instruction and cache-miss counts for hrt and
 # libev (the fastest peer on start+cancel and re-arm) at N = 10^6.  Called
 # by `make profile` with O and DOCS set; writes $DOCS/profile.txt.

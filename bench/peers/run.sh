@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # run.sh - run every peer program at every N, print one table, write
 # $DOCS/peers.csv and $DOCS/*.svg.  Called by `make run` with O (where the
 # programs are), DOCS and NS set.  N is the outer loop and the libraries

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * workload.h - the one workload generator and harness every peer program
  * shares.  A program defines LIB_NAME, includes this header, and defines the
