@@ -706,8 +706,9 @@ static int next_line(struct trace_reader *r, size_t *len, int *nl)
 
 static int is_digit(char c) { return c >= '0' && c <= '9'; }
 
-/* Decimal uint64 in [s, e) exactly; saturates at INT64_MAX.  0 or -1. */
-static int parse_dec(const char *s, const char *e, int64_t *out)
+/* Decimal in [s, e): 0; -1 not a number; -2 above INT64_MAX, with *out
+ * saturated at INT64_MAX (perf's fields saturate, v1's are an error). */
+static int parse_dec_full(const char *s, const char *e, int64_t *out)
 {
 	uint64_t v = 0;
 
@@ -716,15 +717,19 @@ static int parse_dec(const char *s, const char *e, int64_t *out)
 	for (; s < e; s++) {
 		if (!is_digit(*s))
 			return -1;
-		if (v > (uint64_t)INT64_MAX / 10)
-			v = (uint64_t)INT64_MAX;
+		if (v > ((uint64_t)INT64_MAX - (uint64_t)(*s - '0')) / 10)
+			v = (uint64_t)INT64_MAX + 1;    /* keep scanning for non-digits */
 		else
 			v = v * 10 + (uint64_t)(*s - '0');
-		if (v > (uint64_t)INT64_MAX)
-			v = (uint64_t)INT64_MAX;
 	}
-	*out = (int64_t)v;
-	return 0;
+	*out = v > (uint64_t)INT64_MAX ? INT64_MAX : (int64_t)v;
+	return v > (uint64_t)INT64_MAX ? -2 : 0;
+}
+
+/* Decimal in [s, e) exactly; saturates at INT64_MAX.  0 or -1. */
+static int parse_dec(const char *s, const char *e, int64_t *out)
+{
+	return parse_dec_full(s, e, out) == -1 ? -1 : 0;
 }
 
 /* Hex with optional 0x, at most 16 digits, or (allow_dec) decimal. */
@@ -982,28 +987,6 @@ static int tok_is(const char *b, const char *e, const char *w)
 	return (size_t)(e - b) == strlen(w) && !memcmp(b, w, (size_t)(e - b));
 }
 
-/* Decimal in [s, e) for v1: 0, -1 not a number, -2 above INT64_MAX (an
- * error here, unlike parse_dec's saturation for perf's fields). */
-static int parse_dec_v1(const char *s, const char *e, int64_t *out)
-{
-	uint64_t v = 0;
-
-	if (s == e)
-		return -1;
-	for (; s < e; s++) {
-		if (!is_digit(*s))
-			return -1;
-		if (v > ((uint64_t)INT64_MAX - (uint64_t)(*s - '0')) / 10)
-			v = (uint64_t)INT64_MAX + 1;    /* keep scanning for non-digits */
-		else
-			v = v * 10 + (uint64_t)(*s - '0');
-	}
-	if (v > (uint64_t)INT64_MAX)
-		return -2;
-	*out = (int64_t)v;
-	return 0;
-}
-
 #define V1_FORMS "lines are 'T CPU start ID SOFT HARD', 'T CPU cancel ID', 'T CPU idle' " \
 		 "or 'T CPU busy' (T in ns)"
 
@@ -1011,7 +994,7 @@ static int parse_dec_v1(const char *s, const char *e, int64_t *out)
 static int v1_num(const char **tb, const char **te, int k, const char *name,
 		  const char *what, int64_t *out, char *why)
 {
-	int len = (int)(te[k - 1] - tb[k - 1]), q = parse_dec_v1(tb[k - 1], te[k - 1], out);
+	int len = (int)(te[k - 1] - tb[k - 1]), q = parse_dec_full(tb[k - 1], te[k - 1], out);
 
 	if (!q)
 		return 0;
