@@ -379,7 +379,7 @@ static void test_verdict_matches_table(void **state)
 	struct replay_result res;
 	char *out = NULL, *v;
 	size_t len = 0;
-	unsigned long long w[RP_NPOL], opt, vopt, sv, busy, obusy, gr;
+	unsigned long long w[RP_NPOL], opt, vopt, sv, busy, obusy = 0, gr;
 	double pc;
 	FILE *f;
 
