@@ -7,7 +7,9 @@
  * which timers each pass runs, the wake-ups that follow with C kept and
  * cancelled, the dumped tree's order, colours and augmented values, the
  * greedy search's visit count.  Then the files it writes must be
- * well-formed, and the command must reject bad options with exit 2.
+ * well-formed, the tree picture must show the tree, path and prunes of the
+ * search the command prints, and the command must reject bad options with
+ * exit 2.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -20,6 +22,7 @@
 #include "unit.h"
 
 #include "hrt.h"
+#include "../tools/cmds.h"
 #include "../tools/demo.h"
 #include "../tools/svg.h"
 
@@ -252,10 +255,12 @@ static int have(const char *prog)
 static void test_files(void **state)
 {
 	char dir[] = "/tmp/hrt-test-demo-XXXXXX", path[600], cmd[700], line[300];
-	int nodes = 0, edges = 0;
+	int nodes = 0, edges = 0, s, j;
+	const struct demo_search *q = demo_pictured(&R, &s, &j);
 	FILE *f;
 
 	(void)state;
+	assert_non_null(q);
 	assert_non_null(mkdtemp(dir));
 	fflush(stdout);
 	assert_int_equal(demo_write_files(&R, dir), 0);
@@ -268,8 +273,9 @@ static void test_files(void **state)
 		edges += strstr(line, " -> ") != NULL;
 	}
 	fclose(f);
-	assert_int_equal(nodes, DEMO_NT);
-	assert_int_equal(edges, DEMO_NT - 1);
+	/* the tree the pictured search ran on */
+	assert_int_equal(nodes, q->tree.n);
+	assert_int_equal(edges, q->tree.n - 1);
 	if (have("dot"))
 		xml_ok(dir, "demo-tree.svg");
 	if (have("xmllint")) {
@@ -285,6 +291,144 @@ static void test_files(void **state)
 	assert_int_not_equal(xml_check_file(path, line, sizeof(line)), 0);
 	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
 	assert_int_equal(system(cmd), 0);
+}
+
+/* Letters A..G in s up to the first char not in "A-G, " as a bit set. */
+static unsigned letters(const char *s)
+{
+	unsigned set = 0;
+
+	for (; *s && (strchr(", ", *s) || (*s >= 'A' && *s <= 'G')); s++)
+		if (*s >= 'A' && *s <= 'G')
+			set |= 1u << (*s - 'A');
+	return set;
+}
+
+static unsigned search_set(const int *list, int n)
+{
+	unsigned set = 0;
+
+	for (int i = 0; i < n; i++)
+		set |= 1u << list[i];
+	return set;
+}
+
+/*
+ * Runs 'hrt demo --out DIR' in-process with stdout to a file, reads which
+ * search the text says the picture draws and what that search printed
+ * (visits, finds, pruned at), and checks demo-tree.dot against it: the
+ * same nodes, the dashed (pruned) nodes, the orange path and its edges.
+ */
+static void test_tree_picture(void **state)
+{
+	char dir[] = "/tmp/hrt-test-demo-XXXXXX", path[600], line[600], scen[64] = "";
+	char *argv[] = { "demo", "--out", dir, NULL };
+	unsigned visits = 0, pruned = 0, tree = 0, found = 0;
+	unsigned dot_nodes = 0, dot_pruned = 0, dot_path = 0, dot_found = 0;
+	int num = 0, in_tree = 0, in_scen = 0, have_search = 0, path_edges = 0, out, st;
+	FILE *f;
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/stdout", dir);
+	fflush(stdout);
+	out = dup(1);
+	f = fopen(path, "w+");
+	assert_non_null(f);
+	dup2(fileno(f), 1);
+	st = hrt_cmd_demo(3, argv);
+	fflush(stdout);
+	dup2(out, 1);
+	close(out);
+	assert_int_equal(st, 0);
+	/* The picture's search, named by the text, then its printed line. */
+	rewind(f);
+	while (fgets(line, sizeof(line), f)) {
+		char *p, *e = strstr(line, " ran on this tree");
+		int at;
+
+		if (e && sscanf(line, "search %d under %n", &num, &at) == 1 && line + at < e &&
+		    e - (line + at) < (int)sizeof(scen)) {
+			memcpy(scen, line + at, (size_t)(e - (line + at)));
+			scen[e - (line + at)] = 0;
+			in_tree = 1;
+			continue;
+		}
+		if (in_tree && line[0] == ' ' && (p = strpbrk(line, "ABCDEFG")))
+			tree |= 1u << (*p - 'A');
+		else
+			in_tree = 0;
+	}
+	assert_int_not_equal(num, 0);
+	rewind(f);
+	while (fgets(line, sizeof(line), f) && !have_search) {
+		char want[32], *p;
+
+		if (!strncmp(line, "  ", 2) && line[2] != ' ')
+			in_scen = !strncmp(line + 2, scen, strlen(scen)) &&
+				  !strncmp(line + 2 + strlen(scen), "  ", 2);
+		snprintf(want, sizeof(want), "search %d: visits ", num);
+		if (!in_scen || !(p = strstr(line, want)))
+			continue;
+		have_search = 1;
+		visits = letters(p + strlen(want));
+		if ((p = strstr(line, ", finds ")) && p[8] >= 'A' && p[8] <= 'G')
+			found = 1u << (p[8] - 'A');
+		if ((p = strstr(line, "pruned at ")))
+			for (p += 10; *p >= 'A' && *p <= 'G'; p = strstr(p, ", ") ? strstr(p, ", ") + 2 : "")
+				pruned |= 1u << (*p - 'A');
+	}
+	fclose(f);
+	assert_true(have_search);
+	/* The article's case: the search runs after A and B, finds D. */
+	assert_int_equal(found, 1u << 3);
+	assert_int_equal(tree & 3u, 0);
+	assert_int_not_equal(pruned, 0);
+	/* The text is the data: the same search as in the result struct. */
+	{
+		int s, j;
+		const struct demo_search *q = demo_pictured(&R, &s, &j);
+
+		assert_non_null(q);
+		assert_int_equal(j + 1, num);
+		assert_string_equal(R.sc[s].name, scen);
+		assert_int_equal(search_set(q->path, q->npath), visits);
+		assert_int_equal(search_set(q->pruned, q->npruned), pruned);
+		for (int k = 0; k < q->tree.n; k++)
+			assert_true(tree & (1u << q->tree.node[k].timer));
+		assert_int_equal(q->tree.n, __builtin_popcount(tree));
+	}
+	snprintf(path, sizeof(path), "%s/demo-tree.dot", dir);
+	f = fopen(path, "r");
+	assert_non_null(f);
+	while (fgets(line, sizeof(line), f)) {
+		char a, b;
+
+		if (sscanf(line, "  %c -> %c", &a, &b) == 2) {
+			if (strstr(line, "#ff7f0e")) {
+				/* a path edge joins two path nodes, parent first */
+				assert_true(visits & (1u << (a - 'A')));
+				assert_true(visits & (1u << (b - 'A')));
+				path_edges++;
+			}
+		} else if (sscanf(line, "  %c [label=", &a) == 1 && a >= 'A' && a <= 'G') {
+			dot_nodes |= 1u << (a - 'A');
+			if (strstr(line, "dashed"))
+				dot_pruned |= 1u << (a - 'A');
+			if (strstr(line, "#ff7f0e"))
+				dot_path |= 1u << (a - 'A');
+			if (strstr(line, "finds it"))
+				dot_found |= 1u << (a - 'A');
+		}
+	}
+	fclose(f);
+	assert_int_equal(dot_nodes, tree);
+	assert_int_equal(dot_pruned, pruned);
+	assert_int_equal(dot_path, visits);
+	assert_int_equal(dot_found, found);
+	assert_int_equal(path_edges, __builtin_popcount(visits) - 1);
+	snprintf(line, sizeof(line), "rm -rf %s", dir);
+	assert_int_equal(system(line), 0);
 }
 
 /* Exit status of `$HRT args`, output to /dev/null; skips without $HRT. */
@@ -327,6 +471,7 @@ int main(void)
 		cmocka_unit_test(test_tree),
 		cmocka_unit_test(test_wakeups),
 		cmocka_unit_test(test_files),
+		cmocka_unit_test(test_tree_picture),
 		cmocka_unit_test(test_cli),
 	};
 

@@ -7,20 +7,25 @@
  * wake-ups, measured utilisation near the target), the theorem the
  * documentation leans on (one slack for all timers: greedy finds nothing,
  * so idle and off are identical), and the command line: bad options exit
- * 2, the CSV has one row per load and policy, the SVG is well-formed.
+ * 2, the CSV has one row per load and policy, the SVG is well-formed;
+ * the plot's y ticks are round and its legends lie outside the plot frames.
  * Simulated durations are short so the test takes well under a second.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <math.h>
+#include <unistd.h>
 #include <sys/wait.h>
 #include "unit.h"
 
 #include "hrt.h"
+#include "../tools/cmds.h"
 #include "../tools/sim.h"
 #include "../tools/svg.h"
 
@@ -218,6 +223,120 @@ static void test_cli_output(void **state)
 	assert_int_equal(system(args), 0);
 }
 
+/* step is 1, 2 or 5 times a power of ten. */
+static int nice_step(double step)
+{
+	double m = step / pow(10, floor(log10(step) + 1e-9));
+
+	return fabs(m - 1) < 1e-6 || fabs(m - 2) < 1e-6 || fabs(m - 5) < 1e-6;
+}
+
+static void test_nice_axis(void **state)
+{
+	static const double max[] = { 0.03, 0.3, 1, 1.25, 1.3, 7, 99, 100, 495, 3456, 1e6 + 1 };
+	char buf[64];
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(max) / sizeof(max[0]); i++) {
+		double top, step = 0;
+		int dec = -1;
+
+		step = svg_nice_axis(max[i], 5, &top, &dec);
+		assert_true(nice_step(step));
+		assert_true(top >= max[i]);
+		assert_true(top - step < max[i]);               /* no spare interval */
+		assert_true(top / step <= 5 + 1e-9);
+		assert_true(fabs(top / step - round(top / step)) < 1e-9);
+		/* the labels show the step exactly */
+		snprintf(buf, sizeof(buf), "%.*f", dec, step);
+		assert_true(fabs(atof(buf) - step) < 1e-12 * step);
+	}
+}
+
+static double attr(const char *line, const char *name)
+{
+	char key[16];
+	const char *p;
+
+	snprintf(key, sizeof(key), " %s=\"", name);
+	p = strstr(line, key);
+	return p ? atof(p + strlen(key)) : NAN;
+}
+
+/*
+ * Writes the plot in-process and reads it back: every element of a
+ * <g class="legend"> lies outside both plot frames (the rects with
+ * fill="none"), and each axis's tick labels run 0, s, 2s, ... with a round
+ * step s.
+ */
+static void test_plot_layout(void **state)
+{
+	char dir[] = "/tmp/hrt-test-sim-XXXXXX", svg[64], line[1000];
+	char *argv[] = { "sim", "--short", "--duration", "20ms", "--seed", "7", "--svg", svg, NULL };
+	double fx[2], fy[2], fw[2], fh[2], tick[2][16];
+	int nframe = 0, nlegend = 0, in_legend = 0, ntick[2] = { 0, 0 }, out, nul, st;
+	FILE *f;
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	snprintf(svg, sizeof(svg), "%s/sim.svg", dir);
+	fflush(stdout);
+	out = dup(1);
+	nul = open("/dev/null", O_WRONLY);
+	assert_true(out >= 0 && nul >= 0);
+	dup2(nul, 1);
+	close(nul);
+	st = hrt_cmd_sim(8, argv);
+	fflush(stdout);
+	dup2(out, 1);
+	close(out);
+	assert_int_equal(st, 0);
+	/* Frames first (each precedes its legend), then the legends. */
+	f = fopen(svg, "r");
+	assert_non_null(f);
+	while (fgets(line, sizeof(line), f)) {
+		if (!strncmp(line, "<rect", 5) && strstr(line, "fill=\"none\"")) {
+			assert_true(nframe < 2);
+			fx[nframe] = attr(line, "x");
+			fy[nframe] = attr(line, "y");
+			fw[nframe] = attr(line, "width");
+			fh[nframe++] = attr(line, "height");
+		} else if (strstr(line, "<g class=\"legend\">")) {
+			in_legend = 1;
+		} else if (!strncmp(line, "</g>", 4)) {
+			in_legend = 0;
+		} else if (in_legend) {
+			double x = attr(line, strncmp(line, "<line", 5) ? "x" : "x1");
+			double y = attr(line, strncmp(line, "<line", 5) ? "y" : "y1");
+
+			assert_false(isnan(x) || isnan(y));
+			for (int k = 0; k < nframe; k++)
+				assert_false(x >= fx[k] && x <= fx[k] + fw[k] &&
+					     y >= fy[k] && y <= fy[k] + fh[k]);
+			nlegend++;
+		} else if (nframe && strstr(line, "text-anchor=\"end\"") &&
+			   ntick[nframe - 1] < 16) {
+			/* y tick label, left of the current frame */
+			tick[nframe - 1][ntick[nframe - 1]++] = atof(strchr(line, '>') + 1);
+		}
+	}
+	fclose(f);
+	assert_int_equal(nframe, 2);
+	assert_true(nlegend >= 2 * (3 + 2));    /* policies; migrations, wake-ups */
+	for (int k = 0; k < 2; k++) {
+		double step;
+
+		assert_true(ntick[k] >= 3);
+		step = tick[k][1] - tick[k][0];
+		assert_true(tick[k][0] == 0);
+		assert_true(nice_step(step));
+		for (int i = 2; i < ntick[k]; i++)
+			assert_true(fabs(tick[k][i] - tick[k][i - 1] - step) < 1e-9 * (step + 1));
+	}
+	snprintf(line, sizeof(line), "rm -rf %s", dir);
+	assert_int_equal(system(line), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -227,6 +346,8 @@ int main(void)
 		cmocka_unit_test(test_bad_config),
 		cmocka_unit_test(test_cli_bad),
 		cmocka_unit_test(test_cli_output),
+		cmocka_unit_test(test_nice_axis),
+		cmocka_unit_test(test_plot_layout),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -8,6 +8,8 @@
  * base is empty.  Where a greedy search pruned is derived from the tree as
  * dumped right before that search (a snapshot taken in the callback that
  * precedes it), and checked against the library's nodes_visited counter.
+ * The tree picture draws the tree of the first search that finds a timer,
+ * with that search's path and prunes, so picture and text cannot disagree.
  */
 #include <errno.h>
 #include <spawn.h>
@@ -117,6 +119,7 @@ static void derive_search(const struct demo_tree *tr, hrt_time_t now, struct dem
 	const struct demo_node *n = tree_node(tr, tr->root);
 
 	memset(s, 0, sizeof(*s));
+	s->tree = *tr;
 	s->found = -1;
 	if (!n)
 		return;
@@ -172,6 +175,7 @@ static void fill_pass(const struct demo_ctx *c, const struct demo_tree *before,
 		const struct demo_tree *tr = k >= 0 ? &c->snaps[k] : before;
 
 		derive_search(tr, DEMO_NOW, &p->search[j]);
+		p->search[j].nran_before = k + 1;
 		p->derived_visits += (uint64_t)p->search[j].npath;
 		p->nsearch++;
 	}
@@ -277,10 +281,10 @@ static double us(hrt_time_t t)
 	return (double)t / US;
 }
 
-static void print_subtree(const struct demo_result *r, int timer, const char *prefix,
-			  const char *branch, int last)
+static void print_subtree(const struct demo_result *r, const struct demo_tree *tr, int timer,
+			  const char *prefix, const char *branch, int last)
 {
-	const struct demo_node *n = tree_node(&r->before, timer);
+	const struct demo_node *n = tree_node(tr, timer);
 	char sub[64];
 
 	if (!n)
@@ -290,9 +294,9 @@ static void print_subtree(const struct demo_result *r, int timer, const char *pr
 	       us(n->subtree_soft), n->red ? "red" : "black");
 	snprintf(sub, sizeof(sub), "%s%s", prefix, *branch ? (last ? "    " : "|   ") : "");
 	if (n->left >= 0)
-		print_subtree(r, n->left, sub, n->right >= 0 ? "|-- " : "`-- ", n->right < 0);
+		print_subtree(r, tr, n->left, sub, n->right >= 0 ? "|-- " : "`-- ", n->right < 0);
 	if (n->right >= 0)
-		print_subtree(r, n->right, sub, "`-- ", 1);
+		print_subtree(r, tr, n->right, sub, "`-- ", 1);
 }
 
 static void print_names(const int *idx, int n)
@@ -370,6 +374,20 @@ static void print_wakeups(const struct demo_result *r, const struct demo_wakeups
 	printf("\n");
 }
 
+/* The tree the picture draws, so text and picture show the same tree. */
+static void print_pictured(const struct demo_result *r)
+{
+	int s, j;
+	const struct demo_search *q = demo_pictured(r, &s, &j);
+
+	if (!q)
+		return;
+	printf("\nsearch %d under %s ran on this tree (after ", j + 1, r->sc[s].name);
+	print_names(r->pass[s].ran, q->nran_before);
+	printf(" ran; demo-tree.dot draws it):\n");
+	print_subtree(r, &q->tree, q->tree.root, "  ", "", 1);
+}
+
 static void print_result(const struct demo_result *r)
 {
 	int any = 0;
@@ -386,13 +404,14 @@ static void print_result(const struct demo_result *r)
 		printf(" %c", demo_name[insert_order[i]]);
 	printf(" (gives the article's tree)\n\n");
 	printf("augmented tree (key hard expiry; min = earliest soft expiry in the subtree):\n");
-	print_subtree(r, r->before.root, "  ", "", 1);
+	print_subtree(r, &r->before, r->before.root, "  ", "", 1);
 	printf("\nat %.1f us the subtrees with no due timer are", us(r->now));
 	print_static_prune(r, r->before.root, r->now, &any);
 	printf(":\na greedy search never enters them.\n\n");
 	printf("pass at %.1f us:\n", us(r->now));
 	for (int s = 0; s < DEMO_NS; s++)
 		print_pass(r, s);
+	print_pictured(r);
 	printf("\nwake-ups (device fires at hrt_base_next_event until empty), C kept:\n");
 	for (int s = 0; s < DEMO_NS; s++)
 		print_wakeups(r, &r->kept[s], s);
@@ -477,27 +496,107 @@ static int write_timeline(const struct demo_result *r, const char *dir)
 	return err;
 }
 
-static void dot_node(FILE *f, const struct demo_result *r, const struct demo_node *n)
+const struct demo_search *demo_pictured(const struct demo_result *r, int *scenario, int *search)
+{
+	for (int s = 0; s < DEMO_NS; s++)
+		for (int j = 0; j < r->pass[s].nsearch; j++)
+			if (r->pass[s].search[j].found >= 0) {
+				*scenario = s;
+				*search = j;
+				return &r->pass[s].search[j];
+			}
+	return NULL;
+}
+
+static int in_list(const int *list, int n, int timer)
+{
+	for (int i = 0; i < n; i++)
+		if (list[i] == timer)
+			return 1;
+	return 0;
+}
+
+/* Node classes (path, found, pruned) come from the search itself, so the
+ * picture shows what the printed search did; tests read them back. */
+static void dot_node(FILE *f, const struct demo_result *r, const struct demo_search *q,
+		     const struct demo_node *n)
 {
 	int i = n->timer, due = r->soft[i] <= r->now;
-	const struct demo_node *p = NULL;
+	int path = in_list(q->path, q->npath, i), found = q->found == i;
+	int pruned = in_list(q->pruned, q->npruned, i);
+	const char *cls = found ? "path found" : path ? "path" : pruned ? "pruned" : "";
 
-	for (int k = 0; k < r->before.n; k++)
-		if (r->before.node[k].left == i || r->before.node[k].right == i)
-			p = &r->before.node[k];
-	/* Pruned: no due timer below, but the parent's subtree has one. */
-	int pruned = n->subtree_soft > r->now && (!p || p->subtree_soft <= r->now);
-
-	fprintf(f, "  %c [label=\"%c\\nhard %.1f \xc2\xb5s  soft %.1f \xc2\xb5s\\n"
-		   "subtree min soft %.1f \xc2\xb5s%s\", fillcolor=\"%s\"",
+	fprintf(f, "  %c [label=\"%c\\nhard %.1f \xc2\xb5s  soft %.1f%s \xc2\xb5s\\n"
+		   "subtree min soft %.1f \xc2\xb5s%s%s\", fillcolor=\"%s\"",
 		demo_name[i], demo_name[i], us(r->hard[i]), us(r->soft[i]),
-		us(n->subtree_soft), pruned ? "\\nsearch at 10 \xc2\xb5s prunes here" : "",
+		reconstructed(i) ? "*" : "", us(n->subtree_soft),
+		found ? "\\nthe search finds it" : path ? "\\nthe search visits it" : "",
+		pruned ? "\\nmin > now: the search prunes here" : "",
 		n->red ? "#c0392b" : "#222222");
-	if (due)
-		fprintf(f, ", color=\"#2ca02c\", penwidth=4");
-	if (pruned)
+	if (*cls)
+		fprintf(f, ", class=\"%s\"", cls);
+	if (path)
+		fprintf(f, ", color=\"#ff7f0e\", penwidth=5");
+	else if (pruned)
 		fprintf(f, ", style=\"filled,dashed\", color=\"#1f77b4\", penwidth=3");
+	else if (due)
+		fprintf(f, ", color=\"#2ca02c\", penwidth=4");
 	fprintf(f, "];\n");
+}
+
+static void dot_edge(FILE *f, const struct demo_search *q, int from, int to, const char *side)
+{
+	int on_path = 0;
+
+	for (int k = 0; k + 1 < q->npath; k++)
+		on_path |= q->path[k] == from && q->path[k + 1] == to;
+	fprintf(f, "  %c -> %c [label=\"%s\"%s];\n", demo_name[from], demo_name[to], side,
+		on_path ? ", class=\"path\", color=\"#ff7f0e\", penwidth=5" : "");
+}
+
+int demo_write_dot(FILE *f, const struct demo_result *r)
+{
+	int s, j;
+	const struct demo_search *q = demo_pictured(r, &s, &j);
+	const struct demo_tree *tr;
+	char ran[3 * DEMO_NT + 1] = "";
+	int other_due = 0;
+
+	if (!q)
+		return -1;
+	tr = &q->tree;
+	for (int k = 0; k < tr->n; k++)
+		other_due |= r->soft[tr->node[k].timer] <= r->now &&
+			     !in_list(q->path, q->npath, tr->node[k].timer);
+	for (int k = 0; k < q->nran_before; k++)
+		snprintf(ran + strlen(ran), sizeof(ran) - strlen(ran), "%s%c", k ? ", " : "",
+			 demo_name[r->pass[s].ran[k]]);
+	fprintf(f, "// hrt demo: the augmented tree greedy search %d of the pass at %.1f us\n"
+		   "// (policy %s) ran on, as dumped by hrt_base_walk_tree\n"
+		   "digraph hrt_tree {\n"
+		   "  label=\"The tree greedy search %d of the pass at %.0f \xc2\xb5s (policy %s) runs on, "
+		   "after %s ran.\\n"
+		   "Key: hard expiry; augmented value: earliest soft expiry in the subtree; "
+		   "* soft expiry reconstructed (not in the article).\\n"
+		   "Orange: the search's path to %c. Dashed blue: subtree it prunes (min soft > now).%s\";\n"
+		   "  labelloc=b; fontname=\"sans-serif\";\n"
+		   "  node [shape=box, style=filled, fontname=\"sans-serif\", fontcolor=white];\n"
+		   "  edge [arrowhead=none];\n",
+		j + 1, us(r->now), r->sc[s].name, j + 1, us(r->now), r->sc[s].name,
+		*ran ? ran : "nothing", demo_name[q->found],
+		other_due ? " Green border: another timer due (soft <= now)." : "");
+	for (int k = 0; k < tr->n; k++)
+		dot_node(f, r, q, &tr->node[k]);
+	for (int k = 0; k < tr->n; k++) {
+		const struct demo_node *n = &tr->node[k];
+
+		if (n->left >= 0)
+			dot_edge(f, q, n->timer, n->left, "L");
+		if (n->right >= 0)
+			dot_edge(f, q, n->timer, n->right, "R");
+	}
+	fprintf(f, "}\n");
+	return ferror(f) ? -1 : 0;
 }
 
 static int write_dot(const struct demo_result *r, const char *dir, char **dotpath)
@@ -506,24 +605,13 @@ static int write_dot(const struct demo_result *r, const char *dir, char **dotpat
 
 	if (!f)
 		return -1;
-	fprintf(f, "// hrt demo: the article's augmented hrtimer tree (hrt_base_walk_tree)\n"
-		   "digraph hrt_tree {\n"
-		   "  label=\"Key: hard expiry; augmented value: earliest soft expiry in the subtree.\\n"
-		   "Green border: due at %.0f \xc2\xb5s (soft <= now). Dashed: subtree pruned by the greedy search at %.0f \xc2\xb5s.\";\n"
-		   "  labelloc=b; fontname=\"sans-serif\";\n"
-		   "  node [shape=box, style=filled, fontname=\"sans-serif\", fontcolor=white];\n"
-		   "  edge [arrowhead=none];\n", us(r->now), us(r->now));
-	for (int k = 0; k < r->before.n; k++)
-		dot_node(f, r, &r->before.node[k]);
-	for (int k = 0; k < r->before.n; k++) {
-		const struct demo_node *n = &r->before.node[k];
-
-		if (n->left >= 0)
-			fprintf(f, "  %c -> %c [label=\"L\"];\n", demo_name[n->timer], demo_name[n->left]);
-		if (n->right >= 0)
-			fprintf(f, "  %c -> %c [label=\"R\"];\n", demo_name[n->timer], demo_name[n->right]);
+	if (demo_write_dot(f, r)) {
+		fprintf(stderr, "hrt demo: cannot write the tree picture %s\n", *dotpath);
+		fclose(f);
+		remove(*dotpath);
+		free(*dotpath);
+		return -1;
 	}
-	fprintf(f, "}\n");
 	if (out_close(f, *dotpath)) {
 		free(*dotpath);
 		return -1;

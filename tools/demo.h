@@ -6,10 +6,13 @@
  * each scenario (policy and idle flag), then lets the device fire at
  * hrt_base_next_event() until the base is empty, once with C kept and once
  * with C cancelled right after the first pass.  It fills a result struct;
- * printing and file output are separate.
+ * printing and file output are separate.  The tree picture draws the tree
+ * one printed search ran on (demo_pictured), with its path and prunes.
  */
 #ifndef HRT_TOOLS_DEMO_H
 #define HRT_TOOLS_DEMO_H
+
+#include <stdio.h>
 
 #include "hrt.h"
 
@@ -32,6 +35,8 @@ struct demo_tree {
 
 /* One greedy search as derived from the tree it ran on. */
 struct demo_search {
+	struct demo_tree tree;          /* the tree it ran on */
+	int nran_before;                /* timers of the pass run before it */
 	int path[DEMO_NT], npath;       /* nodes visited, root first */
 	int found;                      /* timer found, -1: none */
 	int pruned[DEMO_NT], npruned;   /* subtrees skipped: min soft > now */
@@ -72,6 +77,11 @@ struct demo_result {
 extern const char demo_name[DEMO_NT];
 /* 0, or a negative errno from libhrt. */
 int demo_run(struct demo_result *r);
+/* The search the tree picture draws: the first one that finds a timer.
+ * Sets *scenario and *search; NULL if no pass had one. */
+const struct demo_search *demo_pictured(const struct demo_result *r, int *scenario, int *search);
+/* The Graphviz source of the tree picture.  0, or -1 on a write error. */
+int demo_write_dot(FILE *f, const struct demo_result *r);
 /* Writes demo-timeline.svg and demo-tree.dot into dir (NULL: current
  * directory) and renders demo-tree.svg if Graphviz dot is found.  0 or -1. */
 int demo_write_files(const struct demo_result *r, const char *dir);

@@ -5,6 +5,7 @@
  * joined output path.
  */
 #include <errno.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -71,6 +72,42 @@ void svg_rect(FILE *f, double x, double y, double w, double h,
 void svg_circle(FILE *f, double x, double y, double r, const char *fill)
 {
 	fprintf(f, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"%.1f\" fill=\"%s\"/>\n", x, y, r, fill);
+}
+
+void svg_group_begin(FILE *f, const char *cls)
+{
+	fputs("<g class=\"", f);
+	svg_escape(f, cls);
+	fputs("\">\n", f);
+}
+
+void svg_group_end(FILE *f)
+{
+	fputs("</g>\n", f);
+}
+
+double svg_nice_axis(double max, int maxticks, double *top, int *decimals)
+{
+	static const double mult[3] = { 1, 2, 5 };
+	double mag, step = 1, n = 1;
+
+	if (!(max > 0) || !isfinite(max))
+		max = 1;
+	if (maxticks < 1)
+		maxticks = 1;
+	mag = pow(10, floor(log10(max / maxticks)));
+	/* The tolerance keeps 1.0000001 from needing one more interval. */
+	for (int k = 0;; k = (k + 1) % 3) {
+		step = mag * mult[k];
+		n = ceil(max / step - 1e-9);
+		if (n <= maxticks)
+			break;
+		if (k == 2)
+			mag *= 10;
+	}
+	*top = n * step;
+	*decimals = step >= 1 ? 0 : (int)ceil(-log10(step) - 1e-9);
+	return step;
 }
 
 void svg_polyline(FILE *f, const double *xs, const double *ys, int n,

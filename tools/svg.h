@@ -23,6 +23,13 @@ void svg_circle(FILE *f, double x, double y, double r, const char *fill);
 /* A polyline through n points (xs[i], ys[i]). */
 void svg_polyline(FILE *f, const double *xs, const double *ys, int n,
 		  const char *stroke, double width, const char *dash);
+/* <g class="cls"> ... </g>: groups parts (a legend) tests can find. */
+void svg_group_begin(FILE *f, const char *cls);
+void svg_group_end(FILE *f);
+/* A round axis from 0: the step (1, 2 or 5 times a power of ten) that
+ * covers max (> 0) in at most maxticks intervals; *top = the last tick
+ * (>= max), *decimals = digits its labels need. */
+double svg_nice_axis(double max, int maxticks, double *top, int *decimals);
 /* Writes s with the characters special to XML (and to DOT strings, for
  * quotes and backslashes) escaped. */
 void svg_escape(FILE *f, const char *s);
