@@ -2,7 +2,11 @@
 # SPDX-License-Identifier: MIT
 # Every page in man/ renders with no warning under `man --warnings -l`
 # (groff's warnings on stderr count as failures); .so links must point at a
-# page that exists.  Skips when man-db or groff is missing.
+# page that exists.  The pages match include/hrt.h: every HRT_EXTERN function
+# has a page in man/ (its own or a .so link) whose target lists it on its
+# NAME line, and every name a NAME line lists is an HRT_EXTERN function or a
+# function-like macro of hrt.h (libhrt.3 names the library).  Skips when
+# man-db or groff is missing.
 set -u
 command -v man >/dev/null 2>&1 || { echo "SKIP: man page check (install man-db)"; exit 77; }
 command -v groff >/dev/null 2>&1 || { echo "SKIP: man page check (install groff-base)"; exit 77; }
@@ -27,5 +31,56 @@ for p in man/*.[0-9]; do
 	fi
 done
 [ "$n" -gt 0 ] || { echo "no pages in man/"; exit 1; }
-[ "$bad" -eq 0 ] && echo "$n pages render without warnings"
+
+# The names hrt.h declares: HRT_EXTERN functions (the identifier before the
+# first parenthesis of the declaration's first line) and function-like macros.
+sed -n 's/^HRT_EXTERN[^(]*[^A-Za-z0-9_(]\([A-Za-z_][A-Za-z0-9_]*\)(.*/\1/p' \
+	include/hrt.h | sort -u >"$tmp/funcs"
+sed -n 's/^#define[[:space:]]\{1,\}\([A-Za-z_][A-Za-z0-9_]*\)(.*/\1/p' \
+	include/hrt.h | sort -u >"$tmp/macros"
+[ -s "$tmp/funcs" ] || { echo "include/hrt.h: no HRT_EXTERN function found"; exit 1; }
+sort -u "$tmp/funcs" "$tmp/macros" >"$tmp/declared"
+
+# The names on a page's NAME line(s): from .SH NAME up to the "\-" that
+# starts the description.
+names() {
+	sed -n '/^\.SH NAME/,/^\.SH/p' "$1" | sed '1d;/^\.SH/d' |
+		sed 's/\\-.*//' | tr ', ' '\n\n' | sed '/^$/d'
+}
+# The page a man/ file resolves to (itself unless it is a .so link).
+resolve() {
+	t=$(sed -n 's/^\.so //p' "$1")
+	if [ -n "$t" ]; then echo "man/${t#*/}"; else echo "$1"; fi
+}
+
+: >"$tmp/listed"
+for p in man/*.3; do
+	grep -q '^\.so ' "$p" && continue
+	names "$p" >"$tmp/names"
+	[ -s "$tmp/names" ] || { echo "$p: empty NAME line"; bad=1; continue; }
+	[ "$p" = man/libhrt.3 ] && continue
+	while read -r f; do
+		grep -qx "$f" "$tmp/declared" ||
+			{ echo "$p: NAME lists $f, which include/hrt.h does not declare"; bad=1; }
+	done <"$tmp/names"
+	cat "$tmp/names" >>"$tmp/listed"
+done
+while read -r f; do
+	p="man/$f.3"
+	if [ ! -f "$p" ]; then
+		echo "include/hrt.h: $f has no page (add $p, a .so link at most)"; bad=1
+		continue
+	fi
+	r=$(resolve "$p")
+	[ -f "$r" ] && names "$r" | grep -qx "$f" ||
+		{ echo "$p: its page $r does not list $f on its NAME line"; bad=1; }
+done <"$tmp/funcs"
+# A link whose name no page lists is stale (a function that was removed).
+for p in man/*.3; do
+	grep -q '^\.so ' "$p" || continue
+	f=$(basename "$p" .3)
+	grep -qx "$f" "$tmp/listed" || { echo "$p: no page lists $f"; bad=1; }
+done
+
+[ "$bad" -eq 0 ] && echo "$n pages render without warnings; $(wc -l < "$tmp/funcs") functions of hrt.h each have a page"
 exit "$bad"
