@@ -35,9 +35,7 @@ static void atfork_child(void)
 
 static void atfork_register(void)
 {
-	/* Failure (ENOMEM) only loses the fork detection. */
-	if (pthread_atfork(NULL, NULL, atfork_child)) {
-	}
+	(void)pthread_atfork(NULL, NULL, atfork_child); /* ENOMEM: no fork detection */
 }
 
 /* Locks b for a read-only query, unless this thread holds it already

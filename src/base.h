@@ -134,6 +134,10 @@ static inline int base_fd_entry(const struct hrt_base *b)
 hrt_time_t hrt__base_next_locked(struct hrt_base *b);
 
 /* timerfd.c: arm the device for `when` (lock held). */
+/* The base's timerfd (or fd) to the absolute instant `when` on `clock`,
+ * HRT_TIME_MAX disarms: timerfd_settime's result (0, or -1 with errno).
+ * The one place an instant becomes an itimerspec and its flags. */
+int hrt__timerfd_set(int fd, clockid_t clock, hrt_time_t when);
 void hrt__wakeup_arm(struct hrt_base *b, hrt_time_t when);
 void hrt__wakeup_close(struct hrt_base *b);
 /* hrt_base_dispatch; a failed read of the fd also lands in *read_err. */

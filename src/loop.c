@@ -142,10 +142,8 @@ static int loop_timeout(struct hrt_base *b, unsigned *failures, int *err)
 
 /* Coalesced path ------------------------------------------------------- */
 
-/* timerfd.c's seams (the tests' fake device). */
+/* timerfd.c's read seam (the tests' fake device). */
 extern ssize_t (*hrt__timerfd_read)(int fd, void *buf, size_t len);
-extern int (*hrt__timerfd_settime)(int fd, int flags, const struct itimerspec *new_value,
-				   struct itimerspec *old_value);
 
 int hrt__slack_div(void)
 {
@@ -183,16 +181,9 @@ void hrt__base_set_pwait2(struct hrt_base *b, hrt__pwait2_fn fn, void *ctx)
 /* Lock held: the real timerfd to `when` (HRT_TIME_MAX disarms).  -errno. */
 static int tfd_set(struct hrt_base *b, hrt_time_t when)
 {
-	struct itimerspec its = { { 0, 0 }, { 0, 0 } };
-
 	if (b->c_tfd == when)
 		return 0;
-	if (when != HRT_TIME_MAX) {
-		its.it_value.tv_sec = when / 1000000000;
-		its.it_value.tv_nsec = when % 1000000000;
-	}
-	if (hrt__timerfd_settime(b->tfd, when == HRT_TIME_MAX ? 0 : TFD_TIMER_ABSTIME,
-				 &its, NULL) < 0)
+	if (hrt__timerfd_set(b->tfd, b->clock, when) < 0)
 		return -errno;
 	b->c_tfd = when;
 	return 0;

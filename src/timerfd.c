@@ -43,10 +43,24 @@ int (*hrt__timerfd_settime)(int fd, int flags, const struct itimerspec *new_valu
  * end of the current sleep pokes the loop (once) to plan again, in place
  * of the re-arm it would have cost; a later one costs nothing.
  */
-void hrt__wakeup_arm(struct hrt_base *b, hrt_time_t when)
+int hrt__timerfd_set(int fd, clockid_t clock, hrt_time_t when)
 {
 	struct itimerspec its = { { 0, 0 }, { 0, 0 } };
 	int flags = 0;
+
+	if (when != HRT_TIME_MAX) {
+		its.it_value.tv_sec = when / 1000000000;
+		its.it_value.tv_nsec = when % 1000000000;
+		flags = TFD_TIMER_ABSTIME;
+		/* Nothing to follow while disarmed: no wall-clock wake-ups then. */
+		if (clock == CLOCK_REALTIME)
+			flags |= TFD_TIMER_CANCEL_ON_SET;
+	}
+	return hrt__timerfd_settime(fd, flags, &its, NULL);
+}
+
+void hrt__wakeup_arm(struct hrt_base *b, hrt_time_t when)
+{
 
 	if (b->c_loop) {
 		uint64_t one = 1;
@@ -60,26 +74,18 @@ void hrt__wakeup_arm(struct hrt_base *b, hrt_time_t when)
 		}
 		return;
 	}
-	if (when != HRT_TIME_MAX) {
-		its.it_value.tv_sec = when / 1000000000;
-		its.it_value.tv_nsec = when % 1000000000;
-		flags = TFD_TIMER_ABSTIME;
-		/* Nothing to follow while disarmed: no wall-clock wake-ups then. */
-		if (b->clock == CLOCK_REALTIME)
-			flags |= TFD_TIMER_CANCEL_ON_SET;
-	}
 	/* Failure marks the device expired, so the next update (or dispatch,
 	 * or the standalone loop's retry) tries again.  A loop blocked in
 	 * epoll_wait would not notice (the fd keeps its old instant, or none),
 	 * so the first failure in a row pokes its eventfd: it wakes, sees the
 	 * failure and retries with its backoff (which further pokes would cut
 	 * short). */
-	int r = hrt__timerfd_settime(b->tfd, flags, &its, NULL);
+	int r = hrt__timerfd_set(b->tfd, b->clock, when);
 
 	/* timerfd_settime(2) NOTES: with CANCEL_ON_SET, after a wall-clock
 	 * change not yet read, settime re-arms the timer *and* fails with
 	 * ECANCELED (consuming the notification): that is a successful arm. */
-	if (r < 0 && errno == ECANCELED && (flags & TFD_TIMER_CANCEL_ON_SET)) {
+	if (r < 0 && errno == ECANCELED && when != HRT_TIME_MAX && b->clock == CLOCK_REALTIME) {
 		b->stats.clock_jumps++;
 		r = 0;
 	}
