@@ -450,11 +450,22 @@ static int spawn_decompressor(struct trace_reader *r, int fd, const char *prog,
 	return 0;
 }
 
+/* The decompressor for a file starting with these n bytes, or NULL. */
+static const char *decompressor(const unsigned char *magic, size_t n)
+{
+	if (n >= 6 && !memcmp(magic, "\xfd" "7zXZ\0", 6))
+		return "xz";
+	if (n >= 2 && magic[0] == 0x1f && magic[1] == 0x8b)
+		return "gzip";
+	return NULL;
+}
+
 int trace_open(struct trace_reader **out, const char *path, int lenient,
 	       enum trace_format format, const char **err)
 {
 	struct trace_reader *r;
 	unsigned char magic[6];
+	const char *prog;
 	int fd, e;
 
 	*err = open_err;
@@ -485,10 +496,8 @@ int trace_open(struct trace_reader **out, const char *path, int lenient,
 				break;
 			got += (size_t)k;
 		}
-		if (got == 6 && (!memcmp(magic, "\xfd" "7zXZ\0", 6) ||
-				 (magic[0] == 0x1f && magic[1] == 0x8b))) {
-			const char *prog = magic[0] == 0xfd ? "xz" : "gzip";
-
+		prog = got == 6 ? decompressor(magic, got) : NULL;
+		if (prog) {
 			e = spawn_decompressor(r, 0, prog, magic, got);
 			if (e) {
 				snprintf(open_err, sizeof(open_err), "%s: cannot start %s: %s",
@@ -515,10 +524,8 @@ int trace_open(struct trace_reader **out, const char *path, int lenient,
 		close(fd);
 		goto out_nomem;
 	}
-	if (pread(fd, magic, 6, 0) == 6 &&
-	    (!memcmp(magic, "\xfd" "7zXZ\0", 6) || (magic[0] == 0x1f && magic[1] == 0x8b))) {
-		const char *prog = magic[0] == 0xfd ? "xz" : "gzip";
-
+	prog = pread(fd, magic, 6, 0) == 6 ? decompressor(magic, 6) : NULL;
+	if (prog) {
 		e = spawn_decompressor(r, fd, prog, NULL, 0);
 		if (e) {
 			snprintf(open_err, sizeof(open_err), "%s: cannot start %s: %s",
