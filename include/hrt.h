@@ -162,6 +162,22 @@ struct hrt_stats {
  * Creates no fd (hrt_base_fd does, on first use). */
 HRT_EXTERN struct hrt_base *hrt_base_new(clockid_t clock);
 /*
+ * hrt_base_new(clock) is hrt_base_new_flags(clock, 0).  Flags:
+ *
+ * HRT_BASE_UNLOCKED: a single-thread base.  Only the thread that created it
+ * may call anything with it, or with a timer queued on it, or start a timer
+ * on it (callbacks run on that thread too, so they may).  It takes no mutex
+ * and no atomic read-modify-write on any path.  A call from another thread
+ * is refused before it touches anything: -EPERM from the calls that return
+ * an errno, and the "nothing" value from the others (0, NULL, HRT_TIME_MAX,
+ * no stats copied); hrt_base_stop included, so stop such a loop from one of
+ * its own callbacks.  Moving a timer between an unlocked base and another
+ * base works only on the owner thread of every unlocked base involved.
+ * -EINVAL for an unknown flag.
+ */
+#define HRT_BASE_UNLOCKED 1u
+HRT_EXTERN struct hrt_base *hrt_base_new_flags(clockid_t clock, unsigned flags);
+/*
  * Frees the base and its fds (take hrt_base_fd out of your event loop
  * first); 0, also for NULL.  -EBUSY, and nothing freed, while the base
  * holds queued timers (cancel them first: libuv's uv_loop_close rule),

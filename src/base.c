@@ -42,7 +42,7 @@ static void atfork_register(void)
  * (a query from b's hrt_base_walk_tree callback).  Returns whether it did. */
 static inline int query_lock(const struct hrt_base *b)
 {
-	if (hrt__walking == b)
+	if (hrt__walking == b || b->unlocked)
 		return 0;
 	base_lock(b);
 	return 1;
@@ -67,6 +67,14 @@ static inline struct hrt_base *st_base(uintptr_t s)
 static inline void tset(struct hrt_timer *t, struct hrt_base *b, unsigned bits)
 {
 	__atomic_store_n(&t->hrt__base_state, (uintptr_t)b | bits, __ATOMIC_RELEASE);
+}
+
+/* t is queued (or was last) on an unlocked base of another thread. */
+static inline int timer_foreign(const struct hrt_timer *t)
+{
+	struct hrt_base *b = st_base(tstate(t));
+
+	return b && base_foreign(b);
 }
 
 static inline hrt_time_t sat_add(hrt_time_t a, hrt_time_t b)
@@ -123,10 +131,16 @@ HRT_EXTERN const char *hrt_version(void)
 
 HRT_EXTERN struct hrt_base *hrt_base_new(clockid_t clock)
 {
+	return hrt_base_new_flags(clock, 0);
+}
+
+HRT_EXTERN struct hrt_base *hrt_base_new_flags(clockid_t clock, unsigned flags)
+{
 	struct hrt_base *b;
 
-	if (clock != CLOCK_MONOTONIC && clock != CLOCK_BOOTTIME &&
-	    clock != CLOCK_REALTIME && clock != HRT_CLOCK_VIRTUAL) {
+	if ((clock != CLOCK_MONOTONIC && clock != CLOCK_BOOTTIME &&
+	     clock != CLOCK_REALTIME && clock != HRT_CLOCK_VIRTUAL) ||
+	    (flags & ~HRT_BASE_UNLOCKED)) {
 		errno = EINVAL;
 		return NULL;
 	}
@@ -146,6 +160,8 @@ HRT_EXTERN struct hrt_base *hrt_base_new(clockid_t clock)
 	b->staged.hrt__next = b->staged.hrt__prev = &b->staged;
 	b->staged_min = HRT_TIME_MAX;
 	b->clock = clock;
+	b->unlocked = !!(flags & HRT_BASE_UNLOCKED);
+	b->owner = &hrt__walking;
 	b->greedy = greedy_from_env();
 	b->coalesce = hrt__coalesce_from_env();
 	b->tfd = b->epfd = b->efd = -1;
@@ -167,6 +183,8 @@ HRT_EXTERN int hrt_base_free(struct hrt_base *b)
 
 	if (!b)
 		return 0;
+	if (base_foreign(b))
+		return -EPERM;
 	if (hrt__walking)
 		return -EBUSY;
 	base_lock(b);
@@ -219,6 +237,8 @@ HRT_EXTERN int hrt_base_set_time(struct hrt_base *b, hrt_time_t now)
 
 	if (!b || !base_is_virtual(b))
 		return -EINVAL;
+	if (base_foreign(b))
+		return -EPERM;
 	if (hrt__walking)
 		return -EDEADLK;
 	base_lock(b);
@@ -350,8 +370,8 @@ static struct hrt_base *lock_timer_base(const struct hrt_timer *t, uintptr_t *sp
 	for (;;) {
 		struct hrt_base *b = st_base(tstate(t));
 
-		if (!b)
-			return NULL;
+		if (!b || base_foreign(b))
+			return NULL;    /* callers check base_foreign first */
 		base_lock(b);
 		*sp = tstate(t);
 		if (st_base(*sp) == b)
@@ -379,6 +399,11 @@ static struct hrt_base *lock_for_start(struct hrt_timer *t, struct hrt_base *nb,
 		uintptr_t s = tstate(t);
 		struct hrt_base *ob = st_base(s);
 
+		if (!ob && nb->unlocked) {     /* no RMW: the timer is this thread's */
+			__atomic_store_n(&t->hrt__base_state, (uintptr_t)nb, __ATOMIC_RELEASE);
+			*sp = (uintptr_t)nb;
+			return nb;
+		}
 		if (!ob) {
 			base_lock(nb);
 			if (__atomic_compare_exchange_n(&t->hrt__base_state, &s, (uintptr_t)nb, 0,
@@ -423,6 +448,8 @@ HRT_EXTERN int hrt_timer_start_range(struct hrt_timer *t, struct hrt_base *nb,
 	if (!t || !nb || !t->hrt__fn || slack < 0 ||
 	    (mode != HRT_MODE_ABS && mode != HRT_MODE_REL))
 		return -EINVAL;
+	if (base_foreign(nb) || timer_foreign(t))
+		return -EPERM;
 	if (hrt__walking)
 		return -EDEADLK;
 	if (mode == HRT_MODE_REL)
@@ -462,6 +489,8 @@ static int cancel(struct hrt_timer *t, int wait)
 
 	if (!t)
 		return -EINVAL;
+	if (timer_foreign(t))
+		return -EPERM;
 	if (hrt__walking)
 		return -EDEADLK;
 	b = lock_timer_base(t, &s);
@@ -517,7 +546,7 @@ HRT_EXTERN uint64_t hrt_timer_forward(struct hrt_timer *t, hrt_time_t now, hrt_t
 	uint64_t n = 0, q;
 	uintptr_t s;
 
-	if (!t || interval <= 0 || hrt__walking)
+	if (!t || interval <= 0 || hrt__walking || timer_foreign(t))
 		return 0;
 	b = lock_timer_base(t, &s);
 	if (!b)
@@ -619,7 +648,7 @@ HRT_EXTERN size_t hrt_base_run(struct hrt_base *b, hrt_time_t now, int idle)
 	size_t n = 0;
 	int greedy;
 
-	if (!b || hrt__walking)
+	if (!b || hrt__walking || base_foreign(b))
 		return 0;
 	if (now > HRT_QUEUE_NOW_MAX)    /* soft expiries from here on mean never */
 		now = HRT_QUEUE_NOW_MAX;
@@ -632,7 +661,10 @@ HRT_EXTERN size_t hrt_base_run(struct hrt_base *b, hrt_time_t now, int idle)
 		__atomic_store_n(&b->vnow, now, __ATOMIC_RELAXED);
 	b->in_pass = 1;
 	b->pass_thread = pthread_self();
-	b->pass_id = __atomic_add_fetch(&pass_counter, 1, __ATOMIC_RELAXED);
+	/* An unlocked base counts its own (no RMW): a timer that moves to
+	 * another base forgets its pass, so ids need only be unique per base. */
+	b->pass_id = b->unlocked ? b->pass_id + 1
+				 : __atomic_add_fetch(&pass_counter, 1, __ATOMIC_RELAXED);
 	b->stats.passes++;
 	flush_staged(b);
 
@@ -684,7 +716,7 @@ HRT_EXTERN hrt_time_t hrt_base_next_event(struct hrt_base *b)
 	hrt_time_t next;
 	int locked;
 
-	if (!b)
+	if (!b || base_foreign(b))
 		return HRT_TIME_MAX;
 	locked = query_lock(b);
 	next = hrt__base_next_locked(b);        /* walking: nothing staged */
@@ -697,7 +729,7 @@ HRT_EXTERN size_t hrt_base_count(const struct hrt_base *b)
 	size_t n;
 	int locked;
 
-	if (!b)
+	if (!b || base_foreign(b))
 		return 0;
 	locked = query_lock(b);
 	n = b->queue.count + b->pend.count + b->staged_count;
@@ -709,7 +741,7 @@ HRT_EXTERN void hrt_base_get_stats(const struct hrt_base *b, struct hrt_stats *o
 {
 	int locked;
 
-	if (!b || !out)
+	if (!b || !out || base_foreign(b))
 		return;
 	locked = query_lock(b);
 	*out = b->stats;
@@ -718,7 +750,7 @@ HRT_EXTERN void hrt_base_get_stats(const struct hrt_base *b, struct hrt_stats *o
 
 HRT_EXTERN void hrt_base_reset_stats(struct hrt_base *b)
 {
-	if (!b || hrt__walking)
+	if (!b || hrt__walking || base_foreign(b))
 		return;
 	base_lock(b);
 	memset(&b->stats, 0, sizeof(b->stats));
@@ -753,6 +785,8 @@ HRT_EXTERN int hrt_base_walk_tree(struct hrt_base *b,
 
 	if (!b || !fn)
 		return -EINVAL;
+	if (base_foreign(b))
+		return -EPERM;
 	if (outer && outer != b)        /* b's lock after outer's: may deadlock */
 		return -EDEADLK;
 	if (!outer) {
@@ -828,6 +862,8 @@ HRT_EXTERN int hrt_base_check(struct hrt_base *b, char *why, size_t len)
 
 	if (!b)
 		return -EINVAL;
+	if (base_foreign(b))
+		return -EPERM;
 	locked = query_lock(b);
 	w = check_locked(b);
 	query_unlock(b, locked);
@@ -946,6 +982,8 @@ HRT_EXTERN int hrt_base_wait_window(struct hrt_base *b, hrt_time_t *soft, hrt_ti
 
 	if (!b || !soft || !hard)
 		return -EINVAL;
+	if (base_foreign(b))
+		return -EPERM;
 	base_lock(b);
 	have = hrt__base_window_locked(b, &owner, &s, &h);
 	base_unlock(b);

@@ -26,7 +26,9 @@ typedef int (*hrt__pwait2_fn)(void *ctx, int epfd, struct epoll_event *evs, int 
 			      hrt_time_t now, hrt_time_t timeout);
 
 struct hrt_base {
-	pthread_mutex_t lock;
+	pthread_mutex_t lock;           /* unused by an unlocked base */
+	int unlocked;                   /* HRT_BASE_UNLOCKED */
+	const void *owner;              /* unlocked: &hrt__walking of its thread */
 	pthread_cond_t done;            /* a callback returned (cancel waits) */
 	struct hrt_queue queue;
 
@@ -87,14 +89,32 @@ struct hrt_base {
 /* timerfd.armed when it has fired and must be re-armed whatever follows. */
 #define HRT_ARMED_EXPIRED (-HRT_TIME_MAX)
 
+/* The base whose hrt_base_walk_tree callback this thread is in (its lock
+ * is held), or NULL.  Queries of it skip the lock; changes are refused. */
+#if defined(__GNUC__)
+#define HRT_TLS_IE __attribute__((tls_model("initial-exec")))   /* no call in the .so */
+#else
+#define HRT_TLS_IE
+#endif
+extern _Thread_local const struct hrt_base *hrt__walking HRT_TLS_IE;
+
+/* An unlocked base's thread is named by the address of its hrt__walking:
+ * one %fs-relative lea, no call, so the owner check is on in every build. */
+static inline int base_foreign(const struct hrt_base *b)
+{
+	return b->unlocked && b->owner != (const void *)&hrt__walking;
+}
+
 static inline void base_lock(const struct hrt_base *b)
 {
-	pthread_mutex_lock((pthread_mutex_t *)&b->lock);
+	if (!b->unlocked)
+		pthread_mutex_lock((pthread_mutex_t *)&b->lock);
 }
 
 static inline void base_unlock(const struct hrt_base *b)
 {
-	pthread_mutex_unlock((pthread_mutex_t *)&b->lock);
+	if (!b->unlocked)
+		pthread_mutex_unlock((pthread_mutex_t *)&b->lock);
 }
 
 static inline int base_is_virtual(const struct hrt_base *b)
@@ -111,20 +131,14 @@ static inline int base_is_forked(const struct hrt_base *b)
 	return b->fork_gen != __atomic_load_n(&hrt__fork_gen, __ATOMIC_RELAXED);
 }
 
-/* The base whose hrt_base_walk_tree callback this thread is in (its lock
- * is held), or NULL.  Queries of it skip the lock; changes are refused. */
-#if defined(__GNUC__)
-#define HRT_TLS_IE __attribute__((tls_model("initial-exec")))   /* no call in the .so */
-#else
-#define HRT_TLS_IE
-#endif
-extern _Thread_local const struct hrt_base *hrt__walking HRT_TLS_IE;
 
 /* Entry check of the calls that use the fds: -EDEADLK from a
  * hrt_base_walk_tree callback (the lock is held), -ECHILD in a child
  * forked after the base was made (the fds are the parent's). */
 static inline int base_fd_entry(const struct hrt_base *b)
 {
+	if (base_foreign(b))
+		return -EPERM;
 	if (hrt__walking)
 		return -EDEADLK;
 	return base_is_forked(b) ? -ECHILD : 0;

@@ -22,6 +22,10 @@
  *  9. the timerfd closed and its number reused by a pipe: dispatch returns
  *     -EBADF, neither reading the pipe's data nor blocking.
  * 10. stats.late / late_max_ns count callbacks run after their hard expiry.
+ * 11. HRT_BASE_UNLOCKED: the owner thread uses it as any base; every call
+ *     from another thread is refused (-EPERM or the "nothing" value) and
+ *     changes nothing, also for a timer queued on it or a locked base's
+ *     timer moved onto it.
  *
  * Every wait has a deadline, so a regression fails instead of hanging;
  * alarm() ends the program if something blocks anyway.
@@ -535,10 +539,90 @@ static void test_late_stats(void)
 	CHECK_EQ(hrt_base_free(b), 0);
 }
 
+/* 11. HRT_BASE_UNLOCKED --------------------------------------------------- */
+
+static struct hrt_base *ub, *lb;
+static struct hrt_timer ut, lt_;
+
+static void *foreign_calls(void *arg)
+{
+	struct hrt_stats st;
+	hrt_time_t s, h;
+
+	(void)arg;
+	CHECK_EQ(hrt_timer_start(&ut, ub, 5, HRT_MODE_ABS), -EPERM);     /* its timer */
+	CHECK_EQ(hrt_timer_start(&lt_, ub, 5, HRT_MODE_ABS), -EPERM);    /* onto it */
+	CHECK_EQ(hrt_timer_start_range(&ut, lb, 5, 1, HRT_MODE_ABS), -EPERM); /* off it */
+	CHECK_EQ(hrt_timer_cancel(&ut), -EPERM);
+	CHECK_EQ(hrt_timer_try_cancel(&ut), -EPERM);
+	CHECK_EQ(hrt_timer_forward(&ut, 1000, 10), 0);
+	CHECK_EQ(hrt_timer_is_running(&ut), 0);
+	CHECK_EQ(hrt_base_run(ub, 1000, 1), 0);
+	CHECK_EQ(hrt_base_next_event(ub), HRT_TIME_MAX);
+	CHECK_EQ(hrt_base_count(ub), 0);
+	memset(&st, 0xa5, sizeof(st));
+	hrt_base_get_stats(ub, &st);
+	CHECK_EQ(st.starts, 0xa5a5a5a5a5a5a5a5ULL);     /* nothing copied */
+	hrt_base_reset_stats(ub);
+	CHECK_EQ(hrt_base_set_time(ub, 500), -EPERM);
+	CHECK_EQ(hrt_base_walk_tree(ub, NULL, NULL), -EINVAL);
+	CHECK_EQ(hrt_base_check(ub, NULL, 0), -EPERM);
+	CHECK_EQ(hrt_base_wait_window(ub, &s, &h), -EPERM);
+	CHECK_EQ(hrt_base_free(ub), -EPERM);
+	CHECK_EQ(hrt_base_fd(ub), -EINVAL);             /* virtual: no fd at all */
+	CHECK_EQ(hrt_base_dispatch(ub, 1), -EPERM);
+	CHECK_EQ(hrt_base_loop(ub), -EPERM);
+	CHECK_EQ(hrt_base_stop(ub), -EPERM);
+	return NULL;
+}
+
+static int unlocked_ran;
+
+static enum hrt_restart unlocked_cb(struct hrt_timer *t, hrt_time_t now)
+{
+	(void)t, (void)now;
+	unlocked_ran++;
+	return HRT_NORESTART;
+}
+
+static void test_unlocked(void)
+{
+	struct hrt_stats st;
+	pthread_t th;
+
+	CHECK(hrt_base_new_flags(HRT_CLOCK_VIRTUAL, 2u) == NULL && errno == EINVAL);
+	ub = hrt_base_new_flags(HRT_CLOCK_VIRTUAL, HRT_BASE_UNLOCKED);
+	lb = hrt_base_new(HRT_CLOCK_VIRTUAL);
+	CHECK(ub && lb);
+	hrt_timer_init(&ut, unlocked_cb);
+	hrt_timer_init(&lt_, unlocked_cb);
+	CHECK_EQ(hrt_timer_start_range(&ut, ub, 100, 10, HRT_MODE_ABS), 0);
+	CHECK_EQ(hrt_timer_start(&lt_, lb, 50, HRT_MODE_ABS), 0);
+	CHECK_EQ(pthread_create(&th, NULL, foreign_calls, NULL), 0);
+	pthread_join(th, NULL);
+	/* Nothing changed. */
+	CHECK_EQ(hrt_base_count(ub), 1);
+	CHECK_EQ(hrt_base_next_event(ub), 110);
+	CHECK(hrt_timer_get_base(&lt_) == lb);
+	CHECK_EQ(hrt_base_check(ub, NULL, 0), 0);
+	hrt_base_get_stats(ub, &st);
+	CHECK_EQ(st.starts, 1);
+	/* The owner moves timers on and off it and runs it. */
+	CHECK_EQ(hrt_timer_start(&lt_, ub, 60, HRT_MODE_ABS), 0);
+	CHECK_EQ(hrt_base_count(lb), 0);
+	CHECK_EQ(hrt_base_run(ub, 200, 0), 2);
+	CHECK_EQ(unlocked_ran, 2);
+	CHECK_EQ(hrt_timer_start(&ut, lb, 300, HRT_MODE_ABS), 0);
+	CHECK_EQ(hrt_timer_cancel(&ut), 1);
+	CHECK_EQ(hrt_base_free(ub), 0);
+	CHECK_EQ(hrt_base_free(lb), 0);
+}
+
 static const struct {
 	const char *name;
 	void (*fn)(void);
 } tests[] = {
+	{ "unlocked", test_unlocked },
 	{ "fork", test_fork },          /* first: no other threads yet */
 	{ "edges", test_edges },
 	{ "mutual_try_cancel", test_mutual_try_cancel },
