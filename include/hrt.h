@@ -114,10 +114,10 @@ struct hrt_rb_node {
  * A timer.  Embed it; every field is private.  64 bytes on LP64 - one cache
  * line: the tree linkage (24), soft and hard expiry (16), the subtree minimum
  * soft expiry the greedy search prunes with (8), the callback (8), and the
- * owning base with the state bits (queued, pending, staged) packed into the
+ * owning base with the state bits (queued, pending, wheel) packed into the
  * low bits of that pointer (bases are 64-byte aligned).  While a timer is not
- * in a tree its linkage words hold the staging-list links and the number of
- * the pass that last ran it.
+ * in a tree its linkage words hold its links in a slot of the base's wheel
+ * of far timers and the number of the pass that last ran it.
  */
 struct hrt_list_node {
 	struct hrt_list_node *hrt__next, *hrt__prev;
@@ -127,7 +127,7 @@ struct hrt_timer {
 	union {
 		struct hrt_rb_node hrt__node;          /* in a tree */
 		struct {
-			struct hrt_list_node hrt__link;  /* staging list */
+			struct hrt_list_node hrt__link;  /* wheel slot */
 			uint64_t hrt__ran_pass;        /* pass that last ran it */
 		} hrt__off;
 	};
@@ -152,6 +152,8 @@ struct hrt_stats {
 	uint64_t clock_jumps;     /* CLOCK_REALTIME changes seen (ECANCELED) */
 	uint64_t late;            /* callbacks whose pass ran after their hard expiry */
 	uint64_t late_max_ns;     /* the most any ran after it (pass time - hard) */
+	uint64_t wheel_moves;     /* timers moved from the far-timer wheel into the tree */
+	uint64_t wheel_cascades;  /* timers re-placed inside the wheel as the horizon moved */
 };
 
 /* Bases ------------------------------------------------------------------ */
@@ -207,8 +209,8 @@ HRT_EXTERN hrt_time_t hrt_base_now(struct hrt_base *base);
 HRT_EXTERN int hrt_base_set_time(struct hrt_base *base, hrt_time_t now);
 
 /* Earliest hard expiry queued: when a wake-up is due.  HRT_TIME_MAX if none
- * (or NULL).  Not const: after the earliest staged timer was cancelled it
- * merges the staged timers into the tree to find the next one. */
+ * (or NULL); exact, far timers included.  Not const: it may move the
+ * earliest far timers from the base's wheel into its tree to find it. */
 HRT_EXTERN hrt_time_t hrt_base_next_event(struct hrt_base *base);
 /* Number of queued timers (0 for NULL).  Read-only, as are get_stats,
  * get_greedy and get_clock. */
@@ -325,9 +327,9 @@ struct hrt_tree_node {
 	int red;
 };
 /*
- * Calls fn for every queued timer in the tree in key order (staged timers
- * are merged in first, unless a pass runs: then those it re-queued are not
- * shown) and returns how many it showed; -EINVAL for NULL arguments.  fn
+ * Calls fn for every queued timer in the tree in key order (far timers
+ * are moved from the wheel into the tree first; during a pass, the timers
+ * it re-queued are not shown) and returns how many it showed; -EINVAL for NULL arguments.  fn
  * runs on the calling thread with the base locked.  For display: from fn,
  * queries of this base (count, next_event, get_stats, is_running, check,
  * a nested walk of it) are safe and see the base as it is; every call that
@@ -341,7 +343,7 @@ HRT_EXTERN int hrt_base_walk_tree(struct hrt_base *base,
 				  void (*fn)(const struct hrt_tree_node *n, void *ctx),
 				  void *ctx);
 /* Verifies every red-black property, parent link, key order, augmented
- * value, state word, the staging list and the cached pointers.  0 if all
+ * value, state word, the wheel of far timers and the cached pointers.  0 if all
  * hold; -EUCLEAN if one is broken, and then, if why is not NULL and len >
  * 0, a NUL-terminated reason (cut to len - 1 bytes) in why; -EINVAL for a
  * NULL base.  Never modifies the base. */

@@ -157,8 +157,7 @@ HRT_EXTERN struct hrt_base *hrt_base_new_flags(clockid_t clock, unsigned flags)
 		goto out_mutex;
 	hrt__queue_init(&b->queue);
 	hrt__queue_init(&b->pend);
-	b->staged.hrt__next = b->staged.hrt__prev = &b->staged;
-	b->staged_min = HRT_TIME_MAX;
+	hrt__wheel_init(&b->wheel, clock == HRT_CLOCK_VIRTUAL ? 0 : hrt__clock_now(clock));
 	b->clock = clock;
 	b->unlocked = !!(flags & HRT_BASE_UNLOCKED);
 	b->owner = &hrt__walking;
@@ -190,7 +189,7 @@ HRT_EXTERN int hrt_base_free(struct hrt_base *b)
 	base_lock(b);
 	/* Queued timers, a pass (a callback of this base, or another thread's
 	 * pass), a loop or a waiting cancel: freeing would leave them dangling. */
-	busy = b->queue.count || b->pend.count || b->staged_count || b->in_pass ||
+	busy = b->queue.count || b->pend.count || b->wheel.count || b->in_pass ||
 	       b->looping || b->waiters;
 	base_unlock(b);
 	if (busy)
@@ -250,70 +249,67 @@ HRT_EXTERN int hrt_base_set_time(struct hrt_base *b, hrt_time_t now)
 	return ret;
 }
 
-/* Staging list ------------------------------------------------------------ */
+/* Wheel and trees -------------------------------------------------------- */
 
 static inline struct hrt_timer *link_timer(struct hrt_list_node *l)
 {
 	return hrt_container_of(l, struct hrt_timer, hrt__off.hrt__link);
 }
 
-static void stage(struct hrt_base *b, struct hrt_timer *t)
+static void enqueue_tree(struct hrt_base *b, struct hrt_timer *t);
+
+/* Lock held: the timers on out (each on no structure, hrt__ran_pass valid)
+ * into the trees, in list order; all but `fresh` came from the wheel. */
+static void enqueue_out(struct hrt_base *b, struct hrt_list_node *out,
+			const struct hrt_timer *fresh)
 {
-	struct hrt_list_node *l = &t->hrt__off.hrt__link, *head = &b->staged;
+	while (!hrt__list_empty(out)) {
+		struct hrt_list_node *l = out->hrt__next;
 
-	l->hrt__next = head;
-	l->hrt__prev = head->hrt__prev;
-	head->hrt__prev->hrt__next = l;
-	head->hrt__prev = l;
-	if (!b->staged_count++ || t->hrt__hard < b->staged_min)
-		b->staged_min = t->hrt__hard;
-}
-
-static void unstage(struct hrt_base *b, struct hrt_timer *t)
-{
-	struct hrt_list_node *l = &t->hrt__off.hrt__link;
-
-	l->hrt__prev->hrt__next = l->hrt__next;
-	l->hrt__next->hrt__prev = l->hrt__prev;
-	if (!--b->staged_count) {
-		b->staged_min = HRT_TIME_MAX;
-		b->staged_stale = 0;
-	} else if (t->hrt__hard == b->staged_min) {
-		b->staged_stale = 1;
+		out->hrt__next = l->hrt__next;
+		l->hrt__next->hrt__prev = out;
+		if (link_timer(l) != fresh)
+			b->stats.wheel_moves++;
+		enqueue_tree(b, link_timer(l));
 	}
 }
 
-/* Lock held: move the staging list into the queue, in queueing order. */
-static void flush_staged(struct hrt_base *b)
+/* Lock held: the wheel's earliest timers into the trees. */
+static void wheel_pull(struct hrt_base *b)
 {
-	struct hrt_list_node *l = b->staged.hrt__next, *next;
+	struct hrt_list_node out;
 
-	for (; l != &b->staged; l = next) {
-		struct hrt_timer *t = link_timer(l);
+	hrt__list_init(&out);
+	hrt__wheel_pull_first(&b->wheel, &out);
+	enqueue_out(b, &out, NULL);
+}
 
-		next = l->hrt__next;
-		hrt__queue_add(&b->queue, t, 0);
-		tset(t, b, HRT_ST_QUEUED);
-	}
-	b->staged.hrt__next = b->staged.hrt__prev = &b->staged;
-	b->staged_count = 0;
-	b->staged_min = HRT_TIME_MAX;
-	b->staged_stale = 0;
+/* Lock held: the horizon past `now`, so every timer a pass at now may run
+ * is in a tree (wheel.h, W1). */
+static void wheel_advance(struct hrt_base *b, hrt_time_t now)
+{
+	struct hrt_list_node out;
+
+	hrt__list_init(&out);
+	hrt__wheel_advance(&b->wheel, hrt__wheel_jiffy(now) + 1, &out);
+	enqueue_out(b, &out, NULL);
 }
 
 hrt_time_t hrt__base_next_locked(struct hrt_base *b)
 {
-	struct hrt_timer *t, *p;
-	hrt_time_t next;
+	for (;;) {
+		struct hrt_timer *t = hrt__queue_first(&b->queue), *p = hrt__queue_first(&b->pend);
+		hrt_time_t next = t ? t->hrt__hard : HRT_TIME_MAX;
 
-	if (b->staged_stale)
-		flush_staged(b);
-	t = hrt__queue_first(&b->queue);
-	p = hrt__queue_first(&b->pend);
-	next = t ? t->hrt__hard : HRT_TIME_MAX;
-	if (p && p->hrt__hard < next)
-		next = p->hrt__hard;
-	return b->staged_min < next ? b->staged_min : next;
+		if (p && p->hrt__hard < next)
+			next = p->hrt__hard;
+		/* Every wheel timer's hard expiry is >= the horizon's start,
+		 * and >= its slot's: only a tie or worse needs the wheel. */
+		if (next < hrt__wheel_horizon(&b->wheel) || !b->wheel.count ||
+		    next <= hrt__wheel_first(&b->wheel))
+			return next;
+		wheel_pull(b);
+	}
 }
 
 /* Of two candidates, the first in queue order; ties go to the main queue,
@@ -325,8 +321,22 @@ static inline struct hrt_timer *earlier(struct hrt_timer *q, struct hrt_timer *p
 
 /* Queueing ---------------------------------------------------------------- */
 
-/* Lock held; t is on no queue and its hrt__ran_pass is valid. */
+/* Lock held; t is on no queue and its hrt__ran_pass is valid.  A far timer
+ * goes to the wheel (O(1)), a near one to a tree. */
 static void enqueue(struct hrt_base *b, struct hrt_timer *t)
+{
+	struct hrt_list_node out;
+
+	hrt__list_init(&out);
+	if (hrt__wheel_place(&b->wheel, t, &out)) {
+		tset(t, b, HRT_ST_QUEUED | HRT_ST_WHEEL);
+		return;
+	}
+	enqueue_out(b, &out, t);        /* t last, behind the slot W2 took */
+}
+
+/* Lock held; t is on no structure and its hrt__ran_pass is valid. */
+static void enqueue_tree(struct hrt_base *b, struct hrt_timer *t)
 {
 	if (b->in_pass) {
 		int ran = t->hrt__off.hrt__ran_pass == b->pass_id;
@@ -340,8 +350,8 @@ static void enqueue(struct hrt_base *b, struct hrt_timer *t)
 		tset(t, b, HRT_ST_QUEUED);
 		return;
 	}
-	stage(b, t);
-	tset(t, b, HRT_ST_QUEUED | HRT_ST_STAGED);
+	hrt__queue_add(&b->queue, t, 0);
+	tset(t, b, HRT_ST_QUEUED);
 }
 
 /* Lock held; t is queued on b with state s.  Leaves hrt__ran_pass valid
@@ -350,9 +360,9 @@ static void dequeue(struct hrt_base *b, struct hrt_timer *t, uintptr_t s)
 {
 	uint64_t ran = 0;
 
-	if (s & HRT_ST_STAGED) {
-		unstage(b, t);
-		ran = t->hrt__off.hrt__ran_pass;        /* untouched while staged */
+	if (s & HRT_ST_WHEEL) {
+		hrt__wheel_del(&b->wheel, t);
+		ran = t->hrt__off.hrt__ran_pass;        /* untouched in the wheel */
 	} else if (s & HRT_ST_PENDING) {
 		if (hrt__queue_is_excluded(t))
 			ran = b->pass_id;
@@ -666,7 +676,7 @@ HRT_EXTERN size_t hrt_base_run(struct hrt_base *b, hrt_time_t now, int idle)
 	b->pass_id = b->unlocked ? b->pass_id + 1
 				 : __atomic_add_fetch(&pass_counter, 1, __ATOMIC_RELAXED);
 	b->stats.passes++;
-	flush_staged(b);
+	wheel_advance(b, now);
 
 	/* Leftmost run: the stock kernel pass. */
 	for (;;) {
@@ -675,7 +685,13 @@ HRT_EXTERN size_t hrt_base_run(struct hrt_base *b, hrt_time_t now, int idle)
 			t = earlier(t, hrt__queue_next_due(&b->pend, HRT_QUEUE_NOW_MAX + 1,
 							   &unused));
 		if (!t || t->hrt__soft > now)
-			break;
+			break;          /* (no wheel timer is soft-expired) */
+		/* A far hard expiry: runs only if no wheel timer comes first. */
+		if (t->hrt__hard >= hrt__wheel_horizon(&b->wheel) && b->wheel.count &&
+		    t->hrt__hard > hrt__wheel_first(&b->wheel)) {
+			wheel_pull(b);
+			continue;
+		}
 		run_one(b, t, now);
 		n++;
 	}
@@ -709,8 +725,7 @@ HRT_EXTERN size_t hrt_base_run(struct hrt_base *b, hrt_time_t now, int idle)
 	return n;
 }
 
-/* Not const: when the least staged expiry left (cancelled), finding the
- * new one merges the staging list into the tree. */
+/* Not const: exactness may move the wheel's earliest timers into the tree. */
 HRT_EXTERN hrt_time_t hrt_base_next_event(struct hrt_base *b)
 {
 	hrt_time_t next;
@@ -719,7 +734,7 @@ HRT_EXTERN hrt_time_t hrt_base_next_event(struct hrt_base *b)
 	if (!b || base_foreign(b))
 		return HRT_TIME_MAX;
 	locked = query_lock(b);
-	next = hrt__base_next_locked(b);        /* walking: nothing staged */
+	next = hrt__base_next_locked(b);
 	query_unlock(b, locked);
 	return next;
 }
@@ -732,7 +747,7 @@ HRT_EXTERN size_t hrt_base_count(const struct hrt_base *b)
 	if (!b || base_foreign(b))
 		return 0;
 	locked = query_lock(b);
-	n = b->queue.count + b->pend.count + b->staged_count;
+	n = b->queue.count + b->pend.count + b->wheel.count;
 	query_unlock(b, locked);
 	return n;
 }
@@ -745,6 +760,7 @@ HRT_EXTERN void hrt_base_get_stats(const struct hrt_base *b, struct hrt_stats *o
 		return;
 	locked = query_lock(b);
 	*out = b->stats;
+	out->wheel_cascades = b->wheel.cascades;
 	query_unlock(b, locked);
 }
 
@@ -754,6 +770,7 @@ HRT_EXTERN void hrt_base_reset_stats(struct hrt_base *b)
 		return;
 	base_lock(b);
 	memset(&b->stats, 0, sizeof(b->stats));
+	b->wheel.cascades = 0;
 	base_unlock(b);
 }
 
@@ -790,9 +807,15 @@ HRT_EXTERN int hrt_base_walk_tree(struct hrt_base *b,
 	if (outer && outer != b)        /* b's lock after outer's: may deadlock */
 		return -EDEADLK;
 	if (!outer) {
+		struct hrt_list_node out;
+
 		base_lock(b);
-		if (!b->in_pass)
-			flush_staged(b);        /* show every queued timer in the tree */
+		/* Every far timer into the tree: it shows them, and the wheel
+		 * stays empty while fn runs (nothing may start), so a query
+		 * from fn (next_event) never changes the tree being walked. */
+		hrt__list_init(&out);
+		hrt__wheel_take_all(&b->wheel, &out);
+		enqueue_out(b, &out, NULL);
 		hrt__walking = b;
 	}
 	walk(b->queue.root.node, 0, fn, ctx);
@@ -802,6 +825,11 @@ HRT_EXTERN int hrt_base_walk_tree(struct hrt_base *b,
 		base_unlock(b);
 	}
 	return n > (size_t)INT32_MAX ? INT32_MAX : (int)n;
+}
+
+static int wheel_state_bad(const struct hrt_timer *t, const void *b)
+{
+	return tstate(t) != ((uintptr_t)b | HRT_ST_QUEUED | HRT_ST_WHEEL);
 }
 
 /* Lock held.  NULL, or why the base is inconsistent. */
@@ -825,34 +853,7 @@ static const char *check_locked(const struct hrt_base *b)
 			return "pending timer with a wrong state word";
 	if (!b->in_pass && b->pend.count)
 		return "pending timers outside a pass";
-	{
-		const struct hrt_list_node *l, *prev = &b->staged;
-		size_t cnt = 0;
-		hrt_time_t min = HRT_TIME_MAX;
-
-		for (l = b->staged.hrt__next; l != &b->staged; prev = l, l = l->hrt__next) {
-			const struct hrt_timer *t;
-
-			if (!l)         /* e.g. a staged timer re-initialised */
-				return "staging list broken";
-			t = link_timer((struct hrt_list_node *)l);
-			if (l->hrt__prev != prev)
-				return "staging list back link wrong";
-			if (tstate(t) != ((uintptr_t)b | HRT_ST_QUEUED | HRT_ST_STAGED))
-				return "staged timer with a wrong state word";
-			if (t->hrt__hard < min)
-				min = t->hrt__hard;
-			if (++cnt > b->staged_count)
-				break;
-		}
-		if (cnt != b->staged_count || b->staged.hrt__prev != prev)
-			return "staging list count wrong";
-		if (b->staged_stale ? min < b->staged_min : min != b->staged_min)
-			return "staged minimum wrong";
-		if (b->in_pass && cnt)
-			return "staged timers during a pass";
-	}
-	return NULL;
+	return hrt__wheel_check(&b->wheel, wheel_state_bad, b);
 }
 
 HRT_EXTERN int hrt_base_check(struct hrt_base *b, char *why, size_t len)
@@ -928,8 +929,10 @@ int hrt__base_window_locked(struct hrt_base *b, hrt_time_t *owner,
 	unsigned budget = HRT_WINDOW_VISITS;
 	struct hrt_timer *t;
 
-	if (b->staged_count && !b->in_pass)
-		flush_staged(b);        /* their soft expiries count too */
+	/* Makes the earliest hard expiry a tree's; the wheel's soft expiries
+	 * are all >= it then (the bounded search may miss ties: a lower
+	 * bound is still a valid window). */
+	hrt__base_next_locked(b);
 	t = hrt__queue_first(&b->queue);
 	if (b->pend.count)
 		t = earlier(t, hrt__queue_next_due(&b->pend, HRT_QUEUE_NOW_MAX + 1,

@@ -12,11 +12,12 @@
 #include <pthread.h>
 #include <sys/types.h>
 #include "queue.h"
+#include "wheel.h"
 
 /* State bits in the low bits of timer->hrt__base_state (bases are 64-aligned). */
 #define HRT_ST_QUEUED   1u      /* in the queue or the pending queue */
 #define HRT_ST_PENDING  2u      /* in the pending queue (only during a pass) */
-#define HRT_ST_STAGED   4u      /* on the staging list (never during a pass) */
+#define HRT_ST_WHEEL    4u      /* in the wheel (far: not in a tree) */
 #define HRT_ST_MASK     63u
 
 /* The coalesced sleep's wait (loop.c): epoll_pwait2 for `timeout` ns from
@@ -47,16 +48,12 @@ struct hrt_base {
 	 */
 	struct hrt_queue pend;
 	/*
-	 * Timers started outside a pass, not yet in the queue: a start and a
-	 * cancel before the next pass cost O(1) (most timeouts never fire).
-	 * Everything staged was queued after everything in `queue`, so moving
-	 * the list over in order keeps FIFO.  staged_min is the least hard
-	 * expiry staged, exact unless staged_stale (its timer left).
+	 * Far timers (wheel.h): start, cancel and re-arm of a timer that is not
+	 * near are O(1) list operations (most timeouts never fire).  A pass
+	 * first moves the horizon past its `now`, so every timer it can run is
+	 * in `queue` or `pend`.
 	 */
-	struct hrt_list_node staged;
-	size_t staged_count;
-	hrt_time_t staged_min;
-	int staged_stale;
+	struct hrt_wheel wheel;
 
 	clockid_t clock;
 	int greedy;
@@ -144,7 +141,8 @@ static inline int base_fd_entry(const struct hrt_base *b)
 	return base_is_forked(b) ? -ECHILD : 0;
 }
 
-/* Lock held.  Earliest hard expiry, pending and staged timers included. */
+/* Lock held.  Earliest hard expiry, pending and wheel timers included
+ * (exact: may move the wheel's earliest into the tree). */
 hrt_time_t hrt__base_next_locked(struct hrt_base *b);
 
 /* timerfd.c: arm the device for `when` (lock held). */

@@ -1,0 +1,243 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * wheel.c - the timing wheel of far timers (see wheel.h for the layout and
+ * its two invariants).  Each operation on one timer is O(1); moving the
+ * horizon touches only the slots it passes or enters, found through the
+ * per-level occupancy bitmaps, and every timer cascades at most once per
+ * level before it reaches the tree.
+ */
+#include "wheel.h"
+
+static inline struct hrt_timer *link_timer(struct hrt_list_node *l)
+{
+	return HRT_CONTAINER_OF(l, struct hrt_timer, hrt__off.hrt__link);
+}
+
+static inline void list_add_tail(struct hrt_list_node *h, struct hrt_list_node *l)
+{
+	l->hrt__next = h;
+	l->hrt__prev = h->hrt__prev;
+	h->hrt__prev->hrt__next = l;
+	h->hrt__prev = l;
+}
+
+static inline void list_del(struct hrt_list_node *l)
+{
+	l->hrt__prev->hrt__next = l->hrt__next;
+	l->hrt__next->hrt__prev = l->hrt__prev;
+}
+
+/* Moves all of list `from` to the end of `to`, in order; `from` ends empty. */
+static inline void list_splice_tail(struct hrt_list_node *to, struct hrt_list_node *from)
+{
+	if (hrt__list_empty(from))
+		return;
+	from->hrt__next->hrt__prev = to->hrt__prev;
+	to->hrt__prev->hrt__next = from->hrt__next;
+	from->hrt__prev->hrt__next = to;
+	to->hrt__prev = from->hrt__prev;
+	hrt__list_init(from);
+}
+
+static inline unsigned level_of(uint64_t j, uint64_t hz)
+{
+	uint64_t x = j ^ hz;
+
+	return x ? (unsigned)(63 - __builtin_clzll(x)) / HRT_WHEEL_BITS : 0;
+}
+
+static inline unsigned slot_of(uint64_t j, unsigned level)
+{
+	return (unsigned)(j >> (level * HRT_WHEEL_BITS)) & (HRT_WHEEL_SLOTS - 1);
+}
+
+/* First jiffy of slot `idx` at `level`, for horizon hz. */
+static inline uint64_t slot_start(uint64_t hz, unsigned level, unsigned idx)
+{
+	unsigned up = (level + 1) * HRT_WHEEL_BITS;     /* <= 48 */
+
+	return (hz >> up << up) | ((uint64_t)idx << (level * HRT_WHEEL_BITS));
+}
+
+void hrt__wheel_init(struct hrt_wheel *w, hrt_time_t now)
+{
+	unsigned l, i;
+
+	w->hz = hrt__wheel_jiffy(now) + 1;
+	w->count = 0;
+	w->cascades = 0;
+	for (l = 0; l < HRT_WHEEL_LEVELS; l++) {
+		w->occupied[l] = 0;
+		for (i = 0; i < HRT_WHEEL_SLOTS; i++)
+			hrt__list_init(&w->slot[l][i]);
+	}
+}
+
+/* Takes slot (level, idx) whole to the end of out. */
+static void take_slot(struct hrt_wheel *w, unsigned level, unsigned idx,
+		      struct hrt_list_node *out)
+{
+	struct hrt_list_node *h = &w->slot[level][idx];
+	struct hrt_list_node *l;
+
+	for (l = h->hrt__next; l != h; l = l->hrt__next)
+		w->count--;
+	list_splice_tail(out, h);
+	w->occupied[level] &= ~(UINT64_C(1) << idx);
+}
+
+int hrt__wheel_place(struct hrt_wheel *w, struct hrt_timer *t, struct hrt_list_node *out)
+{
+	uint64_t jh = hrt__wheel_jiffy(t->hrt__hard), js = hrt__wheel_jiffy(t->hrt__soft);
+	unsigned level, idx;
+
+	if (jh < w->hz) {               /* behind the horizon: the tree's */
+		list_add_tail(out, &t->hrt__off.hrt__link);
+		return 0;
+	}
+	level = level_of(jh, w->hz);
+	idx = slot_of(jh, level);
+	if (js >= w->hz && js >> (level * HRT_WHEEL_BITS) == jh >> (level * HRT_WHEEL_BITS)) {
+		list_add_tail(&w->slot[level][idx], &t->hrt__off.hrt__link);
+		w->occupied[level] |= UINT64_C(1) << idx;
+		w->count++;
+		return 1;
+	}
+	/* Soft expiry before the horizon or in another slot (W1): the tree,
+	 * behind the timers already waiting for the same hard expiry (W2). */
+	if (w->occupied[level] & (UINT64_C(1) << idx))
+		take_slot(w, level, idx, out);
+	list_add_tail(out, &t->hrt__off.hrt__link);
+	return 0;
+}
+
+void hrt__wheel_del(struct hrt_wheel *w, struct hrt_timer *t)
+{
+	uint64_t jh = hrt__wheel_jiffy(t->hrt__hard);
+	unsigned level = level_of(jh, w->hz), idx = slot_of(jh, level);
+	struct hrt_list_node *h = &w->slot[level][idx];
+
+	list_del(&t->hrt__off.hrt__link);
+	if (hrt__list_empty(h))
+		w->occupied[level] &= ~(UINT64_C(1) << idx);
+	w->count--;
+}
+
+void hrt__wheel_advance(struct hrt_wheel *w, uint64_t hz, struct hrt_list_node *out)
+{
+	struct hrt_list_node redo;
+	uint64_t old = w->hz;
+	unsigned level;
+
+	if (hz <= old)
+		return;
+	/*
+	 * Classify every occupied slot against the old layout: wholly below
+	 * the new horizon (to out), holding it (cascade: re-placed below), or
+	 * above it, where the new layout puts it in the same slot (it shares
+	 * the bits above its level with both horizons).
+	 */
+	hrt__list_init(&redo);
+	for (level = 0; level < HRT_WHEEL_LEVELS; level++) {
+		uint64_t bits = w->occupied[level], width = UINT64_C(1) << (level * HRT_WHEEL_BITS);
+
+		while (bits) {
+			unsigned idx = (unsigned)__builtin_ctzll(bits);
+			uint64_t a = slot_start(old, level, idx);
+
+			bits &= bits - 1;
+			if (a + width <= hz)
+				take_slot(w, level, idx, out);
+			else if (a <= hz && level > 0)
+				take_slot(w, level, idx, &redo);
+		}
+	}
+	w->hz = hz;
+	while (!hrt__list_empty(&redo)) {
+		struct hrt_list_node *l = redo.hrt__next;
+
+		list_del(l);
+		if (hrt__wheel_place(w, link_timer(l), out))
+			w->cascades++;
+	}
+}
+
+hrt_time_t hrt__wheel_first(const struct hrt_wheel *w)
+{
+	unsigned level;
+
+	if (!w->count)
+		return HRT_TIME_MAX;
+	for (level = 0; level < HRT_WHEEL_LEVELS; level++)
+		if (w->occupied[level])
+			return hrt__wheel_time(slot_start(w->hz, level,
+					       (unsigned)__builtin_ctzll(w->occupied[level])));
+	return HRT_TIME_MAX;    /* not reached: count says otherwise */
+}
+
+void hrt__wheel_pull_first(struct hrt_wheel *w, struct hrt_list_node *out)
+{
+	struct hrt_list_node *tail = out->hrt__prev;
+
+	while (w->count && out->hrt__prev == tail) {
+		unsigned level = 0;
+		uint64_t a;
+
+		while (!w->occupied[level])
+			level++;
+		a = slot_start(w->hz, level, (unsigned)__builtin_ctzll(w->occupied[level]));
+		/* Level 0: one jiffy, past it.  Above: to its start, which
+		 * cascades it into the levels below. */
+		hrt__wheel_advance(w, level ? a : a + 1, out);
+	}
+}
+
+void hrt__wheel_take_all(struct hrt_wheel *w, struct hrt_list_node *out)
+{
+	unsigned level;
+
+	for (level = 0; level < HRT_WHEEL_LEVELS; level++)
+		while (w->occupied[level])
+			take_slot(w, level, (unsigned)__builtin_ctzll(w->occupied[level]), out);
+}
+
+const char *hrt__wheel_check(const struct hrt_wheel *w,
+			     int (*ok)(const struct hrt_timer *t, const void *ctx),
+			     const void *ctx)
+{
+	size_t count = 0;
+	unsigned level, idx;
+
+	for (level = 0; level < HRT_WHEEL_LEVELS; level++) {
+		for (idx = 0; idx < HRT_WHEEL_SLOTS; idx++) {
+			const struct hrt_list_node *h = &w->slot[level][idx], *l, *prev = h;
+			int bit = !!(w->occupied[level] & (UINT64_C(1) << idx));
+
+			if (bit != !hrt__list_empty(h))
+				return "wheel occupancy bit wrong";
+			for (l = h->hrt__next; l != h; prev = l, l = l->hrt__next) {
+				const struct hrt_timer *t;
+				uint64_t jh, js;
+
+				if (!l || l->hrt__prev != prev)
+					return "wheel slot list broken";
+				if (++count > w->count)
+					return "wheel count wrong";
+				t = link_timer((struct hrt_list_node *)l);
+				jh = hrt__wheel_jiffy(t->hrt__hard);
+				js = hrt__wheel_jiffy(t->hrt__soft);
+				if (jh < w->hz || js < w->hz || t->hrt__soft > t->hrt__hard)
+					return "wheel timer behind the horizon";
+				if (level_of(jh, w->hz) != level || slot_of(jh, level) != idx)
+					return "wheel timer in the wrong slot";
+				if (js >> (level * HRT_WHEEL_BITS) != jh >> (level * HRT_WHEEL_BITS))
+					return "wheel timer's soft expiry in another slot";
+				if (ok(t, ctx))
+					return "wheel timer with a wrong state word";
+			}
+			if (h->hrt__prev != prev)
+				return "wheel slot back link wrong";
+		}
+	}
+	return count == w->count ? NULL : "wheel count wrong";
+}

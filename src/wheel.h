@@ -1,0 +1,102 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * wheel.h - far timers (internal): a hierarchical timing wheel that keeps
+ * timers which cannot matter before the horizon out of the tree, so that
+ * starting, cancelling and re-arming them is a list link and unlink.  The
+ * tree (queue.h) pays its log n only for timers that survive until near.
+ *
+ * Keys are jiffies: j(t) = ((uint64_t)t ^ 2^63) >> HRT_WHEEL_SHIFT, an
+ * order-preserving map of the signed nanosecond time.  The horizon hz is a
+ * jiffy.  Level L has 64 slots of 64^L jiffies; a timer whose hard expiry
+ * has jiffy jh sits at level L = msb(jh ^ hz) / 6, slot (jh >> 6L) & 63, so
+ * every jiffy maps to exactly one slot and slots of lower levels hold
+ * earlier jiffies.  Invariants (hrt__wheel_check):
+ *
+ *  W1. every timer in the wheel has j(hard) >= hz, and its soft expiry lies
+ *      in the same slot as its hard one: soft >= the slot's first instant
+ *      >= the horizon's.  So a pass at now < start(hz) finds every
+ *      soft-expired timer in the tree, and no bucket scan is needed.
+ *  W2. a timer that goes to the tree while its hard jiffy is >= hz first
+ *      takes the slot holding that jiffy with it (hrt__wheel_place), so
+ *      of two timers with equal hard expiry, the one in the tree was always
+ *      started first: the tree's insertion order stays FIFO.
+ *
+ * Timers leave the wheel in slot order on a list ("out"), which the base
+ * inserts into the tree in that order.  No allocation: the slots belong to
+ * the base.  No locking: the base serialises.
+ */
+#ifndef HRT_WHEEL_H
+#define HRT_WHEEL_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "hrt.h"
+
+#define HRT_WHEEL_SHIFT  20             /* a jiffy: 2^20 ns, about 1.05 ms */
+#define HRT_WHEEL_BITS   6
+#define HRT_WHEEL_SLOTS  (1u << HRT_WHEEL_BITS)
+#define HRT_WHEEL_LEVELS 8              /* 8 * 6 = 48 >= the 44 bits of a jiffy */
+
+struct hrt_wheel {
+	uint64_t hz;                            /* the horizon (a jiffy) */
+	uint64_t occupied[HRT_WHEEL_LEVELS];    /* bit i: slot i is not empty */
+	size_t count;
+	uint64_t cascades;                      /* timers re-placed inside the wheel */
+	struct hrt_list_node slot[HRT_WHEEL_LEVELS][HRT_WHEEL_SLOTS];
+};
+
+static inline uint64_t hrt__wheel_jiffy(hrt_time_t t)
+{
+	return ((uint64_t)t ^ (UINT64_C(1) << 63)) >> HRT_WHEEL_SHIFT;
+}
+
+/* The first instant of jiffy j. */
+static inline hrt_time_t hrt__wheel_time(uint64_t j)
+{
+	return (hrt_time_t)((j << HRT_WHEEL_SHIFT) ^ (UINT64_C(1) << 63));
+}
+
+/* The first instant of the horizon: every wheel timer's soft and hard
+ * expiries are >= it. */
+static inline hrt_time_t hrt__wheel_horizon(const struct hrt_wheel *w)
+{
+	return hrt__wheel_time(w->hz);
+}
+
+/* An empty list (the "out" lists). */
+static inline void hrt__list_init(struct hrt_list_node *h)
+{
+	h->hrt__next = h->hrt__prev = h;
+}
+
+static inline int hrt__list_empty(const struct hrt_list_node *h)
+{
+	return h->hrt__next == h;
+}
+
+void hrt__wheel_init(struct hrt_wheel *w, hrt_time_t now);
+/* t (on no structure, its expiries set) into the wheel: 1.  Else 0, and t
+ * goes to the end of out, after the slot W2 takes (out may hold timers
+ * already). */
+int hrt__wheel_place(struct hrt_wheel *w, struct hrt_timer *t, struct hrt_list_node *out);
+void hrt__wheel_del(struct hrt_wheel *w, struct hrt_timer *t);
+/* Horizon to hz (if later): every timer whose hard jiffy is < hz, and every
+ * one that no longer fits a slot, to out. */
+void hrt__wheel_advance(struct hrt_wheel *w, uint64_t hz, struct hrt_list_node *out);
+/* The first instant of the earliest non-empty slot (<= every hard expiry
+ * in the wheel), HRT_TIME_MAX if empty. */
+hrt_time_t hrt__wheel_first(const struct hrt_wheel *w);
+/* Moves timers to out, at least one unless the wheel is empty: advances
+ * the horizon to the earliest slot, cascading it, until something leaves.
+ * The earliest hard expiry of the wheel is then in out, or still >=
+ * hrt__wheel_first(): callers compare again. */
+void hrt__wheel_pull_first(struct hrt_wheel *w, struct hrt_list_node *out);
+/* Everything to out (slot by slot: FIFO per hard expiry holds). */
+void hrt__wheel_take_all(struct hrt_wheel *w, struct hrt_list_node *out);
+/* NULL, or which invariant is broken.  Calls ok(t, ctx) on every timer:
+ * nonzero fails the check with "wheel timer with a wrong state word". */
+const char *hrt__wheel_check(const struct hrt_wheel *w,
+			     int (*ok)(const struct hrt_timer *t, const void *ctx),
+			     const void *ctx);
+
+#endif /* HRT_WHEEL_H */
