@@ -59,17 +59,14 @@
 #include <unistd.h>
 
 #include "hrt.h"
+#include "device.h"
+#include "timerfd.h"
 #include "../tests/wakeups.h"   /* the workload, shared with tests/test_wakeups.c */
 
 #define MS WK_MS
 #define GRACE (3000 * MS)       /* past the last hard expiry: the watchdog stops the loop */
 #define MAX_REPS 20
 #define MAX_N 1000000
-
-/* Seams (src/timerfd.c). */
-extern ssize_t (*hrt__timerfd_read)(int fd, void *buf, size_t len);
-extern int (*hrt__timerfd_settime)(int fd, int flags, const struct itimerspec *new_value,
-				   struct itimerspec *old_value);
 
 /* With -Wl,--wrap=epoll_wait every epoll_wait call (the library's included)
  * comes here and __real_epoll_wait is the libc one; without it nothing
@@ -78,21 +75,22 @@ extern int __real_epoll_wait(int epfd, struct epoll_event *ev, int max, int time
 	__attribute__((weak));
 int __wrap_epoll_wait(int epfd, struct epoll_event *ev, int max, int timeout);
 
-static ssize_t (*real_read)(int, void *, size_t);
-static int (*real_settime)(int, int, const struct itimerspec *, struct itimerspec *);
 static uint64_t n_read, n_settime, n_epoll;
 
 static ssize_t count_read(int fd, void *buf, size_t len)
 {
 	n_read++;
-	return real_read(fd, buf, len);
+	return read(fd, buf, len);
 }
 
 static int count_settime(int fd, int flags, const struct itimerspec *nv, struct itimerspec *ov)
 {
 	n_settime++;
-	return real_settime(fd, flags, nv, ov);
+	return timerfd_settime(fd, flags, nv, ov);
 }
+
+/* The base's timerfd device counts its system calls (src/timerfd.h). */
+static const struct hrt_timerfd_sys count_sys = { count_read, count_settime };
 
 int __wrap_epoll_wait(int epfd, struct epoll_event *ev, int max, int timeout)
 {
@@ -125,6 +123,7 @@ static struct run run_once(struct wk_set *set, enum hrt_greedy policy, double *l
 		fprintf(stderr, "cannot set up a CLOCK_MONOTONIC base\n");
 		exit(1);
 	}
+	hrt__timerfd_set_sys(hrt__base_device(b), &count_sys);
 	n_read = n_settime = n_epoll = 0;
 	t0 = wk_now();
 	if (wk_start(set, b, t0)) {
@@ -476,11 +475,6 @@ int main(int argc, char **argv)
 		ns[nn++] = 1000;
 		ns[nn++] = 10000;
 	}
-	real_read = hrt__timerfd_read;
-	real_settime = hrt__timerfd_settime;
-	hrt__timerfd_read = count_read;
-	hrt__timerfd_settime = count_settime;
-
 	if (csv)
 		print_csv_header();
 	else
@@ -512,7 +506,5 @@ int main(int argc, char **argv)
 	failed |= ra_report(csv, reps, 20 * MS, seed);
 	if (!csv && !have_epoll_count())
 		printf("\nep: not counted (link with -Wl,--wrap=epoll_wait)\n");
-	hrt__timerfd_read = real_read;
-	hrt__timerfd_settime = real_settime;
 	return failed;
 }

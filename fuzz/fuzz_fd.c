@@ -3,9 +3,9 @@
  * fuzz_fd.c - drives the wake-up device (timerfd.c) from a byte stream:
  * starts, cancels and passes on two real-clock bases with their fds, and
  * dispatches whose timerfd read and settime results the input chooses
- * through the seams (fired, EAGAIN, ECANCELED, EBADF; settime failing).
+ * through its devices' system-call tables (fired, EAGAIN, ECANCELED, EBADF; settime failing).
  *
- * The seams never touch a real fd, so the only outside input is the clock.
+ * The fakes never touch a real fd, so the only outside input is the clock.
  * After every operation the device contract is checked and any break
  * aborts (the finding):
  *  - the last successful settime is exactly what next_event asks for:
@@ -23,10 +23,8 @@
 #include <time.h>
 
 #include "hrt.h"
-
-extern ssize_t (*hrt__timerfd_read)(int fd, void *buf, size_t len);
-extern int (*hrt__timerfd_settime)(int fd, int flags, const struct itimerspec *new_value,
-				   struct itimerspec *old_value);
+#include "device.h"
+#include "timerfd.h"
 
 #define NT 12
 
@@ -146,15 +144,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static const int errs[] = { 0, EAGAIN, ECANCELED, EBADF, EINTR };
 	static const clockid_t clocks[] = { CLOCK_MONOTONIC, CLOCK_REALTIME, CLOCK_BOOTTIME };
-	ssize_t (*real_read)(int, void *, size_t) = hrt__timerfd_read;
-	int (*real_settime)(int, int, const struct itimerspec *, struct itimerspec *) =
-		hrt__timerfd_settime;
+	static const struct hrt_timerfd_sys fake_sys = { fake_read, fake_settime };
 
 	in = data;
 	left = size;
 	read_result = settime_fail = 0;
-	hrt__timerfd_read = fake_read;
-	hrt__timerfd_settime = fake_settime;
 	for (int i = 0; i < 2; i++) {
 		bases[i] = hrt_base_new(clocks[byte() % 3]);
 		if (!bases[i])
@@ -164,6 +158,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		devs[i].fd = hrt_base_fd(bases[i]);
 		if (devs[i].fd < 0)
 			abort();
+		/* Each base's device makes its system calls through the fakes. */
+		hrt__timerfd_set_sys(hrt__base_device(bases[i]), &fake_sys);
 		check(i);
 	}
 	for (int i = 0; i < NT; i++)
@@ -224,7 +220,5 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		check(i);
 		hrt_base_free(bases[i]);
 	}
-	hrt__timerfd_read = real_read;
-	hrt__timerfd_settime = real_settime;
 	return 0;
 }

@@ -11,21 +11,143 @@
  * both locks, taken in address order.  A callback runs with its timer off
  * the queue; the pass holds no iterator across it and re-evaluates "the
  * next timer to run" from scratch afterwards.
+ *
+ * The wake-up device (device.h) sits below: the base arms it for its
+ * earliest hard expiry (base_wakeup_update) and its handler comes back
+ * through one entry point, hrt__base_wakeup, which counts the wake-up,
+ * runs the pass and re-arms in one critical section.  Every field of a
+ * base and every lock of it live here; timerfd.c owns only its fd, loop.c
+ * only its epoll, eventfd and stop.
  */
 #include <errno.h>
 #include <stdlib.h>
+#include <sys/resource.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "base.h"
+#include "loop.h"
+#include "queue.h"
+#include "timerfd.h"
+#include "wheel.h"
+
+/* State bits in the low bits of timer->hrt__base_state (bases are 64-aligned). */
+#define HRT_ST_QUEUED   1u      /* in the queue or the pending queue */
+#define HRT_ST_PENDING  2u      /* in the pending queue (only during a pass) */
+#define HRT_ST_WHEEL    4u      /* in the wheel (far: not in a tree) */
+#define HRT_ST_MASK     63u
+
+struct hrt_base {
+	pthread_mutex_t lock;           /* unused by an unlocked base */
+	int unlocked;                   /* HRT_BASE_UNLOCKED */
+	const void *owner;              /* unlocked: &hrt__walking of its thread */
+	pthread_cond_t done;            /* a callback returned (cancel waits) */
+	struct hrt_queue queue;
+
+	/* Pass state. */
+	struct hrt_timer *running;      /* callback in progress, or NULL */
+	pthread_t pass_thread;          /* valid while in_pass */
+	int in_pass;
+	unsigned waiters;               /* threads waiting on `done` */
+	uint64_t pass_id;               /* unique over all bases */
+	/*
+	 * Timers queued during a pass once a timer that already ran in it was
+	 * re-queued.  The ones that ran are queued "excluded", so no search of
+	 * this pass finds them; the others may still run in it.  All of them
+	 * were queued after everything in `queue`, so at the end of the pass
+	 * moving them over in order keeps equal hard expiries FIFO.
+	 */
+	struct hrt_queue pend;
+	/*
+	 * Far timers (wheel.h): start, cancel and re-arm of a timer that is not
+	 * near are O(1) list operations (most timeouts never fire).  A pass
+	 * first moves the horizon past its `now`, so every timer it can run is
+	 * in `queue` or `pend`.
+	 */
+	struct hrt_wheel wheel;
+
+	clockid_t clock;
+	int greedy;
+	hrt_time_t vnow;                /* virtual bases: the time */
+	struct hrt_stats stats;
+
+	/* Wake-up device (device.h); NULL for a virtual base and until
+	 * hrt_base_fd.  Read without the lock by dispatch (acquire). */
+	struct hrt_device *dev;
+	hrt_time_t armed;               /* what dev is armed for; MAX: disarmed */
+	int arm_err;                    /* last arm: 0 or -errno (armed EXPIRED) */
+	unsigned fork_gen;              /* hrt__fork_gen when made (fork: -ECHILD) */
+	int coalesce;                   /* HRT_COALESCE / hrt_base_set_coalesce */
+	struct hrt_loop loop;           /* hrt_base_loop's (loop.c) */
+} __attribute__((aligned(64)));
+
+/* `armed` when the device has fired and must be re-armed whatever follows. */
+#define HRT_ARMED_EXPIRED (-HRT_TIME_MAX)
+
+/* The base whose hrt_base_walk_tree callback this thread is in (its lock
+ * is held), or NULL.  Queries of it skip the lock; changes are refused. */
+#if defined(__GNUC__)
+#define HRT_TLS_IE __attribute__((tls_model("initial-exec")))   /* no call in the .so */
+#else
+#define HRT_TLS_IE
+#endif
+static _Thread_local const struct hrt_base *hrt__walking HRT_TLS_IE;
+
+/* An unlocked base's thread is named by the address of its hrt__walking:
+ * one %fs-relative lea, no call, so the owner check is on in every build. */
+static inline int base_foreign(const struct hrt_base *b)
+{
+	return b->unlocked && b->owner != (const void *)&hrt__walking;
+}
+
+static inline void base_lock(const struct hrt_base *b)
+{
+	if (!b->unlocked)
+		pthread_mutex_lock((pthread_mutex_t *)&b->lock);
+}
+
+static inline void base_unlock(const struct hrt_base *b)
+{
+	if (!b->unlocked)
+		pthread_mutex_unlock((pthread_mutex_t *)&b->lock);
+}
+
+static inline int base_is_virtual(const struct hrt_base *b)
+{
+	return b->clock == HRT_CLOCK_VIRTUAL;
+}
+
+/* Bumped in the child of every fork() (pthread_atfork): a base whose
+ * fork_gen differs was made by an ancestor and shares its timerfd. */
+static unsigned hrt__fork_gen;
+
+static inline int base_is_forked(const struct hrt_base *b)
+{
+	return b->fork_gen != __atomic_load_n(&hrt__fork_gen, __ATOMIC_RELAXED);
+}
+
+
+/* Entry check of the calls that use the fds: -EDEADLK from a
+ * hrt_base_walk_tree callback (the lock is held), -ECHILD in a child
+ * forked after the base was made (the fds are the parent's). */
+static inline int base_fd_entry(const struct hrt_base *b)
+{
+	if (base_foreign(b))
+		return -EPERM;
+	if (hrt__walking)
+		return -EDEADLK;
+	return base_is_forked(b) ? -ECHILD : 0;
+}
+
+static hrt_time_t hrt__base_next_locked(struct hrt_base *b);
+static void base_wakeup_update(struct hrt_base *b);
+static int coalesce_from_env(void);
 
 /* Pass numbers are unique across bases, so "ran in this pass" needs no
  * base comparison. */
 static uint64_t pass_counter;
 
-unsigned hrt__fork_gen;
-_Thread_local const struct hrt_base *hrt__walking HRT_TLS_IE;
 static pthread_once_t atfork_once = PTHREAD_ONCE_INIT;
 
 static void atfork_child(void)
@@ -162,12 +284,15 @@ HRT_EXTERN struct hrt_base *hrt_base_new_flags(clockid_t clock, unsigned flags)
 	b->unlocked = !!(flags & HRT_BASE_UNLOCKED);
 	b->owner = &hrt__walking;
 	b->greedy = greedy_from_env();
-	b->coalesce = hrt__coalesce_from_env();
-	b->tfd = b->epfd = b->efd = -1;
+	b->coalesce = coalesce_from_env();
 	b->armed = HRT_TIME_MAX;
 	b->fork_gen = __atomic_load_n(&hrt__fork_gen, __ATOMIC_RELAXED);
+	if (hrt__loop_init(&b->loop, b->unlocked))
+		goto out_cond;
 	return b;
 
+out_cond:
+	pthread_cond_destroy(&b->done);
 out_mutex:
 	pthread_mutex_destroy(&b->lock);
 out_free:
@@ -190,11 +315,13 @@ HRT_EXTERN int hrt_base_free(struct hrt_base *b)
 	/* Queued timers, a pass (a callback of this base, or another thread's
 	 * pass), a loop or a waiting cancel: freeing would leave them dangling. */
 	busy = b->queue.count || b->pend.count || b->wheel.count || b->in_pass ||
-	       b->looping || b->waiters;
+	       b->waiters || hrt__loop_busy(&b->loop);
 	base_unlock(b);
 	if (busy)
 		return -EBUSY;
-	hrt__wakeup_close(b);
+	if (b->dev)
+		b->dev->ops->close(b->dev);
+	hrt__loop_fini(&b->loop);
 	pthread_cond_destroy(&b->done);
 	pthread_mutex_destroy(&b->lock);
 	free(b);
@@ -295,7 +422,7 @@ static void wheel_advance(struct hrt_base *b, hrt_time_t now)
 	enqueue_out(b, &out, NULL);
 }
 
-hrt_time_t hrt__base_next_locked(struct hrt_base *b)
+static hrt_time_t hrt__base_next_locked(struct hrt_base *b)
 {
 	for (;;) {
 		struct hrt_timer *t = hrt__queue_first(&b->queue), *p = hrt__queue_first(&b->pend);
@@ -651,22 +778,19 @@ static void run_one(struct hrt_base *b, struct hrt_timer *t, hrt_time_t now)
 		pthread_cond_broadcast(&b->done);
 }
 
-HRT_EXTERN size_t hrt_base_run(struct hrt_base *b, hrt_time_t now, int idle)
+/* Lock held (and held again on return): the pass at `now`, then the
+ * re-arm; 0 if another pass runs. */
+static size_t run_locked(struct hrt_base *b, hrt_time_t now, int idle)
 {
 	struct hrt_timer *t;
 	uint64_t unused = 0;
 	size_t n = 0;
 	int greedy;
 
-	if (!b || hrt__walking || base_foreign(b))
-		return 0;
 	if (now > HRT_QUEUE_NOW_MAX)    /* soft expiries from here on mean never */
 		now = HRT_QUEUE_NOW_MAX;
-	base_lock(b);
-	if (b->in_pass) {
-		base_unlock(b);
+	if (b->in_pass)
 		return 0;
-	}
 	if (base_is_virtual(b) && now > b->vnow)
 		__atomic_store_n(&b->vnow, now, __ATOMIC_RELAXED);
 	b->in_pass = 1;
@@ -721,6 +845,17 @@ HRT_EXTERN size_t hrt_base_run(struct hrt_base *b, hrt_time_t now, int idle)
 	}
 	b->in_pass = 0;
 	base_wakeup_update(b);
+	return n;
+}
+
+HRT_EXTERN size_t hrt_base_run(struct hrt_base *b, hrt_time_t now, int idle)
+{
+	size_t n;
+
+	if (!b || hrt__walking || base_foreign(b))
+		return 0;
+	base_lock(b);
+	n = run_locked(b, now, idle);
 	base_unlock(b);
 	return n;
 }
@@ -881,7 +1016,7 @@ HRT_EXTERN int hrt_base_check(struct hrt_base *b, char *why, size_t len)
 
 /* Coalesced sleep: the switch and the wake-up window (issue 13) ----------- */
 
-int hrt__coalesce_from_env(void)
+static int coalesce_from_env(void)
 {
 	const char *s = getenv("HRT_COALESCE");
 
@@ -923,8 +1058,8 @@ static void window_walk(const struct hrt_rb_node *n, hrt_time_t hard,
 
 #define HRT_WINDOW_VISITS 64
 
-int hrt__base_window_locked(struct hrt_base *b, hrt_time_t *owner,
-			    hrt_time_t *soft, hrt_time_t *hard)
+static int window_locked(struct hrt_base *b, hrt_time_t *owner,
+			 hrt_time_t *soft, hrt_time_t *hard)
 {
 	unsigned budget = HRT_WINDOW_VISITS;
 	struct hrt_timer *t;
@@ -953,6 +1088,26 @@ static hrt_time_t slack_round_down(hrt_time_t x)
 	int k = 63 - __builtin_clzll((unsigned long long)x);
 
 	return k < 3 ? x : x & ~(((hrt_time_t)1 << (k - 2)) - 1);
+}
+
+int hrt__base_window(struct hrt_base *b, hrt_time_t *owner, hrt_time_t *soft,
+		     hrt_time_t *hard)
+{
+	int have;
+
+	base_lock(b);
+	have = window_locked(b, owner, soft, hard);
+	base_unlock(b);
+	return have;
+}
+
+int hrt__slack_div(void)
+{
+	int nice;
+
+	errno = 0;
+	nice = getpriority(PRIO_PROCESS, 0);    /* this thread's, on Linux */
+	return errno == 0 && nice > 0 ? 200 : 1000;
 }
 
 int hrt__coalesce_plan(hrt_time_t now, hrt_time_t owner, hrt_time_t soft,
@@ -988,7 +1143,7 @@ HRT_EXTERN int hrt_base_wait_window(struct hrt_base *b, hrt_time_t *soft, hrt_ti
 	if (base_foreign(b))
 		return -EPERM;
 	base_lock(b);
-	have = hrt__base_window_locked(b, &owner, &s, &h);
+	have = window_locked(b, &owner, &s, &h);
 	base_unlock(b);
 	if (!have) {
 		*soft = *hard = HRT_TIME_MAX;
@@ -1002,4 +1157,179 @@ HRT_EXTERN int hrt_base_wait_window(struct hrt_base *b, hrt_time_t *soft, hrt_ti
 	*soft = until;
 	*hard = until + slack;
 	return 1;
+}
+
+/* The wake-up device --------------------------------------------------- */
+
+/* Lock held: program the device for `when`.  A failure marks it expired,
+ * so the next update (or dispatch, or the loop's retry) tries again. */
+static void device_arm(struct hrt_base *b, hrt_time_t when)
+{
+	int r = b->dev->ops->arm(b->dev, when);
+
+	if (r < 0) {
+		b->arm_err = r;
+		b->armed = HRT_ARMED_EXPIRED;
+		return;
+	}
+	b->armed = when;
+	b->arm_err = 0;
+	if (r != HRT_DEV_NOTED)
+		b->stats.reprograms++;
+	if (r == HRT_DEV_JUMPED)
+		b->stats.clock_jumps++;
+}
+
+/*
+ * Lock held: keep the device armed at the earliest hard expiry.  Only a
+ * change of that instant costs an arm, so a start that does not become the
+ * earliest, or a cancel of a later timer, costs no system call.  The pass
+ * re-arms once at its end, so nothing is done while it runs; in a forked
+ * child the device is the parent's and never touched.
+ */
+static void base_wakeup_update(struct hrt_base *b)
+{
+	if (b->dev && !b->in_pass && !base_is_forked(b)) {
+		hrt_time_t when = hrt__base_next_locked(b);
+
+		if (when < 1)           /* armed as 1 ns (0 disarms a timerfd), so */
+			when = 1;       /* never equal to HRT_ARMED_EXPIRED either */
+		if (when != b->armed)
+			device_arm(b, when);
+	}
+}
+
+int hrt__base_fd_entry(const struct hrt_base *b)
+{
+	return base_fd_entry(b);
+}
+
+struct hrt_loop *hrt__base_loop(struct hrt_base *b)
+{
+	return &b->loop;
+}
+
+struct hrt_device *hrt__base_device(struct hrt_base *b)
+{
+	return __atomic_load_n(&b->dev, __ATOMIC_ACQUIRE);
+}
+
+struct hrt_device *hrt__base_set_device(struct hrt_base *b, struct hrt_device *d, int holds)
+{
+	struct hrt_device *old;
+
+	base_lock(b);
+	old = b->dev;
+	__atomic_store_n(&b->dev, d, __ATOMIC_RELEASE);
+	if (holds == HRT_DEV_NEW)
+		b->armed = HRT_TIME_MAX;
+	else if (holds != HRT_DEV_SAME)
+		b->armed = HRT_ARMED_EXPIRED;
+	base_wakeup_update(b);
+	base_unlock(b);
+	return old;
+}
+
+HRT_EXTERN int hrt_base_fd(struct hrt_base *b)
+{
+	struct hrt_device *d;
+	int fd;
+
+	if (!b || base_is_virtual(b))
+		return -EINVAL;
+	if ((fd = base_fd_entry(b)))
+		return fd;
+	base_lock(b);
+	if (!b->dev) {
+		d = hrt__timerfd_new(b->clock, NULL);
+		if (!d) {
+			fd = -errno;
+			base_unlock(b);
+			return fd;
+		}
+		__atomic_store_n(&b->dev, d, __ATOMIC_RELEASE);
+		b->armed = HRT_TIME_MAX;        /* a new timerfd is disarmed */
+		base_wakeup_update(b);
+	}
+	fd = b->dev->ops->fd(b->dev);
+	base_unlock(b);
+	return fd;
+}
+
+/*
+ * One critical section per wake-up.  The clock is read after the device
+ * was drained, so the pass never runs at an instant earlier than the
+ * expiry that woke it: a late wake-up can only merge passes, never add one.
+ * An ack that found nothing (another thread re-armed the device between
+ * the host's poll and the read, e.g. by cancelling the timer it fired for)
+ * runs no pass unless something is hard-due or the last arm failed: the
+ * device did not fire, so there is no interrupt to answer.
+ */
+ssize_t hrt__base_wakeup(struct hrt_base *b, int event, int idle)
+{
+	hrt_time_t now;
+	size_t n = 0;
+	int due, err;
+
+	base_lock(b);
+	now = hrt__clock_now(b->clock);
+	if (event == HRT_DEV_FIRED) {
+		b->stats.wakeups++;
+		b->armed = HRT_ARMED_EXPIRED;   /* fired: any next instant re-arms */
+		due = 1;
+	} else if (event == -ECANCELED) {
+		b->stats.clock_jumps++;
+		b->armed = HRT_ARMED_EXPIRED;   /* re-arm: renews CANCEL_ON_SET */
+		due = 1;
+	} else {
+		due = b->armed == HRT_ARMED_EXPIRED || hrt__base_next_locked(b) <= now;
+	}
+	if (due)
+		n = run_locked(b, now, idle);   /* re-arms at its end */
+	base_wakeup_update(b);                  /* retries an arm that failed */
+	err = b->armed == HRT_ARMED_EXPIRED ? b->arm_err : 0;
+	base_unlock(b);
+	return err ? err : (ssize_t)n;
+}
+
+ssize_t hrt__base_dispatch(struct hrt_base *b, int idle, int *read_err)
+{
+	struct hrt_device *d;
+	int err, ev;
+
+	*read_err = 0;
+	if ((err = base_fd_entry(b)))
+		return err;
+	d = hrt__base_device(b);
+	if (!d)
+		return -EINVAL;
+	ev = d->ops->ack(d);
+	if (ev < 0 && ev != -ECANCELED) {       /* EBADF: the host closed our fd */
+		*read_err = ev;
+		return ev;
+	}
+	return hrt__base_wakeup(b, ev, idle);
+}
+
+HRT_EXTERN ssize_t hrt_base_dispatch(struct hrt_base *b, int idle)
+{
+	int read_err;
+
+	if (!b)
+		return -EINVAL;
+	return hrt__base_dispatch(b, idle, &read_err);
+}
+
+int hrt__base_rearm(struct hrt_base *b)
+{
+	int err;
+
+	base_lock(b);
+	if (b->armed == HRT_ARMED_EXPIRED)
+		base_wakeup_update(b);
+	/* EXPIRED without an arm error: the device fired and a pass running
+	 * on another thread re-arms at its end (a failure there pokes us). */
+	err = b->armed == HRT_ARMED_EXPIRED ? b->arm_err : 0;
+	base_unlock(b);
+	return err;
 }

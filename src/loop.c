@@ -1,12 +1,15 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * loop.c - a standalone loop for programs without an event loop: epoll on
- * the base's timerfd and on an eventfd that hrt_base_stop() writes.
+ * the base's timerfd and on an eventfd that hrt_base_stop() writes.  It
+ * owns the epoll, the eventfd and the stop (struct hrt_loop, loop.h), and
+ * takes no base lock: it calls the base's entry points (base.h), and while
+ * it runs it is the base's device, stacked on the timerfd (loop.h).
  *
  * Two ways to sleep.  The timerfd path: starts and cancels from other
  * threads need no wake-up of their own, they re-arm the timerfd and the
  * epoll_wait already blocked on it sees the new instant; only a failed
- * re-arm writes the eventfd (timerfd.c), so the loop can retry it.
+ * re-arm writes the eventfd (loop_arm), so the loop can retry it.
  *
  * The coalesced path (default on CLOCK_MONOTONIC bases): after each pass
  * the loop computes the window and sleeps in epoll_pwait2 with the
@@ -26,10 +29,16 @@
  * sleep is the exact timerfd one.  The kernel reads its clock after ours,
  * so a sleep may end up to a system call's latency after H: that is the
  * OS's lateness, as a late timerfd is.  A start from another thread that
- * moves H before the current sleep's end pokes the eventfd (timerfd.c) in
+ * moves H before the current sleep's end pokes the eventfd (loop_arm) in
  * place of the re-arm it would have cost; a cancel costs nothing (the loop
  * wakes in the old window, finds nothing and plans again).  ENOSYS from
  * epoll_pwait2 (Linux < 5.11) switches the base to the timerfd path.
+ *
+ * The loop's own small lock (none on an unlocked base) guards only its
+ * fields: the sleep it plans and the device it stacks on, which a start
+ * from another thread reads through loop_arm.  It is innermost: loop_arm
+ * takes it under the base lock, and the loop never holds it while it calls
+ * the base, so the two locks cannot be taken in the other order.
  *
  * The thread is idle whenever it wakes from waiting, so every pass here
  * passes idle = 1 (the IDLE policy walks greedily).  One loop per base at a
@@ -38,74 +47,190 @@
 #include <errno.h>
 #include <signal.h>
 #include <stdint.h>
+#include <string.h>
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
-#include <sys/timerfd.h>
 #include <unistd.h>
 
 #include "base.h"
+#include "loop.h"
 
-static int loop_setup(struct hrt_base *b, int tfd)
+static inline void loop_lock(struct hrt_loop *l)
+{
+	if (!l->unlocked)
+		pthread_mutex_lock(&l->lock);
+}
+
+static inline void loop_unlock(struct hrt_loop *l)
+{
+	if (!l->unlocked)
+		pthread_mutex_unlock(&l->lock);
+}
+
+/* Loop lock held: wake the loop's epoll_wait. */
+static void poke(struct hrt_loop *l)
+{
+	uint64_t one = 1;
+
+	if (l->efd >= 0 && write(l->efd, &one, sizeof(one)) < 0) {
+		/* EAGAIN: the counter is already non-zero, a wake is due. */
+	}
+}
+
+/* The loop as the base's device ------------------------------------------ */
+
+static inline struct hrt_loop *to_loop(const struct hrt_device *d)
+{
+	return HRT_CONTAINER_OF(d, struct hrt_loop, dev);
+}
+
+/*
+ * Called by the base, its lock held.  Coalescing, the timerfd stays the
+ * loop's: a new earliest hard expiry before the end of the current sleep
+ * pokes the loop (once) to plan again, in place of the re-arm it would
+ * have cost; a later one costs nothing.  Otherwise the arm goes to the
+ * timerfd; the first failure in a row pokes the loop, which wakes from an
+ * epoll_wait that would never end (the fd keeps its old instant, or none)
+ * and retries with its backoff (which further pokes would cut short).
+ */
+static int loop_arm(struct hrt_device *d, hrt_time_t when)
+{
+	struct hrt_loop *l = to_loop(d);
+	int r = HRT_DEV_NOTED;
+
+	loop_lock(l);
+	if (l->coalescing) {
+		if (l->sleeping && when < l->sleep_hard) {
+			l->sleeping = 0;
+			poke(l);
+		}
+	} else {
+		r = l->below->ops->arm(l->below, when);
+		if (r < 0 && !l->arm_failed)
+			poke(l);
+		l->arm_failed = r < 0;
+	}
+	loop_unlock(l);
+	return r;
+}
+
+/* `below` is set before the loop installs itself and kept until after it
+ * took itself out: no lock. */
+static int loop_ack(struct hrt_device *d)
+{
+	struct hrt_device *below = to_loop(d)->below;
+
+	return below->ops->ack(below);
+}
+
+static int loop_fd(const struct hrt_device *d)
+{
+	const struct hrt_device *below = to_loop(d)->below;
+
+	return below->ops->fd(below);
+}
+
+static void loop_close(struct hrt_device *d)
+{
+	(void)d;        /* embedded in the base; never installed at hrt_base_free */
+}
+
+static const struct hrt_device_ops loop_ops = { loop_arm, loop_ack, loop_fd, loop_close };
+
+int hrt__loop_init(struct hrt_loop *l, int unlocked)
+{
+	memset(l, 0, sizeof(*l));
+	l->dev.ops = &loop_ops;
+	l->unlocked = unlocked;
+	l->epfd = l->efd = -1;
+	l->tfd_at = 1;
+	return unlocked ? 0 : pthread_mutex_init(&l->lock, NULL);
+}
+
+void hrt__loop_fini(struct hrt_loop *l)
+{
+	if (l->epfd >= 0)
+		close(l->epfd);
+	if (l->efd >= 0)
+		close(l->efd);
+	l->epfd = l->efd = -1;
+	if (!l->unlocked)
+		pthread_mutex_destroy(&l->lock);
+}
+
+int hrt__loop_busy(struct hrt_loop *l)
+{
+	int busy;
+
+	loop_lock(l);
+	busy = l->looping;
+	loop_unlock(l);
+	return busy;
+}
+
+/* Set-up and stop --------------------------------------------------------- */
+
+static int loop_setup(struct hrt_loop *l, int tfd)
 {
 	struct epoll_event ev = { .events = EPOLLIN };
 	int err = 0;
 
-	base_lock(b);
-	if (b->epfd >= 0)
+	loop_lock(l);
+	if (l->epfd >= 0)
 		goto out;
-	b->efd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
-	if (b->efd < 0)
+	l->efd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+	if (l->efd < 0)
 		goto out_errno;
-	b->epfd = epoll_create1(EPOLL_CLOEXEC);
-	if (b->epfd < 0)
+	l->epfd = epoll_create1(EPOLL_CLOEXEC);
+	if (l->epfd < 0)
 		goto out_close_efd;
 	ev.data.fd = tfd;
-	if (epoll_ctl(b->epfd, EPOLL_CTL_ADD, tfd, &ev) < 0)
+	if (epoll_ctl(l->epfd, EPOLL_CTL_ADD, tfd, &ev) < 0)
 		goto out_close_epfd;
-	ev.data.fd = b->efd;
-	if (epoll_ctl(b->epfd, EPOLL_CTL_ADD, b->efd, &ev) < 0)
+	ev.data.fd = l->efd;
+	if (epoll_ctl(l->epfd, EPOLL_CTL_ADD, l->efd, &ev) < 0)
 		goto out_close_epfd;
 	goto out;
 
 out_close_epfd:
 	err = -errno;
-	close(b->epfd);
-	b->epfd = -1;
-	close(b->efd);
-	b->efd = -1;
+	close(l->epfd);
+	l->epfd = -1;
+	close(l->efd);
+	l->efd = -1;
 	goto out;
 out_close_efd:
 	err = -errno;
-	close(b->efd);
-	b->efd = -1;
+	close(l->efd);
+	l->efd = -1;
 	goto out;
 out_errno:
 	err = -errno;
 out:
-	base_unlock(b);
+	loop_unlock(l);
 	return err;
 }
 
 /* Returns 1 (and clears the request) if a stop was asked for. */
-static int take_stop(struct hrt_base *b)
+static int take_stop(struct hrt_loop *l)
 {
 	int stop;
 
-	base_lock(b);
-	stop = b->stop;
-	b->stop = 0;
-	base_unlock(b);
+	loop_lock(l);
+	stop = l->stop;
+	l->stop = 0;
+	loop_unlock(l);
 	return stop;
 }
 
-static void drain_eventfd(struct hrt_base *b)
+static void drain_eventfd(struct hrt_loop *l)
 {
 	uint64_t v;
 
-	if (read(b->efd, &v, sizeof(v)) < 0) {
+	if (read(l->efd, &v, sizeof(v)) < 0) {
 		/* EAGAIN: another wake already drained it. */
 	}
 }
@@ -122,37 +247,20 @@ static void drain_eventfd(struct hrt_base *b)
 
 static int loop_timeout(struct hrt_base *b, unsigned *failures, int *err)
 {
-	int timeout = -1;
+	int e = hrt__base_rearm(b);
 
-	base_lock(b);
-	if (b->armed == HRT_ARMED_EXPIRED)
-		base_wakeup_update(b);
-	/* EXPIRED without an arm error: the fd fired and a pass running on
-	 * another thread re-arms at its end (a failure there pokes us). */
-	if (b->armed != HRT_ARMED_EXPIRED || !b->arm_err) {
+	if (!e) {
 		*failures = 0;
-	} else if (++*failures > HRT_LOOP_ARM_RETRIES) {
-		*err = b->arm_err;
-	} else {
-		timeout = 1 << (*failures < 7 ? *failures - 1 : 6);
+		return -1;
 	}
-	base_unlock(b);
-	return timeout;
+	if (++*failures > HRT_LOOP_ARM_RETRIES) {
+		*err = e;
+		return -1;
+	}
+	return 1 << (*failures < 7 ? *failures - 1 : 6);
 }
 
 /* Coalesced path ------------------------------------------------------- */
-
-/* timerfd.c's read seam (the tests' fake device). */
-extern ssize_t (*hrt__timerfd_read)(int fd, void *buf, size_t len);
-
-int hrt__slack_div(void)
-{
-	int nice;
-
-	errno = 0;
-	nice = getpriority(PRIO_PROCESS, 0);    /* this thread's, on Linux */
-	return errno == 0 && nice > 0 ? 200 : 1000;
-}
 
 int hrt__pwait2_sys(void *ctx, int epfd, struct epoll_event *evs, int n,
 		    hrt_time_t now, hrt_time_t timeout)
@@ -172,81 +280,81 @@ int hrt__pwait2_sys(void *ctx, int epfd, struct epoll_event *evs, int n,
 
 void hrt__base_set_pwait2(struct hrt_base *b, hrt__pwait2_fn fn, void *ctx)
 {
-	base_lock(b);
-	b->c_pwait2 = fn;
-	b->c_pwait2_ctx = ctx;
-	base_unlock(b);
+	struct hrt_loop *l = hrt__base_loop(b);
+
+	loop_lock(l);
+	l->pwait2 = fn;
+	l->pwait2_ctx = ctx;
+	loop_unlock(l);
 }
 
-/* Lock held: the real timerfd to `when` (HRT_TIME_MAX disarms).  -errno. */
-static int tfd_set(struct hrt_base *b, hrt_time_t when)
+/* Loop lock held: the real timerfd to `when` (HRT_TIME_MAX disarms).  0 or
+ * -errno. */
+static int tfd_set(struct hrt_loop *l, hrt_time_t when)
 {
-	if (b->c_tfd == when)
+	int r;
+
+	if (l->tfd_at == when)
 		return 0;
-	if (hrt__timerfd_set(b->tfd, b->clock, when) < 0)
-		return -errno;
-	b->c_tfd = when;
+	r = l->below->ops->arm(l->below, when);
+	if (r < 0)
+		return r;
+	l->tfd_at = when;
 	return 0;
 }
 
-/* One sleep, planned under the lock: *timeout < 0 for the epoll_wait on
- * the timerfd (armed exactly, or idle if nothing is queued), else the
- * ranged sleep's length with *slack.  Nonzero: the fd could not be set. */
-static int coalesce_plan_sleep(struct hrt_base *b, int div, hrt_time_t *now,
-			       hrt_time_t *timeout, hrt_time_t *slack)
+/*
+ * One sleep: *timeout < 0 for the epoll_wait on the timerfd (armed
+ * exactly, or idle if nothing is queued), else the ranged sleep's length
+ * with *slack.  Nonzero: the fd could not be set.  `sleeping` is raised
+ * before the window is read, so a start that moves the earliest hard
+ * expiry while we plan pokes the eventfd and the sleep ends at once.
+ */
+static int coalesce_plan_sleep(struct hrt_base *b, struct hrt_loop *l, int div,
+			       hrt_time_t *now, hrt_time_t *timeout, hrt_time_t *slack)
 {
 	hrt_time_t owner, soft, hard = HRT_TIME_MAX, until;
 	int have, ranged = 0, err;
 
-	base_lock(b);
-	have = hrt__base_window_locked(b, &owner, &soft, &hard);
-	*now = hrt__clock_now(b->clock);
+	loop_lock(l);
+	l->sleeping = 1;
+	l->sleep_hard = HRT_TIME_MAX;
+	loop_unlock(l);
+	have = hrt__base_window(b, &owner, &soft, &hard);
+	*now = hrt__clock_now(hrt_base_get_clock(b));
 	if (have)
 		ranged = hrt__coalesce_plan(*now, owner, soft, hard, div, &until, slack);
-	err = tfd_set(b, have && !ranged ? hard : HRT_TIME_MAX);
-	b->armed = hard;
-	b->c_hard = hard;
-	b->c_sleeping = 1;
+	loop_lock(l);
+	err = tfd_set(l, have && !ranged ? hard : HRT_TIME_MAX);
+	if (l->sleeping)
+		l->sleep_hard = hard;
+	loop_unlock(l);
 	*timeout = ranged ? (until > *now ? until - *now : 0) : -1;
-	base_unlock(b);
 	return err;
 }
 
-/* Runs one pass for a wake-up that the device or the ranged sleep made. */
-static void coalesce_pass(struct hrt_base *b)
-{
-	hrt_time_t now = hrt__clock_now(b->clock);
-
-	base_lock(b);
-	b->stats.wakeups++;
-	base_unlock(b);
-	hrt_base_run(b, now, 1);
-}
-
 /* 0 (stopped) or -errno to return, or 1: go on with the timerfd path. */
-static int coalesce_loop(struct hrt_base *b, int tfd)
+static int coalesce_loop(struct hrt_base *b, struct hrt_loop *l, int tfd)
 {
 	struct epoll_event evs[2];
 	hrt_time_t now, timeout, slack, cur;
 	hrt__pwait2_fn wait;
-	uint64_t ticks;
-	ssize_t r;
-	int div = hrt__slack_div(), ret, n, i, fired;
+	void *wait_ctx;
+	int div = hrt__slack_div(), ret, n, i, fired, ev;
 	long old = prctl(PR_GET_TIMERSLACK, 0, 0, 0, 0);
 
-	base_lock(b);
-	b->c_loop = 1;
-	b->c_tfd = b->armed == HRT_ARMED_EXPIRED ? 1 : b->armed;   /* 1: unknown */
-	wait = b->c_pwait2 ? b->c_pwait2 : hrt__pwait2_sys;
-	base_unlock(b);
+	loop_lock(l);
+	wait = l->pwait2 ? l->pwait2 : hrt__pwait2_sys;
+	wait_ctx = l->pwait2_ctx;
+	loop_unlock(l);
 	cur = old;
 	for (;;) {
-		if (take_stop(b)) {
-			drain_eventfd(b);
+		if (take_stop(l)) {
+			drain_eventfd(l);
 			ret = 0;
 			break;
 		}
-		if (coalesce_plan_sleep(b, div, &now, &timeout, &slack)) {
+		if (coalesce_plan_sleep(b, l, div, &now, &timeout, &slack)) {
 			ret = 1;        /* the timerfd path retries and reports */
 			break;
 		}
@@ -254,20 +362,20 @@ static int coalesce_loop(struct hrt_base *b, int tfd)
 		    prctl(PR_SET_TIMERSLACK, (unsigned long)slack, 0, 0, 0) == 0)
 			cur = slack;
 		if (timeout >= 0)
-			n = wait(b->c_pwait2_ctx, b->epfd, evs, 2, now, timeout);
+			n = wait(wait_ctx, l->epfd, evs, 2, now, timeout);
 		else
-			n = epoll_wait(b->epfd, evs, 2, -1);
-		base_lock(b);
-		b->c_sleeping = 0;
-		base_unlock(b);
+			n = epoll_wait(l->epfd, evs, 2, -1);
+		loop_lock(l);
+		l->sleeping = 0;
+		loop_unlock(l);
 		if (n < 0) {
 			if (errno == EINTR)
 				continue;
 			ret = -errno;
 			if (ret == -ENOSYS && timeout >= 0) {
-				base_lock(b);
-				b->c_nosys = 1;
-				base_unlock(b);
+				loop_lock(l);
+				l->nosys = 1;
+				loop_unlock(l);
 				ret = 1;
 			}
 			break;
@@ -275,17 +383,17 @@ static int coalesce_loop(struct hrt_base *b, int tfd)
 		fired = timeout >= 0 && n == 0;
 		for (i = 0; i < n; i++) {
 			if (evs[i].data.fd != tfd) {
-				drain_eventfd(b);
+				drain_eventfd(l);
 				continue;
 			}
-			r = hrt__timerfd_read(tfd, &ticks, sizeof(ticks));
-			if (r == (ssize_t)sizeof(ticks)) {
-				base_lock(b);
-				b->c_tfd = HRT_TIME_MAX;        /* one-shot: fired */
-				base_unlock(b);
+			ev = l->below->ops->ack(l->below);
+			if (ev == HRT_DEV_FIRED) {
+				loop_lock(l);
+				l->tfd_at = HRT_TIME_MAX;       /* one-shot: fired */
+				loop_unlock(l);
 				fired = 1;
-			} else if (r < 0 && errno != EAGAIN && errno != EINTR) {
-				n = -errno;     /* as the timerfd path: the error ends it */
+			} else if (ev < 0) {
+				n = ev;         /* as the timerfd path: the error ends it */
 			}
 		}
 		if (n < 0) {
@@ -293,14 +401,12 @@ static int coalesce_loop(struct hrt_base *b, int tfd)
 			break;
 		}
 		if (fired)
-			coalesce_pass(b);
+			hrt__base_wakeup(b, HRT_DEV_FIRED, 1);
 	}
-	base_lock(b);
-	b->c_loop = 0;
-	b->c_sleeping = 0;
-	b->armed = b->c_tfd == 1 ? HRT_ARMED_EXPIRED : b->c_tfd;
-	base_wakeup_update(b);          /* the fd is the base's again */
-	base_unlock(b);
+	loop_lock(l);
+	l->coalescing = 0;
+	l->sleeping = 0;
+	loop_unlock(l);
 	if (cur != old && old > 0)
 		prctl(PR_SET_TIMERSLACK, (unsigned long)old, 0, 0, 0);
 	return ret;
@@ -308,37 +414,21 @@ static int coalesce_loop(struct hrt_base *b, int tfd)
 
 /* Timerfd path --------------------------------------------------------- */
 
-static int loop_run(struct hrt_base *b)
+static int timerfd_loop(struct hrt_base *b, struct hrt_loop *l, int tfd)
 {
 	struct epoll_event evs[2];
 	unsigned failures = 0;
-	int tfd, err, n, i, timeout, fired, co;
+	int err = 0, n, i, timeout, fired;
 
-	tfd = hrt_base_fd(b);
-	if (tfd < 0)
-		return tfd;
-	err = loop_setup(b, tfd);
-	if (err)
-		return err;
-	base_lock(b);
-	co = __atomic_load_n(&b->coalesce, __ATOMIC_RELAXED) &&
-	     b->clock == CLOCK_MONOTONIC && !b->c_nosys;
-	base_unlock(b);
-	if (co) {
-		err = coalesce_loop(b, tfd);
-		if (err != 1)
-			return err;
-		err = 0;
-	}
 	for (;;) {
-		if (take_stop(b)) {
-			drain_eventfd(b);       /* the stop's wake-up, not the next loop's */
+		if (take_stop(l)) {
+			drain_eventfd(l);       /* the stop's wake-up, not the next loop's */
 			return 0;
 		}
 		timeout = loop_timeout(b, &failures, &err);
 		if (err)
 			return err;
-		n = epoll_wait(b->epfd, evs, 2, timeout);
+		n = epoll_wait(l->epfd, evs, 2, timeout);
 		if (n < 0) {
 			if (errno != EINTR)
 				return -errno;
@@ -351,52 +441,87 @@ static int loop_run(struct hrt_base *b)
 			if (evs[i].data.fd == tfd)
 				fired = 1;
 			else
-				drain_eventfd(b);
+				drain_eventfd(l);
 		}
 		/* Arm errors are loop_timeout's business; read errors end it. */
 		if (fired) {
-			hrt__dispatch(b, 1, &err);
+			hrt__base_dispatch(b, 1, &err);
 			if (err)
 				return err;
 		}
 	}
 }
 
+static int loop_run(struct hrt_base *b, struct hrt_loop *l)
+{
+	int tfd, err, co;
+
+	tfd = hrt_base_fd(b);
+	if (tfd < 0)
+		return tfd;
+	err = loop_setup(l, tfd);
+	if (err)
+		return err;
+	/* Stack on the device: only this loop changes it while it runs. */
+	loop_lock(l);
+	l->below = hrt__base_device(b);
+	l->arm_failed = 0;
+	co = hrt_base_get_coalesce(b) && hrt_base_get_clock(b) == CLOCK_MONOTONIC && !l->nosys;
+	l->coalescing = co;
+	l->tfd_at = 1;                  /* unknown: the first plan sets it */
+	loop_unlock(l);
+	hrt__base_set_device(b, &l->dev, HRT_DEV_SAME);
+	err = co ? coalesce_loop(b, l, tfd) : 1;
+	if (err == 1) {
+		if (co)                 /* not coalescing now: arm through */
+			hrt__base_set_device(b, &l->dev, HRT_DEV_UNKNOWN);
+		co = 0;
+		err = timerfd_loop(b, l, tfd);
+	}
+	/* The base's again; after coalescing the timerfd holds the loop's plan. */
+	hrt__base_set_device(b, l->below, co ? HRT_DEV_UNKNOWN : HRT_DEV_SAME);
+	return err;
+}
+
 /* One loop per base: a second would share the stop and the eventfd. */
 HRT_EXTERN int hrt_base_loop(struct hrt_base *b)
 {
+	struct hrt_loop *l;
 	int err, busy;
 
 	if (!b)
 		return -EINVAL;
-	if ((err = base_fd_entry(b)))
+	if ((err = hrt__base_fd_entry(b)))
 		return err;
-	base_lock(b);
-	busy = b->looping;
-	b->looping = 1;
-	base_unlock(b);
+	l = hrt__base_loop(b);
+	loop_lock(l);
+	busy = l->looping;
+	l->looping = 1;
+	loop_unlock(l);
 	if (busy)
 		return -EBUSY;
-	err = loop_run(b);
-	base_lock(b);
-	b->looping = 0;
-	base_unlock(b);
+	err = loop_run(b, l);
+	loop_lock(l);
+	l->looping = 0;
+	loop_unlock(l);
 	return err;
 }
 
 HRT_EXTERN int hrt_base_stop(struct hrt_base *b)
 {
+	struct hrt_loop *l;
 	uint64_t one = 1;
-	int err = 0;
+	int err;
 
 	if (!b)
 		return -EINVAL;
-	if ((err = base_fd_entry(b)))   /* a child's stop would end the parent's loop */
+	if ((err = hrt__base_fd_entry(b)))      /* a child's stop would end the parent's loop */
 		return err;
-	base_lock(b);
-	b->stop = 1;
-	if (b->efd >= 0 && write(b->efd, &one, sizeof(one)) < 0 && errno != EAGAIN)
+	l = hrt__base_loop(b);
+	loop_lock(l);
+	l->stop = 1;
+	if (l->efd >= 0 && write(l->efd, &one, sizeof(one)) < 0 && errno != EAGAIN)
 		err = -errno;
-	base_unlock(b);
+	loop_unlock(l);
 	return err;
 }

@@ -28,6 +28,7 @@
 
 #include "hrt.h"
 #include "base.h"
+#include "loop.h"
 #include "check.h"
 
 #define MS 1000000LL
@@ -134,9 +135,7 @@ static void test_window(void)
 			if (hrt_timer_get_soft(&ts[i]) <= hrt_timer_get_hard(&ts[minh]) &&
 			    hrt_timer_get_soft(&ts[i]) > best)
 				best = hrt_timer_get_soft(&ts[i]);
-		base_lock(b);
-		CHECK(hrt__base_window_locked(b, &owner, &soft, &hard) == 1);
-		base_unlock(b);
+		CHECK(hrt__base_window(b, &owner, &soft, &hard) == 1);
 		CHECK_EQ(hard, hrt_timer_get_hard(&ts[minh]));
 		CHECK_EQ(owner, hrt_timer_get_soft(&ts[minh]));
 		if (n <= 30)

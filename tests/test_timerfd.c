@@ -34,12 +34,8 @@
 #include <unistd.h>
 
 #include "hrt.h"
+#include "timerfd.h"
 #include "check.h"
-
-/* The seams (src/timerfd.c). */
-extern ssize_t (*hrt__timerfd_read)(int fd, void *buf, size_t len);
-extern int (*hrt__timerfd_settime)(int fd, int flags, const struct itimerspec *new_value,
-				   struct itimerspec *old_value);
 
 #define MS 1000000LL
 #define SEC 1000000000LL
@@ -63,12 +59,10 @@ static hrt_time_t ts_ns(const struct timespec *ts)
 
 /* Seams --------------------------------------------------------------------- */
 
-static ssize_t (*real_read)(int, void *, size_t);
-static int (*real_settime)(int, int, const struct itimerspec *, struct itimerspec *);
-
-/* Counting/injecting replacements.  Touched only by the thread that uses the
- * library at the time (the loop sub-tests hand them over with the thread's
- * creation and take them back with its join). */
+/* Counting/injecting system calls for one base's timerfd device
+ * (install_seams).  Touched only by the thread that uses the library at the
+ * time (the loop sub-tests hand them over with the thread's creation and
+ * take them back with its join). */
 static long n_read, n_settime;
 static int read_inject;                 /* errno for the next read, once; 0: none */
 static int settime_fail;                /* errno for every settime; 0: pass through */
@@ -85,7 +79,7 @@ static ssize_t fake_read(int fd, void *buf, size_t len)
 		read_inject = 0;
 		return -1;
 	}
-	return real_read(fd, buf, len);
+	return read(fd, buf, len);
 }
 
 static int fake_settime(int fd, int flags, const struct itimerspec *nv, struct itimerspec *ov)
@@ -97,31 +91,33 @@ static int fake_settime(int fd, int flags, const struct itimerspec *nv, struct i
 		errno = settime_fail;
 		return -1;
 	}
-	if (settime_ecanceled && real_settime(fd, flags, nv, ov) == 0) {
+	if (settime_ecanceled && timerfd_settime(fd, flags, nv, ov) == 0) {
 		/* timerfd_settime(2): armed, but a wall-clock change that was
 		 * not read yet is reported (and consumed) as ECANCELED. */
 		settime_ecanceled = 0;
 		errno = ECANCELED;
 		return -1;
 	}
-	return real_settime(fd, flags, nv, ov);
+	return timerfd_settime(fd, flags, nv, ov);
 }
 
-static void install_seams(void)
+static const struct hrt_timerfd_sys fake_sys = { fake_read, fake_settime };
+
+/* b's device (made now if b has none: the base is empty there, so that
+ * arms nothing) makes its system calls through the fakes. */
+static void install_seams(struct hrt_base *b)
 {
+	CHECK(hrt_base_fd(b) >= 0);
+	hrt__timerfd_set_sys(hrt__base_device(b), &fake_sys);
 	n_read = n_settime = 0;
 	read_inject = settime_fail = settime_ecanceled = 0;
 	fail_until = 0;
 	last_flags = -1;
 	memset(&last_its, 0, sizeof(last_its));
-	hrt__timerfd_read = fake_read;
-	hrt__timerfd_settime = fake_settime;
 }
 
 static void restore_seams(void)
 {
-	hrt__timerfd_read = real_read;
-	hrt__timerfd_settime = real_settime;
 	read_inject = settime_fail = settime_ecanceled = 0;
 	fail_until = 0;
 }
@@ -376,7 +372,7 @@ static void test_reprograms(void)
 	hrt_time_t now = clk_now(CLOCK_MONOTONIC);
 	int fd;
 
-	install_seams();
+	install_seams(b);
 	tt_init(&a, CLOCK_MONOTONIC);
 	tt_init(&l1, CLOCK_MONOTONIC);
 	tt_init(&l2, CLOCK_MONOTONIC);
@@ -455,7 +451,7 @@ static void test_flags(void)
 		hrt_time_t hard = clk_now(clk) + 10 * SEC + 123456789;
 		struct tt a;
 
-		install_seams();
+		install_seams(b);
 		tt_init(&a, clk);
 		CHECK(hrt_base_fd(b) >= 0);
 		hrt_timer_start_range(&a.t, b, hard - 2 * SEC, 2 * SEC, HRT_MODE_ABS);
@@ -545,7 +541,7 @@ static void test_ecanceled(void)
 	tt_init(&past, CLOCK_REALTIME);
 	tt_init(&future, CLOCK_REALTIME);
 	fd = hrt_base_fd(b);
-	install_seams();
+	install_seams(b);
 	now0 = clk_now(CLOCK_REALTIME);
 	/* Soft expiry already passed (as after a forward jump), hard far. */
 	hrt_timer_start_range(&past.t, b, now0 - 1 * MS, 10 * SEC + 1 * MS, HRT_MODE_ABS);
@@ -608,7 +604,7 @@ static void test_eagain(void)
 	now = clk_now(CLOCK_MONOTONIC);
 	/* Soft expiry passed, hard not: runs only in a pass, and none is due. */
 	hrt_timer_start_range(&a.t, b, now - 1 * MS, 10 * SEC, HRT_MODE_ABS);
-	install_seams();
+	install_seams(b);
 	s0 = stats(b);
 	/* The real read of an fd that has not fired. */
 	CHECK_EQ(hrt_base_dispatch(b, 1), 0);
@@ -657,7 +653,7 @@ static void test_settime_failure(void)
 		tt_init(&l, CLOCK_MONOTONIC);
 		tt_init(&c, CLOCK_MONOTONIC);
 		fd = hrt_base_fd(b);
-		install_seams();
+		install_seams(b);
 		settime_fail = errs[k];
 		s0 = stats(b);
 		now = clk_now(CLOCK_MONOTONIC);
@@ -701,7 +697,7 @@ static void test_settime_failure(void)
 		/* A failed re-arm in between operations: the next good one fixes
 		 * it.  Start an earlier timer while settime fails, then cancel
 		 * the later one with settime back. */
-		install_seams();
+		install_seams(b);
 		settime_fail = errs[k];
 		now = clk_now(CLOCK_MONOTONIC);
 		hrt_timer_start_range(&c.t, b, now + 5 * SEC, 0, HRT_MODE_ABS);
@@ -756,7 +752,7 @@ static void test_loop_settime_failure(void)
 
 		tt_init(&a, CLOCK_MONOTONIC);
 		tt_init(&l, CLOCK_MONOTONIC);
-		install_seams();
+		install_seams(b);
 		now = clk_now(CLOCK_MONOTONIC);
 		if (way == 0) {
 			settime_fail = ENOMEM;
@@ -813,7 +809,7 @@ static void test_loop_transient_failure(void)
 	tt_init(&x, CLOCK_MONOTONIC);
 	tt_init(&y, CLOCK_MONOTONIC);
 	CHECK(hrt_base_fd(b) >= 0);
-	install_seams();
+	install_seams(b);
 	now = clk_now(CLOCK_MONOTONIC);
 	y.stop = b;
 	settime_fail = ENOMEM;
@@ -947,7 +943,7 @@ static void test_settime_ecanceled(void)
 
 	CHECK(fd >= 0);
 	tt_init(&x, CLOCK_REALTIME);
-	install_seams();
+	install_seams(b);
 	settime_ecanceled = 1;
 	when = clk_now(CLOCK_REALTIME) + 10 * SEC;
 	CHECK_EQ(hrt_timer_start_range(&x.t, b, when, 0, HRT_MODE_ABS), 0);
@@ -985,7 +981,7 @@ static void test_dispatch_arm_error(void)
 	p.fd = fd;
 	p.events = POLLIN;
 	CHECK_EQ(poll(&p, 1, 2000), 1);
-	install_seams();
+	install_seams(b);
 	settime_fail = ENOMEM;
 	CHECK_EQ(hrt_base_dispatch(b, 0), -ENOMEM);
 	CHECK_EQ(d.fired, 1);
@@ -1018,7 +1014,7 @@ static void test_read_error(void)
 	p.fd = fd;
 	p.events = POLLIN;
 	CHECK_EQ(poll(&p, 1, 2000), 1);
-	install_seams();
+	install_seams(b);
 	s0 = stats(b);
 	read_inject = EBADF;
 	CHECK_EQ(hrt_base_dispatch(b, 0), -EBADF);
@@ -1088,14 +1084,11 @@ int main(void)
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	/* hrt_base_loop here is the timerfd path (test_coalesce: the other). */
 	setenv("HRT_COALESCE", "off", 1);
-	real_read = hrt__timerfd_read;
-	real_settime = hrt__timerfd_settime;
 	for (size_t i = 0; i < sizeof(tests) / sizeof(tests[0]); i++) {
 		int before = failures;
 
 		tests[i].fn();
 		restore_seams();
-		CHECK(hrt__timerfd_read == real_read && hrt__timerfd_settime == real_settime);
 		printf("%s %s\n", failures == before ? "ok  " : "FAIL", tests[i].name);
 		total += failures - before;
 	}

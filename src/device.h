@@ -1,0 +1,70 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * device.h - the wake-up device below a timer base (internal), as
+ * clockevents is below hrtimer: the base programs it for its earliest hard
+ * expiry and answers its interrupt; the device knows nothing of timers.
+ *
+ * A base has at most one device at a time (a virtual base has none).  The
+ * base calls arm() with its lock held, so a device needs no lock of its own
+ * for arm(); ack() is called without it (it may block in a read) and must
+ * be safe beside a concurrent arm(), as read(2) and timerfd_settime(2) on
+ * one fd are.  The device's handler - whoever polls fd() - calls the base's
+ * one entry point for a wake-up (hrt_base_dispatch, or hrt__base_wakeup
+ * after an ack of its own), which does the bookkeeping, the pass and the
+ * re-arm in one critical section.
+ *
+ * Implementations: timerfd.c (a Linux timerfd), loop.c (hrt_base_loop's
+ * device, stacked on the timerfd while the loop runs), and the tests' fakes.
+ */
+#ifndef HRT_DEVICE_H
+#define HRT_DEVICE_H
+
+#include <stdint.h>
+#include <sys/types.h>
+#include "hrt.h"
+
+/* arm() results. */
+#define HRT_DEV_ARMED   0       /* programmed (counts in stats.reprograms) */
+#define HRT_DEV_JUMPED  1       /* programmed, and a wall-clock change was seen */
+#define HRT_DEV_NOTED   2       /* taken without programming anything (the
+				 * coalescing loop plans its own sleep) */
+/* ack() results (and hrt__base_wakeup's events). */
+#define HRT_DEV_FIRED   1       /* it fired */
+#define HRT_DEV_NOTHING 0       /* nothing to read (EAGAIN, EINTR) */
+/* -ECANCELED: the wall clock was set; any other -errno: the device failed. */
+
+struct hrt_device;
+
+struct hrt_device_ops {
+	/* Program the device for the absolute instant `when` on the base's
+	 * clock (>= 1); HRT_TIME_MAX disarms.  An HRT_DEV_* result, or
+	 * -errno (nothing programmed: the base retries at its next update). */
+	int (*arm)(struct hrt_device *d, hrt_time_t when);
+	/* Consume a wake-up: HRT_DEV_FIRED, HRT_DEV_NOTHING, -ECANCELED, or
+	 * -errno; never blocks. */
+	int (*ack)(struct hrt_device *d);
+	/* The descriptor that polls readable when the device fires. */
+	int (*fd)(const struct hrt_device *d);
+	/* The base is done with it (hrt_base_free, or replaced). */
+	void (*close)(struct hrt_device *d);
+};
+
+struct hrt_device {
+	const struct hrt_device_ops *ops;
+};
+
+/* base.c.  Installs d as b's device (NULL: none) and returns the one it
+ * had, which the caller now owns (loop.c puts it back; a test closes it).
+ * `holds` says what d is armed for: HRT_DEV_NEW (disarmed, as a new
+ * timerfd), HRT_DEV_SAME (what the old device was: d is stacked on it), or
+ * HRT_DEV_UNKNOWN (the base re-arms it at once).  Safe beside other
+ * threads' calls: a dispatch that already read the old device acks it, so
+ * a replaced device must stay valid until the caller closes it. */
+#define HRT_DEV_NEW     0
+#define HRT_DEV_SAME    1
+#define HRT_DEV_UNKNOWN 2
+struct hrt_device *hrt__base_set_device(struct hrt_base *b, struct hrt_device *d, int holds);
+/* b's device, NULL if none yet. */
+struct hrt_device *hrt__base_device(struct hrt_base *b);
+
+#endif /* HRT_DEVICE_H */
