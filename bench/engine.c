@@ -5,12 +5,17 @@
  * leftmost expiry (all N due, greedy off) and greedy expiry (every other
  * timer in hard order soft-expired, so the stock pass stops at once and the
  * greedy walk finds the rest), with nodes visited per greedy expiry.
- * Starts outside a pass are staged and reach the tree at the next pass; the
- * re-arm figure includes that pass, the expiry figures start from a tree
- * that holds every timer already.
+ * A re-arm may leave work to the next pass (the far-timer wheel moves
+ * timers into the tree there); the re-arm figure includes that pass, the
+ * expiry figures start from a tree that holds every timer already.
+ * restart: RP periodic timers (1 ms, all due every pass) restart from their
+ * callbacks among N idle ones, ns and tree operations per restart.
+ * Every row twice: the default (thread-safe) base and a single-thread one
+ * (HRT_BASE_UNLOCKED), in the same process, alternating repetitions.
  * Median of 5 repetitions; min and max show the spread.
  *     build/bench/engine [N ...]
  */
+#include <errno.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -67,9 +72,32 @@ static enum hrt_restart nop(struct hrt_timer *t, hrt_time_t now)
 
 #define SPAN 1000000000LL       /* expiries spread over 1 s */
 
+static unsigned flags;          /* of the bases made: 0 or HRT_BASE_UNLOCKED */
+
+static struct hrt_base *new_base(void)
+{
+	struct hrt_base *b = hrt_base_new_flags(HRT_CLOCK_VIRTUAL, flags);
+
+	if (!b) {
+		perror("engine: hrt_base_new_flags");
+		exit(1);
+	}
+	return b;
+}
+
+#define RP 16                   /* periodic timers (the restart path's fast case) */
+#define PERIOD 1000000LL        /* 1 ms */
+#define RPASSES 20000
+
+static enum hrt_restart periodic(struct hrt_timer *t, hrt_time_t now)
+{
+	hrt_timer_forward(t, now, PERIOD);
+	return HRT_RESTART;
+}
+
 static struct hrt_base *arm(struct hrt_timer *tm, size_t n, enum hrt_greedy g)
 {
-	struct hrt_base *b = hrt_base_new(HRT_CLOCK_VIRTUAL);
+	struct hrt_base *b = new_base();
 
 	hrt_base_set_greedy(b, g);
 	for (size_t i = 0; i < n; i++) {
@@ -80,14 +108,20 @@ static struct hrt_base *arm(struct hrt_timer *tm, size_t n, enum hrt_greedy g)
 	return b;
 }
 
-static void bench_n(size_t n)
-{
-	struct hrt_timer *tm = calloc(n + 1, sizeof(*tm)), *extra = &tm[n];
-	double sc[REPS], ra[REPS], lm[REPS], gr[REPS], nv[REPS];
-	size_t ops = n < 100000 ? 1000000 : 300000;
-	struct result r;
+enum { W_SC, W_RA, W_LM, W_GR, W_NV, W_RS, W_RT, W_RW, NW };
+static const char *const wname[NW] = {
+	"start+cancel ns", "re-arm ns", "leftmost expiry ns/timer", "greedy expiry ns/timer",
+	"greedy nodes/timer", "restart ns", "tree ops/restart", "wheel moves/restart",
+};
 
-	for (int rep = 0; rep < REPS; rep++) {
+/* One repetition of every workload on bases made with `flags`; v[w] gets
+ * this repetition's figure of workload w. */
+static void one_rep(struct hrt_timer *tm, size_t n, double *v)
+{
+	struct hrt_timer *extra = &tm[n], per[RP];
+	size_t ops = n < 100000 ? 1000000 : 300000;
+
+	{
 		struct hrt_base *b = arm(tm, n, HRT_GREEDY_OFF);
 		struct hrt_stats st;
 		double t0;
@@ -100,7 +134,7 @@ static void bench_n(size_t n)
 					      HRT_MODE_ABS);
 			hrt_timer_cancel(extra);
 		}
-		sc[rep] = (now_ns() - t0) / ops;
+		v[W_SC] = (now_ns() - t0) / ops;
 
 		hrt_base_run(b, 0, 0);          /* arming's staged inserts: not timed */
 		t0 = now_ns();
@@ -110,15 +144,15 @@ static void bench_n(size_t n)
 		/* A pass (at 0: runs nothing) moves the staged re-arms into the
 		 * tree; that deferred cost belongs to re-arm. */
 		hrt_base_run(b, 0, 0);
-		ra[rep] = (now_ns() - t0) / ops;
+		v[W_RA] = (now_ns() - t0) / ops;
 
 		t0 = now_ns();
 		ran = hrt_base_run(b, 3 * SPAN, 0);
-		lm[rep] = (now_ns() - t0) / (double)ran;
+		v[W_LM] = (now_ns() - t0) / (double)ran;
 		hrt_base_free(b);
 
 		/* Greedy: soft-expired at t = SPAN/2 for every other timer. */
-		b = hrt_base_new(HRT_CLOCK_VIRTUAL);
+		b = new_base();
 		hrt_base_set_greedy(b, HRT_GREEDY_ALWAYS);
 		for (size_t i = 0; i < n; i++) {
 			hrt_time_t hard = SPAN + (hrt_time_t)(rnd() % SPAN);
@@ -132,33 +166,111 @@ static void bench_n(size_t n)
 		hrt_base_reset_stats(b);
 		t0 = now_ns();
 		ran = hrt_base_run(b, SPAN / 2, 1);
-		gr[rep] = (now_ns() - t0) / (double)ran;
+		v[W_GR] = (now_ns() - t0) / (double)ran;
 		hrt_base_get_stats(b, &st);
-		nv[rep] = (double)st.nodes_visited / (double)st.expired_greedy;
+		v[W_NV] = (double)st.nodes_visited / (double)st.expired_greedy;
 		for (size_t i = 0; i < n; i++)  /* free refuses queued timers */
 			hrt_timer_cancel(&tm[i]);
 		hrt_base_free(b);
 	}
-#define ROW(name, v) (r = summarise(v), printf("%-8zu %-24s %9.1f %9.1f %9.1f\n", n, name, r.med, r.min, r.max))
-	ROW("start+cancel ns", sc);
-	ROW("re-arm ns", ra);
-	ROW("leftmost expiry ns/timer", lm);
-	ROW("greedy expiry ns/timer", gr);
-	ROW("greedy nodes/timer", nv);
+	{
+		/* Restart: RP periodic timers among N idle far ones, a pass
+		 * every period (greedy off: the stock pass finds them all); the
+		 * idle ones beyond the passes' 20 s. */
+		struct hrt_base *b = new_base();
+		hrt_time_t t = PERIOD;
+		struct hrt_stats st;
+		size_t ran = 0;
+		double t0;
+
+		hrt_base_set_greedy(b, HRT_GREEDY_OFF);
+		for (size_t i = 0; i < n; i++) {
+			hrt_timer_init(&tm[i], nop);
+			hrt_timer_start_range(&tm[i], b, 100 * SPAN + (hrt_time_t)(rnd() % SPAN),
+					      50000, HRT_MODE_ABS);
+		}
+		for (int i = 0; i < RP; i++) {
+			hrt_timer_init(&per[i], periodic);
+			hrt_timer_start(&per[i], b, t, HRT_MODE_ABS);
+		}
+		hrt_base_run(b, 0, 0);
+		hrt_base_reset_stats(b);
+		t0 = now_ns();
+		for (int p = 0; p < RPASSES; p++, t += PERIOD)
+			ran += hrt_base_run(b, t, 0);
+		v[W_RS] = (now_ns() - t0) / (double)ran;
+		hrt_base_get_stats(b, &st);
+		v[W_RT] = (double)st.tree_ops / (double)st.restarts;
+		v[W_RW] = (double)st.wheel_moves / (double)st.restarts;
+		if (ran != (size_t)RP * RPASSES || st.restarts != ran) {
+			fprintf(stderr, "engine: restart ran %zu of %d\n", ran, RP * RPASSES);
+			exit(1);
+		}
+		for (int i = 0; i < RP; i++)
+			hrt_timer_cancel(&per[i]);
+		for (size_t i = 0; i < n; i++)
+			hrt_timer_cancel(&tm[i]);
+		hrt_base_free(b);
+	}
+}
+
+static void bench_n(size_t n)
+{
+	struct hrt_timer *tm = calloc(n + 1, sizeof(*tm));
+	double v[2][NW][REPS], one[NW];
+
+	if (!tm) {
+		perror("engine: calloc");
+		exit(1);
+	}
+	/* The two bases alternate, so a noisy moment hits both. */
+	for (int rep = 0; rep < REPS; rep++) {
+		for (int k = 0; k < 2; k++) {
+			flags = k ? HRT_BASE_UNLOCKED : 0;
+			one_rep(tm, n, one);
+			for (int w = 0; w < NW; w++)
+				v[k][w][rep] = one[w];
+		}
+	}
+	for (int w = 0; w < NW; w++) {
+		struct result d = summarise(v[0][w]), s1 = summarise(v[1][w]);
+
+		printf("%-8zu %-24s %9.1f %9.1f %9.1f   %9.1f %9.1f %9.1f\n", n, wname[w],
+		       d.med, d.min, d.max, s1.med, s1.min, s1.max);
+	}
 	fflush(stdout);
 	free(tm);
+}
+
+/* N: a positive decimal count of timers, or a clear error. */
+static size_t parse_n(const char *arg)
+{
+	char *end;
+	unsigned long long v;
+
+	errno = 0;
+	v = strtoull(arg, &end, 10);
+	if (errno || end == arg || *end || arg[0] == '-' || v == 0 || v > 100000000ull) {
+		fprintf(stderr, "engine: N '%s': want a count of timers in 1..100000000\n", arg);
+		exit(2);
+	}
+	return (size_t)v;
 }
 
 int main(int argc, char **argv)
 {
 	static const size_t defaults[] = { 1000, 100000, 1000000 };
 
+	for (int i = 1; i < argc; i++)  /* every argument checked before any run */
+		parse_n(argv[i]);
 	printf("hrt engine, virtual base, median of %d (min, max); sizeof(struct hrt_timer) = %zu\n",
 	       REPS, sizeof(struct hrt_timer));
-	printf("%-8s %-24s %9s %9s %9s\n", "N", "operation", "median", "min", "max");
+	printf("%-8s %-24s %29s   %29s\n", "", "", "default base", "single-thread base");
+	printf("%-8s %-24s %9s %9s %9s   %9s %9s %9s\n", "N", "operation",
+	       "median", "min", "max", "median", "min", "max");
 	if (argc > 1)
 		for (int i = 1; i < argc; i++)
-			bench_n((size_t)strtoull(argv[i], NULL, 0));
+			bench_n(parse_n(argv[i]));
 	else
 		for (size_t i = 0; i < sizeof(defaults) / sizeof(defaults[0]); i++)
 			bench_n(defaults[i]);

@@ -154,6 +154,7 @@ struct hrt_stats {
 	uint64_t late_max_ns;     /* the most any ran after it (pass time - hard) */
 	uint64_t wheel_moves;     /* timers moved from the far-timer wheel into the tree */
 	uint64_t wheel_cascades;  /* timers re-placed inside the wheel as the horizon moved */
+	uint64_t tree_ops;        /* inserts into and erases from the tree (log n each) */
 };
 
 /* Bases ------------------------------------------------------------------ */
@@ -329,7 +330,8 @@ struct hrt_tree_node {
 /*
  * Calls fn for every queued timer in the tree in key order (far timers
  * are moved from the wheel into the tree first; during a pass, the timers
- * it re-queued are not shown) and returns how many it showed; -EINVAL for NULL arguments.  fn
+ * it re-queued are not shown, though a shown node's left or right may be
+ * one) and returns how many it showed; -EINVAL for NULL arguments.  fn
  * runs on the calling thread with the base locked.  For display: from fn,
  * queries of this base (count, next_event, get_stats, is_running, check,
  * a nested walk of it) are safe and see the base as it is; every call that

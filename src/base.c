@@ -38,6 +38,9 @@
 #define HRT_ST_WHEEL    4u      /* in the wheel (far: not in a tree) */
 #define HRT_ST_MASK     63u
 
+/* Timers re-queued excluded into the main queue per pass (see ran[]). */
+#define HRT_RAN_MAX     16
+
 struct hrt_base {
 	pthread_mutex_t lock;           /* unused by an unlocked base */
 	int unlocked;                   /* HRT_BASE_UNLOCKED */
@@ -59,6 +62,16 @@ struct hrt_base {
 	 * moving them over in order keeps equal hard expiries FIFO.
 	 */
 	struct hrt_queue pend;
+	/*
+	 * The restart path: a timer that ran and is re-queued while `pend` is
+	 * empty goes straight into `queue`, excluded, and is remembered here;
+	 * the end of the pass clears the mark in place.  One erase and one
+	 * insert per periodic timer and pass, not two of each through `pend`.
+	 * FIFO holds: it was queued after everything in `queue`, before
+	 * anything in `pend`.  When ran[] is full, `pend` takes over.
+	 */
+	struct hrt_timer *ran[HRT_RAN_MAX];
+	unsigned ran_n;
 	/*
 	 * Far timers (wheel.h): start, cancel and re-arm of a timer that is not
 	 * near are O(1) list operations (most timeouts never fire).  A pass
@@ -140,7 +153,7 @@ static inline int base_fd_entry(const struct hrt_base *b)
 	return base_is_forked(b) ? -ECHILD : 0;
 }
 
-static hrt_time_t hrt__base_next_locked(struct hrt_base *b);
+static hrt_time_t hrt__base_next_locked(struct hrt_base *b, int in_tree);
 static void base_wakeup_update(struct hrt_base *b);
 static int coalesce_from_env(void);
 
@@ -385,6 +398,44 @@ static inline struct hrt_timer *link_timer(struct hrt_list_node *l)
 
 static void enqueue_tree(struct hrt_base *b, struct hrt_timer *t);
 
+/* Every insert into and erase from a tree, counted (stats.tree_ops). */
+static inline void tree_add(struct hrt_base *b, struct hrt_queue *q, struct hrt_timer *t,
+			    int excluded)
+{
+	b->stats.tree_ops++;
+	hrt__queue_add(q, t, excluded);
+}
+
+static inline void tree_del(struct hrt_base *b, struct hrt_queue *q, struct hrt_timer *t)
+{
+	b->stats.tree_ops++;
+	hrt__queue_del(q, t);
+}
+
+/* The first timer of the main queue that this pass may still run: the
+ * leftmost, past at most ran_n excluded ones. */
+static inline struct hrt_timer *first_live(const struct hrt_base *b)
+{
+	const struct hrt_rb_node *n = b->queue.leftmost;
+
+	while (n && hrt__queue_is_excluded(hrt__queue_timer(n)))
+		n = hrt__rb_next(n);
+	return hrt__queue_timer(n);
+}
+
+/* t (excluded in `queue`) leaves it: no longer remembered. */
+static void ran_forget(struct hrt_base *b, const struct hrt_timer *t)
+{
+	unsigned i;
+
+	for (i = 0; i < b->ran_n; i++) {
+		if (b->ran[i] == t) {
+			b->ran[i] = b->ran[--b->ran_n];
+			return;
+		}
+	}
+}
+
 /* Lock held: the timers on out (each on no structure, hrt__ran_pass valid)
  * into the trees, in list order; all but `fresh` came from the wheel. */
 static void enqueue_out(struct hrt_base *b, struct hrt_list_node *out,
@@ -418,15 +469,23 @@ static void wheel_advance(struct hrt_base *b, hrt_time_t now)
 	struct hrt_list_node out;
 
 	hrt__list_init(&out);
-	hrt__wheel_advance(&b->wheel, hrt__wheel_jiffy(now) + 1, &out);
+	hrt__wheel_advance(&b->wheel, hrt__wheel_hz_for(now), &out);
 	enqueue_out(b, &out, NULL);
 }
 
-static hrt_time_t hrt__base_next_locked(struct hrt_base *b)
+/*
+ * Lock held: the earliest hard expiry of all timers.  in_tree: and that
+ * timer is in a tree (the coalescing window walks it); else a small first
+ * slot is only scanned, so that asking (every start on an fd base) does
+ * not pull the horizon up to the first far timer, which would send every
+ * later start below it into the tree.
+ */
+static hrt_time_t hrt__base_next_locked(struct hrt_base *b, int in_tree)
 {
 	for (;;) {
 		struct hrt_timer *t = hrt__queue_first(&b->queue), *p = hrt__queue_first(&b->pend);
-		hrt_time_t next = t ? t->hrt__hard : HRT_TIME_MAX;
+		hrt_time_t next = t ? t->hrt__hard : HRT_TIME_MAX, w;
+		struct hrt_list_node out;
 
 		if (p && p->hrt__hard < next)
 			next = p->hrt__hard;
@@ -435,7 +494,15 @@ static hrt_time_t hrt__base_next_locked(struct hrt_base *b)
 		if (next < hrt__wheel_horizon(&b->wheel) || !b->wheel.count ||
 		    next <= hrt__wheel_first(&b->wheel))
 			return next;
-		wheel_pull(b);
+		if (in_tree) {
+			wheel_pull(b);
+			continue;
+		}
+		if (hrt__wheel_scan_first(&b->wheel, &w))
+			return w < next ? w : next;
+		hrt__list_init(&out);           /* a big first slot: one step */
+		hrt__wheel_step_first(&b->wheel, &out);
+		enqueue_out(b, &out, NULL);
 	}
 }
 
@@ -468,16 +535,22 @@ static void enqueue_tree(struct hrt_base *b, struct hrt_timer *t)
 	if (b->in_pass) {
 		int ran = t->hrt__off.hrt__ran_pass == b->pass_id;
 
+		if (ran && !b->pend.count && b->ran_n < HRT_RAN_MAX) {
+			tree_add(b, &b->queue, t, 1);   /* the restart path */
+			b->ran[b->ran_n++] = t;
+			tset(t, b, HRT_ST_QUEUED);
+			return;
+		}
 		if (ran || b->pend.count) {
-			hrt__queue_add(&b->pend, t, ran);
+			tree_add(b, &b->pend, t, ran);
 			tset(t, b, HRT_ST_QUEUED | HRT_ST_PENDING);
 			return;
 		}
-		hrt__queue_add(&b->queue, t, 0);   /* may still run in this pass */
+		tree_add(b, &b->queue, t, 0);   /* may still run in this pass */
 		tset(t, b, HRT_ST_QUEUED);
 		return;
 	}
-	hrt__queue_add(&b->queue, t, 0);
+	tree_add(b, &b->queue, t, 0);
 	tset(t, b, HRT_ST_QUEUED);
 }
 
@@ -493,9 +566,13 @@ static void dequeue(struct hrt_base *b, struct hrt_timer *t, uintptr_t s)
 	} else if (s & HRT_ST_PENDING) {
 		if (hrt__queue_is_excluded(t))
 			ran = b->pass_id;
-		hrt__queue_del(&b->pend, t);
+		tree_del(b, &b->pend, t);
 	} else {
-		hrt__queue_del(&b->queue, t);
+		if (hrt__queue_is_excluded(t)) {
+			ran = b->pass_id;
+			ran_forget(b, t);
+		}
+		tree_del(b, &b->queue, t);
 	}
 	t->hrt__off.hrt__ran_pass = ran;
 	tset(t, b, 0);
@@ -804,7 +881,7 @@ static size_t run_locked(struct hrt_base *b, hrt_time_t now, int idle)
 
 	/* Leftmost run: the stock kernel pass. */
 	for (;;) {
-		t = hrt__queue_first(&b->queue);
+		t = first_live(b);
 		if (b->pend.count)      /* first pending timer that has not run */
 			t = earlier(t, hrt__queue_next_due(&b->pend, HRT_QUEUE_NOW_MAX + 1,
 							   &unused));
@@ -837,10 +914,13 @@ static size_t run_locked(struct hrt_base *b, hrt_time_t now, int idle)
 		}
 	}
 
-	/* The pass is over: pending timers join the queue in queueing order. */
+	/* The pass is over: the restarted timers become plain in place, the
+	 * pending ones join the queue in queueing order. */
+	while (b->ran_n)
+		hrt__queue_unexclude(&b->queue, b->ran[--b->ran_n]);
 	while ((t = hrt__queue_first(&b->pend))) {
-		hrt__queue_del(&b->pend, t);
-		hrt__queue_add(&b->queue, t, 0);
+		tree_del(b, &b->pend, t);
+		tree_add(b, &b->queue, t, 0);
 		tset(t, b, HRT_ST_QUEUED);
 	}
 	b->in_pass = 0;
@@ -869,7 +949,7 @@ HRT_EXTERN hrt_time_t hrt_base_next_event(struct hrt_base *b)
 	if (!b || base_foreign(b))
 		return HRT_TIME_MAX;
 	locked = query_lock(b);
-	next = hrt__base_next_locked(b);
+	next = hrt__base_next_locked(b, 0);
 	query_unlock(b, locked);
 	return next;
 }
@@ -920,6 +1000,10 @@ static void walk(const struct hrt_rb_node *n, int depth,
 		return;
 	walk(n->hrt__left, depth + 1, fn, ctx);
 	info.timer = hrt__queue_timer(n);
+	if (hrt__queue_is_excluded(info.timer)) {      /* re-queued by this pass */
+		walk(n->hrt__right, depth + 1, fn, ctx);
+		return;
+	}
 	info.left = hrt__queue_timer(n->hrt__left);
 	info.right = hrt__queue_timer(n->hrt__right);
 	info.subtree_soft = info.timer->hrt__subtree_soft;
@@ -954,7 +1038,7 @@ HRT_EXTERN int hrt_base_walk_tree(struct hrt_base *b,
 		hrt__walking = b;
 	}
 	walk(b->queue.root.node, 0, fn, ctx);
-	n = b->queue.count;
+	n = b->queue.count - b->ran_n;
 	if (!outer) {
 		hrt__walking = NULL;
 		base_unlock(b);
@@ -971,6 +1055,7 @@ static int wheel_state_bad(const struct hrt_timer *t, const void *b)
 static const char *check_locked(const struct hrt_base *b)
 {
 	const struct hrt_rb_node *n;
+	unsigned excluded = 0, i;
 	int err;
 
 	if ((err = hrt__queue_check(&b->queue)) || (err = hrt__queue_check(&b->pend)))
@@ -981,8 +1066,15 @@ static const char *check_locked(const struct hrt_base *b)
 		if (tstate(t) != ((uintptr_t)b | HRT_ST_QUEUED))
 			return "queued timer with a wrong state word";
 		if (hrt__queue_is_excluded(t))
-			return "excluded timer in the main queue";
+			excluded++;
 	}
+	/* Excluded timers in the main queue: exactly the remembered ones. */
+	if (excluded != b->ran_n || (b->ran_n && !b->in_pass))
+		return "excluded timers in the main queue not the re-queued ones";
+	for (i = 0; i < b->ran_n; i++)
+		if (tstate(b->ran[i]) != ((uintptr_t)b | HRT_ST_QUEUED) ||
+		    !hrt__queue_is_excluded(b->ran[i]))
+			return "a re-queued timer is not excluded in the main queue";
 	for (n = b->pend.leftmost; n; n = hrt__rb_next(n))
 		if (tstate(hrt__queue_timer(n)) != ((uintptr_t)b | HRT_ST_QUEUED | HRT_ST_PENDING))
 			return "pending timer with a wrong state word";
@@ -1067,8 +1159,8 @@ static int window_locked(struct hrt_base *b, hrt_time_t *owner,
 	/* Makes the earliest hard expiry a tree's; the wheel's soft expiries
 	 * are all >= it then (the bounded search may miss ties: a lower
 	 * bound is still a valid window). */
-	hrt__base_next_locked(b);
-	t = hrt__queue_first(&b->queue);
+	hrt__base_next_locked(b, 1);
+	t = first_live(b);
 	if (b->pend.count)
 		t = earlier(t, hrt__queue_next_due(&b->pend, HRT_QUEUE_NOW_MAX + 1,
 						   &(uint64_t){ 0 }));
@@ -1190,7 +1282,7 @@ static void device_arm(struct hrt_base *b, hrt_time_t when)
 static void base_wakeup_update(struct hrt_base *b)
 {
 	if (b->dev && !b->in_pass && !base_is_forked(b)) {
-		hrt_time_t when = hrt__base_next_locked(b);
+		hrt_time_t when = hrt__base_next_locked(b, 0);
 
 		if (when < 1)           /* armed as 1 ns (0 disarms a timerfd), so */
 			when = 1;       /* never equal to HRT_ARMED_EXPIRED either */
@@ -1282,7 +1374,7 @@ ssize_t hrt__base_wakeup(struct hrt_base *b, int event, int idle)
 		b->armed = HRT_ARMED_EXPIRED;   /* re-arm: renews CANCEL_ON_SET */
 		due = 1;
 	} else {
-		due = b->armed == HRT_ARMED_EXPIRED || hrt__base_next_locked(b) <= now;
+		due = b->armed == HRT_ARMED_EXPIRED || hrt__base_next_locked(b, 0) <= now;
 	}
 	if (due)
 		n = run_locked(b, now, idle);   /* re-arms at its end */

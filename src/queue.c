@@ -105,6 +105,15 @@ void hrt__queue_del(struct hrt_queue *q, struct hrt_timer *t)
 	q->count--;
 }
 
+void hrt__queue_unexclude(struct hrt_queue *q, struct hrt_timer *t)
+{
+	(void)q;
+	t->hrt__node.hrt__pc &= ~HRT_Q_EXCLUDED;
+	/* Its contribution only fell: the minima on its path, up to the first
+	 * that does not change. */
+	aug_propagate(&t->hrt__node, NULL);
+}
+
 struct hrt_timer *hrt__queue_next_due(const struct hrt_queue *q, hrt_time_t now,
 				      uint64_t *visited)
 {

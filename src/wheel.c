@@ -63,13 +63,15 @@ void hrt__wheel_init(struct hrt_wheel *w, hrt_time_t now)
 {
 	unsigned l, i;
 
-	w->hz = hrt__wheel_jiffy(now) + 1;
+	w->hz = hrt__wheel_hz_for(now);
 	w->count = 0;
 	w->cascades = 0;
 	for (l = 0; l < HRT_WHEEL_LEVELS; l++) {
 		w->occupied[l] = 0;
-		for (i = 0; i < HRT_WHEEL_SLOTS; i++)
+		for (i = 0; i < HRT_WHEEL_SLOTS; i++) {
+			w->n[l][i] = 0;
 			hrt__list_init(&w->slot[l][i]);
+		}
 	}
 }
 
@@ -77,12 +79,9 @@ void hrt__wheel_init(struct hrt_wheel *w, hrt_time_t now)
 static void take_slot(struct hrt_wheel *w, unsigned level, unsigned idx,
 		      struct hrt_list_node *out)
 {
-	struct hrt_list_node *h = &w->slot[level][idx];
-	struct hrt_list_node *l;
-
-	for (l = h->hrt__next; l != h; l = l->hrt__next)
-		w->count--;
-	list_splice_tail(out, h);
+	w->count -= w->n[level][idx];
+	w->n[level][idx] = 0;
+	list_splice_tail(out, &w->slot[level][idx]);
 	w->occupied[level] &= ~(UINT64_C(1) << idx);
 }
 
@@ -100,6 +99,7 @@ int hrt__wheel_place(struct hrt_wheel *w, struct hrt_timer *t, struct hrt_list_n
 	if (js >= w->hz && js >> (level * HRT_WHEEL_BITS) == jh >> (level * HRT_WHEEL_BITS)) {
 		list_add_tail(&w->slot[level][idx], &t->hrt__off.hrt__link);
 		w->occupied[level] |= UINT64_C(1) << idx;
+		w->n[level][idx]++;
 		w->count++;
 		return 1;
 	}
@@ -120,6 +120,7 @@ void hrt__wheel_del(struct hrt_wheel *w, struct hrt_timer *t)
 	list_del(&t->hrt__off.hrt__link);
 	if (hrt__list_empty(h))
 		w->occupied[level] &= ~(UINT64_C(1) << idx);
+	w->n[level][idx]--;
 	w->count--;
 }
 
@@ -162,34 +163,70 @@ void hrt__wheel_advance(struct hrt_wheel *w, uint64_t hz, struct hrt_list_node *
 	}
 }
 
-hrt_time_t hrt__wheel_first(const struct hrt_wheel *w)
+/* The earliest non-empty slot: 0, or 1 with its level and index. */
+static inline int first_slot(const struct hrt_wheel *w, unsigned *level, unsigned *idx)
 {
-	unsigned level;
+	unsigned l;
 
 	if (!w->count)
+		return 0;
+	for (l = 0; l < HRT_WHEEL_LEVELS; l++) {
+		if (w->occupied[l]) {
+			*level = l;
+			*idx = (unsigned)__builtin_ctzll(w->occupied[l]);
+			return 1;
+		}
+	}
+	return 0;       /* not reached: count says otherwise */
+}
+
+int hrt__wheel_scan_first(const struct hrt_wheel *w, hrt_time_t *hard)
+{
+	const struct hrt_list_node *h, *l;
+	unsigned level, idx;
+	hrt_time_t m = HRT_TIME_MAX;
+
+	if (!first_slot(w, &level, &idx) || w->n[level][idx] > HRT_WHEEL_SCAN)
+		return 0;
+	h = &w->slot[level][idx];
+	for (l = h->hrt__next; l != h; l = l->hrt__next) {
+		const struct hrt_timer *t = link_timer((struct hrt_list_node *)l);
+
+		if (t->hrt__hard < m)
+			m = t->hrt__hard;
+	}
+	*hard = m;
+	return 1;
+}
+
+hrt_time_t hrt__wheel_first(const struct hrt_wheel *w)
+{
+	unsigned level, idx;
+
+	if (!first_slot(w, &level, &idx))
 		return HRT_TIME_MAX;
-	for (level = 0; level < HRT_WHEEL_LEVELS; level++)
-		if (w->occupied[level])
-			return hrt__wheel_time(slot_start(w->hz, level,
-					       (unsigned)__builtin_ctzll(w->occupied[level])));
-	return HRT_TIME_MAX;    /* not reached: count says otherwise */
+	return hrt__wheel_time(slot_start(w->hz, level, idx));
+}
+
+void hrt__wheel_step_first(struct hrt_wheel *w, struct hrt_list_node *out)
+{
+	unsigned level, idx;
+	uint64_t a;
+
+	if (!first_slot(w, &level, &idx))
+		return;
+	a = slot_start(w->hz, level, idx);
+	/* Level 0: one jiffy, past it.  Above: to its start, which cascades
+	 * it into the levels below. */
+	hrt__wheel_advance(w, level ? a : a + 1, out);
 }
 
 void hrt__wheel_pull_first(struct hrt_wheel *w, struct hrt_list_node *out)
 {
 	struct hrt_list_node *tail = out->hrt__prev;
 
-	while (w->count && out->hrt__prev == tail) {
-		unsigned level = 0;
-		uint64_t a;
-
-		while (!w->occupied[level])
-			level++;
-		a = slot_start(w->hz, level, (unsigned)__builtin_ctzll(w->occupied[level]));
-		/* Level 0: one jiffy, past it.  Above: to its start, which
-		 * cascades it into the levels below. */
-		hrt__wheel_advance(w, level ? a : a + 1, out);
-	}
+	while (w->count && out->hrt__prev == tail)
+		hrt__wheel_step_first(w, out);
 }
 
 void hrt__wheel_take_all(struct hrt_wheel *w, struct hrt_list_node *out)
@@ -212,6 +249,7 @@ const char *hrt__wheel_check(const struct hrt_wheel *w,
 		for (idx = 0; idx < HRT_WHEEL_SLOTS; idx++) {
 			const struct hrt_list_node *h = &w->slot[level][idx], *l, *prev = h;
 			int bit = !!(w->occupied[level] & (UINT64_C(1) << idx));
+			size_t before = count;
 
 			if (bit != !hrt__list_empty(h))
 				return "wheel occupancy bit wrong";
@@ -237,6 +275,8 @@ const char *hrt__wheel_check(const struct hrt_wheel *w,
 			}
 			if (h->hrt__prev != prev)
 				return "wheel slot back link wrong";
+			if (w->n[level][idx] != count - before)
+				return "wheel slot count wrong";
 		}
 	}
 	return count == w->count ? NULL : "wheel count wrong";

@@ -36,12 +36,20 @@
 #define HRT_WHEEL_BITS   6
 #define HRT_WHEEL_SLOTS  (1u << HRT_WHEEL_BITS)
 #define HRT_WHEEL_LEVELS 8              /* 8 * 6 = 48 >= the 44 bits of a jiffy */
+/* The horizon stays this many jiffies (~67 ms) past the last pass: a timer
+ * due sooner is likely to fire, so it pays its tree insert at once instead
+ * of a wheel link, a move and the insert. */
+#define HRT_WHEEL_NEAR   64
+/* A first slot this small is scanned for the exact earliest hard expiry
+ * (next_event) instead of being moved into the tree. */
+#define HRT_WHEEL_SCAN   8
 
 struct hrt_wheel {
 	uint64_t hz;                            /* the horizon (a jiffy) */
 	uint64_t occupied[HRT_WHEEL_LEVELS];    /* bit i: slot i is not empty */
 	size_t count;
 	uint64_t cascades;                      /* timers re-placed inside the wheel */
+	size_t n[HRT_WHEEL_LEVELS][HRT_WHEEL_SLOTS];    /* timers per slot */
 	struct hrt_list_node slot[HRT_WHEEL_LEVELS][HRT_WHEEL_SLOTS];
 };
 
@@ -54,6 +62,15 @@ static inline uint64_t hrt__wheel_jiffy(hrt_time_t t)
 static inline hrt_time_t hrt__wheel_time(uint64_t j)
 {
 	return (hrt_time_t)((j << HRT_WHEEL_SHIFT) ^ (UINT64_C(1) << 63));
+}
+
+/* The horizon for a pass at `now`: NEAR jiffies past it, and never past
+ * the jiffy after the end of time (where every timer is behind it). */
+static inline uint64_t hrt__wheel_hz_for(hrt_time_t now)
+{
+	uint64_t j = hrt__wheel_jiffy(now), end = hrt__wheel_jiffy(HRT_TIME_MAX) + 1;
+
+	return end - j > HRT_WHEEL_NEAR ? j + HRT_WHEEL_NEAR : end;
 }
 
 /* The first instant of the horizon: every wheel timer's soft and hard
@@ -86,6 +103,14 @@ void hrt__wheel_advance(struct hrt_wheel *w, uint64_t hz, struct hrt_list_node *
 /* The first instant of the earliest non-empty slot (<= every hard expiry
  * in the wheel), HRT_TIME_MAX if empty. */
 hrt_time_t hrt__wheel_first(const struct hrt_wheel *w);
+/* If the earliest non-empty slot holds at most HRT_WHEEL_SCAN timers: 1,
+ * and *hard = the earliest hard expiry in the wheel (the wheel unchanged).
+ * Else 0. */
+int hrt__wheel_scan_first(const struct hrt_wheel *w, hrt_time_t *hard);
+/* One step towards the earliest timer: the horizon to the earliest slot's
+ * start, which cascades it into lower levels, or, at level 0, past it, which
+ * moves it to out.  Nothing if the wheel is empty. */
+void hrt__wheel_step_first(struct hrt_wheel *w, struct hrt_list_node *out);
 /* Moves timers to out, at least one unless the wheel is empty: advances
  * the horizon to the earliest slot, cascading it, until something leaves.
  * The earliest hard expiry of the wheel is then in out, or still >=

@@ -2,8 +2,9 @@
 /*
  * test_base.c - timer semantics through the public API: the article's
  * example, argument errors, saturation, forward, pass rules, callbacks that
- * start/cancel/free timers, moves between bases, and the O(log n) bound of
- * the greedy search.
+ * start/cancel/free timers, moves between bases, the O(log n) bound of
+ * the greedy search, the cost of the restart path and where the wheel
+ * places timers.
  */
 #include <errno.h>
 #include <math.h>
@@ -410,6 +411,180 @@ static void test_greedy_log_bound(void **s)
 	free(tm);
 }
 
+/* The restart path: NP periodic timers with one period, all due in every
+ * pass.  Each restart costs one erase and one insert, for the first 16
+ * (the base's HRT_RAN_MAX) per pass; beyond that the pending queue takes
+ * over at two of each.  They run in start order (FIFO) every pass. */
+enum { NP = 24, NP_FAST = 16, PERIOD = 1000000 };
+struct periodic {
+	struct hrt_timer t;
+	int id;
+};
+static struct periodic per[NP];
+static int order[4 * NP], norder;
+static int walk_shown, walk_saw_first;
+
+static void note_shown(const struct hrt_tree_node *n, void *ctx)
+{
+	(void)ctx;
+	walk_shown++;
+	if (n->timer == &per[0].t)
+		walk_saw_first = 1;
+}
+
+static enum hrt_restart periodic_cb(struct hrt_timer *t, hrt_time_t now)
+{
+	struct periodic *p = (struct periodic *)t;
+	struct hrt_base *b = hrt_timer_get_base(t);
+
+	order[norder++] = p->id;
+	hrt_timer_forward(t, now, PERIOD);
+	if (p->id == 5) {
+		char why[128];
+		int n;
+
+		/* per[0] ran and was re-queued excluded: a cancel and a start
+		 * from here re-queue it excluded again (it may not run twice). */
+		assert_int_equal(hrt_timer_cancel(&per[0].t), 1);
+		assert_int_equal(hrt_timer_start(&per[0].t, b, now + PERIOD, HRT_MODE_ABS), 0);
+		assert_int_equal(hrt_base_check(b, why, sizeof(why)), 0);
+		/* A walk from a callback does not show re-queued timers. */
+		walk_shown = walk_saw_first = 0;
+		n = hrt_base_walk_tree(b, note_shown, NULL);
+		assert_int_equal(n, walk_shown);
+		assert_int_equal(walk_saw_first, 0);
+		assert_int_equal(n, NP - 6);    /* 6..23 wait; 0..5 ran */
+	}
+	return HRT_RESTART;
+}
+
+static void restart_cost(unsigned flags)
+{
+	struct hrt_base *b = hrt_base_new_flags(HRT_CLOCK_VIRTUAL, flags);
+	struct hrt_stats st;
+	hrt_time_t now = PERIOD;
+
+	assert_non_null(b);
+	hrt_base_set_greedy(b, HRT_GREEDY_OFF);
+	for (int i = 0; i < NP; i++) {
+		per[i].id = i;
+		hrt_timer_init(&per[i].t, periodic_cb);
+		assert_int_equal(hrt_timer_start(&per[i].t, b, now, HRT_MODE_ABS), 0);
+	}
+	for (int pass = 0; pass < 3; pass++, now += PERIOD) {
+		hrt_base_reset_stats(b);
+		norder = 0;
+		assert_int_equal(hrt_base_run(b, now, 0), NP);   /* each once */
+		hrt_base_get_stats(b, &st);
+		/* FIFO, every pass: per[5]'s callback re-starts per[0] before
+		 * per[5] itself is re-queued, so from pass 1 on 0 runs 5th. */
+		for (int i = 0; i < NP; i++)
+			assert_int_equal(order[i], (pass == 0 || i > 4 ? i : i == 4 ? 0 : i + 1));
+		/* NP erases; inserts: NP_FAST excluded in place, the rest
+		 * through pend (insert, erase, insert); per[0]'s cancel and
+		 * start add one of each. */
+		printf("restart: pass %d, %d restarts, %" PRIu64 " tree ops (%.2f each; "
+		       "through the pending queue alone: 4)\n", pass, NP, st.tree_ops,
+		       (double)st.tree_ops / NP);
+		assert_int_equal(st.tree_ops, 2 * NP + 2 * (NP - NP_FAST) + 2);
+		assert_int_equal(st.restarts, NP);
+		assert_int_equal(hrt_base_check(b, NULL, 0), 0);
+		assert_int_equal(hrt_base_next_event(b), now + PERIOD);
+		assert_int_equal(hrt_base_walk_tree(b, note_shown, NULL), NP);
+	}
+	for (int i = 0; i < NP; i++)
+		hrt_timer_cancel(&per[i].t);
+	assert_int_equal(hrt_base_free(b), 0);
+}
+
+static void test_restart_cost(void **s)
+{
+	(void)s;
+	restart_cost(0);
+	restart_cost(HRT_BASE_UNLOCKED);
+}
+
+static hrt_time_t min_hard(struct hrt_timer *tm, const char *on, int n)
+{
+	hrt_time_t m = HRT_TIME_MAX;
+
+	for (int i = 0; i < n; i++)
+		if (on[i] && hrt_timer_get_hard(&tm[i]) < m)
+			m = hrt_timer_get_hard(&tm[i]);
+	return m;
+}
+
+/* Where timers go: asking for next_event (as every start on an fd base
+ * does) finds the earliest far timer without moving it into the tree, so
+ * the horizon stays near and later far starts stay O(1) in the wheel; a
+ * timer due within ~67 ms (64 jiffies) of the last pass goes straight to
+ * the tree, one further goes to the wheel. */
+static void test_wheel_placement(void **s)
+{
+	enum { NW = 2000 };
+	struct hrt_timer *tm = calloc(NW + 2, sizeof(*tm));
+	char *on = calloc(NW, 1);
+	struct hrt_base *b = hrt_base_new(HRT_CLOCK_VIRTUAL);
+	unsigned long long x = 0x9e3779b97f4a7c15ull;
+	struct hrt_stats st;
+	hrt_time_t now = 1000 * (hrt_time_t)PERIOD;     /* 1 s */
+
+	(void)s;
+	/* Near the last pass: the tree at once; further: the wheel. */
+	assert_int_equal(hrt_base_run(b, now, 0), 0);
+	hrt_timer_init(&tm[NW], count_cb);
+	hrt_timer_init(&tm[NW + 1], count_cb);
+	assert_int_equal(hrt_timer_start(&tm[NW], b, now + 50 * (hrt_time_t)PERIOD,
+					 HRT_MODE_ABS), 0);
+	hrt_base_get_stats(b, &st);
+	assert_int_equal(st.tree_ops, 1);
+	assert_int_equal(hrt_timer_start(&tm[NW + 1], b, now + 200 * (hrt_time_t)PERIOD,
+					 HRT_MODE_ABS), 0);
+	hrt_base_get_stats(b, &st);
+	assert_int_equal(st.tree_ops, 1);
+	counted = 0;
+	assert_int_equal(hrt_base_run(b, now + 200 * (hrt_time_t)PERIOD, 0), 2);
+	hrt_base_get_stats(b, &st);
+	assert_int_equal(st.wheel_moves, 1);            /* only the far one moved */
+	now += 200 * (hrt_time_t)PERIOD;
+	hrt_base_reset_stats(b);
+
+	for (int i = 0; i < NW; i++)
+		hrt_timer_init(&tm[i], count_cb);
+	for (int op = 0; op < 20 * NW; op++) {          /* start/cancel far timers */
+		int i;
+
+		x ^= x << 13; x ^= x >> 7; x ^= x << 17;
+		i = (int)(x % NW);
+		if (on[i]) {
+			assert_int_equal(hrt_timer_cancel(&tm[i]), 1);
+			on[i] = 0;
+		} else {
+			hrt_time_t when = now + 10 * 1000 * (hrt_time_t)PERIOD +
+					  (hrt_time_t)(x >> 20) % (60 * 1000 * (hrt_time_t)PERIOD);
+
+			assert_int_equal(hrt_timer_start(&tm[i], b, when, HRT_MODE_ABS), 0);
+			on[i] = 1;
+		}
+		assert_int_equal(hrt_base_next_event(b), min_hard(tm, on, NW));
+	}
+	hrt_base_get_stats(b, &st);
+	printf("placement: %d ops with next_event after each: %" PRIu64 " wheel moves, "
+	       "%" PRIu64 " cascades, %" PRIu64 " tree ops\n", 20 * NW, st.wheel_moves,
+	       st.wheel_cascades, st.tree_ops);
+	assert_int_equal(st.wheel_moves, 0);
+	assert_int_equal(st.tree_ops, 0);
+	assert_int_equal(hrt_base_check(b, NULL, 0), 0);
+
+	for (int i = 0; i < NW; i++)
+		if (on[i])
+			hrt_timer_cancel(&tm[i]);
+	assert_int_equal(hrt_base_check(b, NULL, 0), 0);
+	assert_int_equal(hrt_base_free(b), 0);
+	free(on);
+	free(tm);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -423,6 +598,8 @@ int main(void)
 		cmocka_unit_test(test_started_in_pass),
 		cmocka_unit_test(test_move_between_bases),
 		cmocka_unit_test(test_greedy_log_bound),
+		cmocka_unit_test(test_restart_cost),
+		cmocka_unit_test(test_wheel_placement),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
