@@ -5,9 +5,12 @@
  * Every node keeps hrt__subtree_soft = min(soft) over its subtree, so the
  * search for the first soft-expired timer descends only into subtrees that
  * hold one: each found timer costs O(log n) nodes, wherever it sits.  Equal
- * hard expiries go right of existing ones, which keeps them FIFO.
+ * hard expiries go right of existing ones, which keeps them FIFO.  The
+ * rebalancing is instantiated here (rbtree_augment.h), so the augment
+ * callbacks below are called directly, not through a table.
  */
 #include "queue.h"
+#include "rbtree_augment.h"
 
 /* What a node contributes to its subtree's minimum (see queue.h). */
 static inline hrt_time_t contrib(const struct hrt_timer *t)
@@ -93,7 +96,7 @@ void hrt__queue_add(struct hrt_queue *q, struct hrt_timer *t, int excluded)
 	hrt__rb_link(&t->hrt__node, parent, link, excluded ? HRT_Q_EXCLUDED : 0);
 	if (leftmost)
 		q->leftmost = &t->hrt__node;
-	hrt__rb_insert_augmented(&t->hrt__node, &q->root, &min_soft_augment);
+	hrt__rb_insert_inline(&t->hrt__node, &q->root, &min_soft_augment);
 	q->count++;
 }
 
@@ -101,7 +104,7 @@ void hrt__queue_del(struct hrt_queue *q, struct hrt_timer *t)
 {
 	if (q->leftmost == &t->hrt__node)
 		q->leftmost = hrt__rb_next(&t->hrt__node);
-	hrt__rb_erase_augmented(&t->hrt__node, &q->root, &min_soft_augment);
+	hrt__rb_erase_inline(&t->hrt__node, &q->root, &min_soft_augment);
 	q->count--;
 }
 
