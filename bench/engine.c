@@ -136,13 +136,13 @@ static void one_rep(struct hrt_timer *tm, size_t n, double *v)
 		}
 		v[W_SC] = (now_ns() - t0) / ops;
 
-		hrt_base_run(b, 0, 0);          /* arming's staged inserts: not timed */
+		hrt_base_run(b, 0, 0);          /* deferred work of arming: not timed */
 		t0 = now_ns();
 		for (size_t i = 0; i < ops; i++)
 			hrt_timer_start_range(&tm[rnd() % n], b, SPAN + (hrt_time_t)(rnd() % SPAN),
 					      50000, HRT_MODE_ABS);
-		/* A pass (at 0: runs nothing) moves the staged re-arms into the
-		 * tree; that deferred cost belongs to re-arm. */
+		/* A pass (at 0: runs nothing) does what the re-arms left to it;
+		 * that deferred cost belongs to re-arm. */
 		hrt_base_run(b, 0, 0);
 		v[W_RA] = (now_ns() - t0) / ops;
 
@@ -162,7 +162,7 @@ static void one_rep(struct hrt_timer *tm, size_t n, double *v)
 			hrt_timer_start_range(&tm[i], b, due ? SPAN / 2 : hard - 1, due ? hard - SPAN / 2 : 1,
 					      HRT_MODE_ABS);
 		}
-		hrt_base_run(b, 0, 0);          /* staged inserts: not timed */
+		hrt_base_run(b, 0, 0);          /* deferred work: not timed */
 		hrt_base_reset_stats(b);
 		t0 = now_ns();
 		ran = hrt_base_run(b, SPAN / 2, 1);
