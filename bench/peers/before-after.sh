@@ -5,7 +5,8 @@
 # directory, links the current bench_hrt.c (programs hrt and hrt-fd; hrt-st
 # has no "before": HRT_BASE_UNLOCKED did not exist) against it and against
 # HRT_LIB, runs the two builds alternating at every N (who goes first
-# alternates with N as well), and writes $DOCS/before-after.csv and
+# alternates with N and round), ROUNDS times (rounds.awk keeps the median
+# of the rounds' medians), and writes $DOCS/before-after.csv and
 # $DOCS/before-after.txt: before, after and after/before of the medians per
 # (program, workload, N).  Called by `make before-after` (or the top-level
 # `make bench-before-after`) with O, HRT_LIB and DOCS set; run from
@@ -15,6 +16,7 @@ set -eu
 BASE=${BASE:-ed5a5063e7c4ed48d74042b4b98833b262dca830}
 NS=${NS:-"1000 10000 100000 1000000"}
 WS=${WS:-start_cancel,rearm,timeout,expiry}
+ROUNDS=${ROUNDS:-3}
 PROGS="hrt hrt-fd"
 repo=$(cd ../.. && pwd)
 raw=$O/raw.csv
@@ -35,19 +37,24 @@ make -s O="$O/before" HRT_LIB="$old/build/libhrt.a" HRT_INC="$old/include" \
 make -s O="$O/after" HRT_LIB="$HRT_LIB" "$O/after/hrt" "$O/after/hrt-fd"
 
 start=$(date +%s)
-: > "$raw"
+: > "$O/rounds.csv"
 k=0
-for n in $NS; do
-	if [ $((k % 2)) -eq 0 ]; then sides="before after"; else sides="after before"; fi
-	k=$((k + 1))
-	for p in $PROGS; do
-		for side in $sides; do
-			t0=$(date +%s)
-			"$O/$side/$p" "$n" "$WS" | sed "s/^/$side,/" >> "$raw"
-			echo "   ran $side/$p N=$n in $(( $(date +%s) - t0 )) s" >&2
+r=0
+while [ "$r" -lt "$ROUNDS" ]; do
+	r=$((r + 1))
+	for n in $NS; do
+		if [ $((k % 2)) -eq 0 ]; then sides="before after"; else sides="after before"; fi
+		k=$((k + 1))
+		for p in $PROGS; do
+			for side in $sides; do
+				t0=$(date +%s)
+				"$O/$side/$p" "$n" "$WS" | sed "s/^/$side,/" >> "$O/rounds.csv"
+				echo "   ran $side/$p N=$n (round $r) in $(( $(date +%s) - t0 )) s" >&2
+			done
 		done
 	done
 done
+awk -f rounds.awk "$O/rounds.csv" > "$raw"
 echo "== total run time: $(( $(date +%s) - start )) s" >&2
 
 # Rows: (program, workload, N) for the time metrics, in that order; the
@@ -57,7 +64,7 @@ echo "== total run time: $(( $(date +%s) - start )) s" >&2
 after=$(git -C "$repo" log -1 --format=%h -- src include 2>/dev/null || echo "?")
 [ -z "$(git -C "$repo" status --porcelain -- src include 2>/dev/null)" ] || after="$after+dirty"
 awk -F, -v base="$(git -C "$repo" rev-parse --short "$BASE")" -v after="$after" \
-    -v csv="$DOCS/before-after.csv" -v date="$(date -u +%Y-%m-%dT%H:%MZ)" '
+    -v csv="$DOCS/before-after.csv" -v rounds="$ROUNDS" -v date="$(date -u +%Y-%m-%dT%H:%MZ)" '
 function fmt(x) { return x + 0 >= 100 ? sprintf("%.0f", x) : sprintf("%.1f", x) }
 $5 == "ns_per_op" || $5 == "ns_per_timer" {
 	k = $2 SUBSEP $3 SUBSEP $4 SUBSEP $5
@@ -69,7 +76,8 @@ $5 == "ns_per_op" || $5 == "ns_per_timer" {
 END {
 	print "program,workload,n,metric,before,before_min,before_max,after,after_min,after_max,after_over_before" > csv
 	printf "# hrt before (%s, the start of issue 10) and after (%s), %s\n", base, after, date
-	printf "# medians [min-max] in ns; same bench_hrt.c and workload.h for both\n"
+	printf "# ns, median of %d rounds of medians [min-max over all rounds]; the same\n", rounds
+	printf "# bench_hrt.c and workload.h for both\n"
 	printf "%-8s %-14s %-13s %8s %-22s %-22s %12s\n", "program", "workload", "metric", "N",
 		"before", "after", "after/before"
 	for (i = 1; i <= np; i++) for (j = 1; j <= nw; j++) for (m = 1; m <= nn; m++) {

@@ -2,9 +2,9 @@
 # SPDX-License-Identifier: MIT
 # run.sh - run every peer program at every N, print one table, write
 # $DOCS/peers.csv and $DOCS/*.svg.  Called by `make run` with O (where the
-# programs are), DOCS and NS set.  N is the outer loop and the libraries
-# alternate within it, so a noisy moment on a shared machine hits all of
-# them rather than one.
+# programs are), DOCS and NS set (OPS_ROUNDS, SKIP optional).  N is the
+# outer loop and the libraries alternate within it, so a noisy moment on a
+# shared machine hits all of them rather than one.
 set -eu
 : "${O:?}" "${DOCS:?}"
 NS=${NS:-"1000 10000 100000 1000000"}
@@ -15,6 +15,14 @@ LIBS="hrt hrt-st hrt-fd libev libuv libevent sd-event"
 SKIP=${SKIP-"sd-event:range:1000000"}
 PEERS="libev libuv libevent sd-event"
 HRTS="hrt hrt-st hrt-fd"	# each gets a column "over the best peer"
+# The op workloads take seconds per program and swing most with the
+# machine's phases (2x between two runs here), so they run OPS_ROUNDS
+# times, the libraries alternating within each round, and rounds.awk keeps
+# the median of the rounds' medians (min and max over all rounds); memory,
+# expiry and range run once.
+OPS_ROUNDS=${OPS_ROUNDS:-5}
+OPS_W=start_cancel,rearm,timeout
+REST_W=memory,expiry,range
 raw=$O/raw.csv
 mkdir -p "$DOCS" "$O/plot"
 
@@ -27,20 +35,34 @@ echo "hrt: $(sed -n 's/^#define HRT_VERSION_STRING "\(.*\)"/\1/p' ../../include/
 	"$(git -C ../.. rev-parse --short HEAD 2>/dev/null || true)"
 echo "workload: bench/peers/workload.h (seed, distributions, repetitions)"
 
-start=$(date +%s)
-: > "$raw"
-for n in $NS; do
-	for lib in $LIBS; do
-		t0=$(date +%s)
-		w=all
-		for s in $SKIP; do
-			case $s in "$lib":*:"$n") w=$(echo start_cancel,rearm,timeout,memory,expiry,range |
-				sed "s/$(echo "$s" | cut -d: -f2)//;s/,,/,/;s/^,//;s/,\$//") ;; esac
-		done
-		"$O/$lib" "$n" "$w" >> "$raw"
-		echo "   ran $lib N=$n in $(( $(date +%s) - t0 )) s" >&2
+# list minus the workloads SKIP names for this library and N
+wanted() {	# lib n list
+	l=$3
+	for s in $SKIP; do
+		case $s in "$1":*:"$2") l=$(echo "$l" |
+			sed "s/$(echo "$s" | cut -d: -f2)//;s/,,/,/;s/^,//;s/,\$//") ;; esac
 	done
+	echo "$l"
+}
+run() {		# lib n list
+	w=$(wanted "$1" "$2" "$3")
+	[ -n "$w" ] || return 0
+	t0=$(date +%s)
+	"$O/$1" "$2" "$w"
+	echo "   ran $1 N=$2 $w in $(( $(date +%s) - t0 )) s" >&2
+}
+
+start=$(date +%s)
+: > "$O/rounds.csv"
+for n in $NS; do
+	r=0
+	while [ "$r" -lt "$OPS_ROUNDS" ]; do
+		r=$((r + 1))
+		for lib in $LIBS; do run "$lib" "$n" "$OPS_W" >> "$O/rounds.csv"; done
+	done
+	for lib in $LIBS; do run "$lib" "$n" "$REST_W" >> "$O/rounds.csv"; done
 done
+awk -f rounds.awk "$O/rounds.csv" > "$raw"
 echo "== total run time: $(( $(date +%s) - start )) s"
 
 {
