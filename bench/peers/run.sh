@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: MIT
 # run.sh - run every peer program at every N, print one table, write
 # $DOCS/peers.csv and $DOCS/*.svg.  Called by `make run` with O (where the
-# programs are), DOCS and NS set (OPS_ROUNDS, SKIP optional).  N is the
+# programs are), DOCS and NS set (OPS_ROUNDS, SKIP optional; PLOT_ONLY=1
+# writes the table and plots again from the last run's raw.csv).  N is the
 # outer loop and the libraries alternate within it, so a noisy moment on a
 # shared machine hits all of them rather than one.
 set -eu
@@ -53,16 +54,20 @@ run() {		# lib n list
 }
 
 start=$(date +%s)
-: > "$O/rounds.csv"
-for n in $NS; do
-	r=0
-	while [ "$r" -lt "$OPS_ROUNDS" ]; do
-		r=$((r + 1))
-		for lib in $LIBS; do run "$lib" "$n" "$OPS_W" >> "$O/rounds.csv"; done
+if [ "${PLOT_ONLY:-0}" = 1 ]; then	# table and plots again from the last run's $raw
+	[ -s "$raw" ] || { echo "run.sh: PLOT_ONLY=1 needs $raw" >&2; exit 1; }
+else
+	: > "$O/rounds.csv"
+	for n in $NS; do
+		r=0
+		while [ "$r" -lt "$OPS_ROUNDS" ]; do
+			r=$((r + 1))
+			for lib in $LIBS; do run "$lib" "$n" "$OPS_W" >> "$O/rounds.csv"; done
+		done
+		for lib in $LIBS; do run "$lib" "$n" "$REST_W" >> "$O/rounds.csv"; done
 	done
-	for lib in $LIBS; do run "$lib" "$n" "$REST_W" >> "$O/rounds.csv"; done
-done
-awk -f rounds.awk "$O/rounds.csv" > "$raw"
+	awk -f rounds.awk "$O/rounds.csv" > "$raw"
+fi
 echo "== total run time: $(( $(date +%s) - start )) s"
 
 {
@@ -139,9 +144,9 @@ for wm in start_cancel:ns_per_op rearm:ns_per_op timeout:ns_per_op expiry:ns_per
 	gnuplot <<EOF
 set terminal svg size 720,440 dynamic font 'sans,12'
 set output '$DOCS/$w-$m.svg'
-set title '$w: $m (median, bars min-max)'
+set title '$w: $m (median, bars min-max)' noenhanced
 set xlabel 'armed timers N'
-set ylabel '$m'
+set ylabel '$m' noenhanced
 set logscale x
 set logscale y
 set format x '10^{%L}'
