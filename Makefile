@@ -7,6 +7,7 @@
 #   make demo            hrt demo, replay of the shipped trace, a sim sweep
 #   make bench           engine and wake-up benchmarks
 #   make bench-peers     hrt against libev, libuv, libevent, sd-event
+#   make bench-before-after  hrt before issue 10 (ed5a506) against now
 #   make examples        the event-loop integrations in examples/
 #   make fuzz            libFuzzer (clang) harnesses, FUZZ_SECONDS each
 #   make install PREFIX=/usr/local [DESTDIR=...]   (hrt.pc written then,
@@ -108,7 +109,7 @@ HAVE_XZ          := $(shell command -v xz >/dev/null 2>&1 && echo y)
 TEST_SKIPPED := $(foreach e,$(EXAMPLES_MISSING),$(e):$(EXPKG_$(e))) \
 	$(if $(HAVE_LIBUV),,readme_uv:libuv1-dev)
 
-.PHONY: all lib tools test check demo bench bench-peers examples fuzz install uninstall clean
+.PHONY: all lib tools test check demo bench bench-peers bench-before-after examples fuzz install uninstall clean
 .DEFAULT_GOAL := all
 
 all: lib tools
@@ -207,6 +208,9 @@ bench: $(BENCH_BINS)
 
 bench-peers:
 	$(MAKE) -C bench/peers O=$(abspath $(O))/peers HRT_LIB=$(abspath $(LIB_A)) run
+
+bench-before-after: $(LIB_A)
+	$(MAKE) -C bench/peers O=$(abspath $(O))/peers HRT_LIB=$(abspath $(LIB_A)) before-after
 
 fuzz: $(FUZZ_BINS)
 	@for f in $(FUZZ_BINS); do n=$$(basename $$f); mkdir -p build-fuzz/corpus-$$n; \

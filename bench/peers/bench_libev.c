@@ -2,7 +2,8 @@
 /*
  * bench_libev.c - libev under the shared workload (workload.h): ev_timer
  * watchers in a 4-ary heap, started, stopped and re-armed with
- * ev_timer_again; expiry through ev_run(EVRUN_NOWAIT).
+ * ev_timer_again (also the timeout, relative to ev_now); expiry through
+ * ev_run(EVRUN_NOWAIT).
  */
 #define LIB_NAME "libev"
 #include <ev.h>
@@ -65,6 +66,14 @@ static void lib_rearm(size_t i, int64_t off)
 {
 	items[i].repeat = (ev_tstamp)off * 1e-9;
 	ev_timer_again(loop, &items[i]);
+}
+
+/* libev's idiom for an inactivity timeout ("be smart about timeouts" in
+ * ev.pod): repeat = the timeout, ev_timer_again re-arms to ev_now + repeat,
+ * the now ev_now_update (lib_begin) refreshed. */
+static void lib_timeout(size_t i, int64_t off)
+{
+	lib_rearm(i, off);
 }
 
 static void lib_cancel(size_t i)

@@ -74,6 +74,13 @@ static void lib_rearm(size_t i, int64_t off)
 	uv_timer_start(&items[i], on_fire, to_ms(off), 0);
 }
 
+/* uv_timer_start counts from the loop's now, which uv_update_time
+ * (lib_begin) refreshed: the timeout is the plain re-arm. */
+static void lib_timeout(size_t i, int64_t off)
+{
+	lib_rearm(i, off);
+}
+
 static void lib_cancel(size_t i)
 {
 	uv_timer_stop(&items[i]);

@@ -1,7 +1,8 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
 # profile.sh - per-operation instruction and cache-miss counts for hrt and
-# libev (the fastest peer on start+cancel and re-arm) at N = 10^6.  Called
+# libev (the fastest peer on start+cancel and re-arm) at N = 10^6 (LIBS, WS
+# and N choose programs, op workloads and N).  Called
 # by `make profile` with O and DOCS set; writes $DOCS/profile.txt.
 #
 # perf stat with hardware counters when the CPU exposes them (it subtracts
@@ -13,6 +14,7 @@ set -eu
 N=${N:-1000000}
 K=${K:-100000}
 LIBS=${LIBS:-"hrt libev"}
+WS=${WS:-"start_cancel rearm timeout"}
 out=$DOCS/profile.txt
 mkdir -p "$DOCS"
 
@@ -32,7 +34,7 @@ if perf stat -x, -e instructions true 2>&1 | grep -q '^[0-9]'; then
 	echo "# tool: perf stat (hardware counters), (run with K ops - run with 0 ops) / K"
 	echo "library,workload,cycles,instructions,cache-references,cache-misses"
 	for lib in $LIBS; do
-		for w in start_cancel rearm; do
+		for w in $WS; do
 			for k in 0 "$K"; do
 				perf stat -x, -e cycles,instructions,cache-references,cache-misses \
 					"$O/$lib" "$N" ops "$k" "$w" 2> "$O/perf-$lib-$w-$k.txt"
@@ -55,7 +57,7 @@ else
 	echo "#       D1 = ${d1} KiB 8-way; LL = L2 (${l2} KiB 8-way) and LL = L3 (${l3} KiB 16-way), 64 B lines"
 	echo "library,workload,instructions,D1_misses,L2_misses,L3_misses,branch_mispredicts"
 	for lib in $LIBS; do
-		for w in start_cancel rearm; do
+		for w in $WS; do
 			for ll in "$l2:8" "$l3:16"; do
 				valgrind --tool=callgrind --cache-sim=yes --branch-sim=yes \
 					--D1=$((d1 * 1024)),8,64 --LL=$((${ll%%:*} * 1024)),${ll#*:},64 \

@@ -2,18 +2,28 @@
 # SPDX-License-Identifier: MIT
 # run.sh - run every peer program at every N, print one table, write
 # $DOCS/peers.csv and $DOCS/*.svg.  Called by `make run` with O (where the
-# programs are), DOCS and NS set.  N is the outer loop and the libraries
-# alternate within it, so a noisy moment on a shared machine hits all of
-# them rather than one.
+# programs are), DOCS and NS set (OPS_ROUNDS, SKIP optional; PLOT_ONLY=1
+# writes the table and plots again from the last run's raw.csv).  N is the
+# outer loop and the libraries alternate within it, so a noisy moment on a
+# shared machine hits all of them rather than one.
 set -eu
 : "${O:?}" "${DOCS:?}"
 NS=${NS:-"1000 10000 100000 1000000"}
-LIBS="hrt hrt-fd libev libuv libevent sd-event"
+LIBS="hrt hrt-st hrt-fd libev libuv libevent sd-event"
 # Left out, with the reason: sd-event dispatches one source per iteration
 # (three system calls each, ~35 us here), so the range workload at 10^6
 # would take ~40 s per repetition and only repeat its expiry cost.
 SKIP=${SKIP-"sd-event:range:1000000"}
 PEERS="libev libuv libevent sd-event"
+HRTS="hrt hrt-st hrt-fd"	# each gets a column "over the best peer"
+# The op workloads take seconds per program and swing most with the
+# machine's phases (2x between two runs here), so they run OPS_ROUNDS
+# times, the libraries alternating within each round, and rounds.awk keeps
+# the median of the rounds' medians (min and max over all rounds); memory,
+# expiry and range run once.
+OPS_ROUNDS=${OPS_ROUNDS:-5}
+OPS_W=start_cancel,rearm,timeout
+REST_W=memory,expiry,range
 raw=$O/raw.csv
 mkdir -p "$DOCS" "$O/plot"
 
@@ -26,20 +36,38 @@ echo "hrt: $(sed -n 's/^#define HRT_VERSION_STRING "\(.*\)"/\1/p' ../../include/
 	"$(git -C ../.. rev-parse --short HEAD 2>/dev/null || true)"
 echo "workload: bench/peers/workload.h (seed, distributions, repetitions)"
 
-start=$(date +%s)
-: > "$raw"
-for n in $NS; do
-	for lib in $LIBS; do
-		t0=$(date +%s)
-		w=all
-		for s in $SKIP; do
-			case $s in "$lib":*:"$n") w=$(echo start_cancel,rearm,memory,expiry,range |
-				sed "s/$(echo "$s" | cut -d: -f2)//;s/,,/,/;s/^,//;s/,\$//") ;; esac
-		done
-		"$O/$lib" "$n" "$w" >> "$raw"
-		echo "   ran $lib N=$n in $(( $(date +%s) - t0 )) s" >&2
+# list minus the workloads SKIP names for this library and N
+wanted() {	# lib n list
+	l=$3
+	for s in $SKIP; do
+		case $s in "$1":*:"$2") l=$(echo "$l" |
+			sed "s/$(echo "$s" | cut -d: -f2)//;s/,,/,/;s/^,//;s/,\$//") ;; esac
 	done
-done
+	echo "$l"
+}
+run() {		# lib n list
+	w=$(wanted "$1" "$2" "$3")
+	[ -n "$w" ] || return 0
+	t0=$(date +%s)
+	"$O/$1" "$2" "$w"
+	echo "   ran $1 N=$2 $w in $(( $(date +%s) - t0 )) s" >&2
+}
+
+start=$(date +%s)
+if [ "${PLOT_ONLY:-0}" = 1 ]; then	# table and plots again from the last run's $raw
+	[ -s "$raw" ] || { echo "run.sh: PLOT_ONLY=1 needs $raw" >&2; exit 1; }
+else
+	: > "$O/rounds.csv"
+	for n in $NS; do
+		r=0
+		while [ "$r" -lt "$OPS_ROUNDS" ]; do
+			r=$((r + 1))
+			for lib in $LIBS; do run "$lib" "$n" "$OPS_W" >> "$O/rounds.csv"; done
+		done
+		for lib in $LIBS; do run "$lib" "$n" "$REST_W" >> "$O/rounds.csv"; done
+	done
+	awk -f rounds.awk "$O/rounds.csv" > "$raw"
+fi
 echo "== total run time: $(( $(date +%s) - start )) s"
 
 {
@@ -48,11 +76,12 @@ echo "== total run time: $(( $(date +%s) - start )) s"
 } > "$DOCS/peers.csv"
 
 # One table: a row per (workload, metric, N), a column per library with
-# "median [min-max]", then hrt and hrt-fd over the best peer's median.
-awk -F, -v libs="$LIBS" -v peers="$PEERS" -v skiplist="$SKIP" '
+# "median [min-max]", then hrt, hrt-st and hrt-fd over the best peer's median.
+awk -F, -v libs="$LIBS" -v peers="$PEERS" -v hrts="$HRTS" -v skiplist="$SKIP" '
 function cell(k) { return (k in med) ? sprintf("%s [%s-%s]", fmt(med[k]), fmt(lo[k]), fmt(hi[k])) : "-" }
 function fmt(x) { return x + 0 >= 100 ? sprintf("%.0f", x) : sprintf("%.1f", x) }
-BEGIN { nl = split(libs, L, " "); np = split(peers, P, " "); nsk = split(skiplist, SK, " ") }
+BEGIN { nl = split(libs, L, " "); np = split(peers, P, " "); nh = split(hrts, H, " ")
+	nsk = split(skiplist, SK, " ") }
 {
 	k = $1 SUBSEP $2 SUBSEP $4 SUBSEP $3
 	med[k] = $5; lo[k] = $6; hi[k] = $7
@@ -63,7 +92,9 @@ BEGIN { nl = split(libs, L, " "); np = split(peers, P, " "); nsk = split(skiplis
 END {
 	printf "%-14s %-16s %8s", "workload", "metric", "N"
 	for (i = 1; i <= nl; i++) printf " %-21s", L[i]
-	printf " %-9s %8s %8s\n", "best peer", "hrt/best", "fd/best"
+	printf " %-9s", "best peer"
+	for (i = 1; i <= nh; i++) printf " %8s", (H[i] == "hrt" ? "hrt" : substr(H[i], 5)) "/best"
+	printf "\n"
 	for (r = 1; r <= nr; r++) {
 		split(rows[r], rw, SUBSEP)
 		if (rw[2] == "dispatch_calls" || rw[2] == "struct_bytes" || rw[2] == "timers_timed") continue
@@ -80,11 +111,13 @@ END {
 				if (rw[2] == "wakeups" && (bz in med) && med[bz] + 0 >= 90) continue
 				if ((k in med) && (best == "" || med[k] + 0 < bv)) { best = P[i]; bv = med[k] + 0 }
 			}
-			h = "hrt" SUBSEP rows[r] SUBSEP n; f = "hrt-fd" SUBSEP rows[r] SUBSEP n
 			if (rw[2] == "busy_pct") bv = 0
-			printf " %-9s %8s %8s\n", best,
-				(bv > 0 && (h in med)) ? sprintf("%.2f", med[h] / bv) : "-",
-				(bv > 0 && (f in med)) ? sprintf("%.2f", med[f] / bv) : "-"
+			printf " %-9s", best
+			for (i = 1; i <= nh; i++) {
+				h = H[i] SUBSEP rows[r] SUBSEP n
+				printf " %8s", (bv > 0 && (h in med)) ? sprintf("%.2f", med[h] / bv) : "-"
+			}
+			printf "\n"
 		}
 	}
 	for (k in med) {
@@ -96,7 +129,7 @@ END {
 }' "$raw" | tee "$DOCS/peers.txt"
 
 # Plots: one SVG per workload metric, median with min-max bars against N.
-for wm in start_cancel:ns_per_op rearm:ns_per_op expiry:ns_per_timer range:ns_per_timer \
+for wm in start_cancel:ns_per_op rearm:ns_per_op timeout:ns_per_op expiry:ns_per_timer range:ns_per_timer \
 	  range:wakeups memory:bytes_per_timer; do
 	w=${wm%%:*}
 	m=${wm#*:}
@@ -111,9 +144,9 @@ for wm in start_cancel:ns_per_op rearm:ns_per_op expiry:ns_per_timer range:ns_pe
 	gnuplot <<EOF
 set terminal svg size 720,440 dynamic font 'sans,12'
 set output '$DOCS/$w-$m.svg'
-set title '$w: $m (median, bars min-max)'
+set title '$w: $m (median, bars min-max)' noenhanced
 set xlabel 'armed timers N'
-set ylabel '$m'
+set ylabel '$m' noenhanced
 set logscale x
 set logscale y
 set format x '10^{%L}'

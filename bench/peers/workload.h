@@ -9,9 +9,10 @@
  * sits between the harness and the library.
  *
  * Usage: prog N [workloads]  (comma-separated from start_cancel, rearm,
- *                              memory, expiry, range; default all)
- *        prog N ops K WORKLOAD  set up N, run K ops of start_cancel or rearm
- *                               once, print nothing (for valgrind/perf)
+ *                              timeout, memory, expiry, range; default all)
+ *        prog N ops K WORKLOAD  set up N, run K ops of start_cancel, rearm
+ *                               or timeout once, print nothing (for
+ *                               valgrind/perf)
  * Output: CSV lines  library,workload,n,metric,median,min,max,reps
  *
  * Times are int64 nanoseconds from the instant lib_begin() was called; each
@@ -42,6 +43,7 @@
 #define RANGE_PER 100000                /*   least 400 ms): <= 250k timers/s */
 #define SLACK_MIN (10 * NS_MS)          /*   slack in [10 ms, 20 ms)        */
 #define SLACK_SPAN (10 * NS_MS)
+#define TMO_OFF (30 * NS_S)             /* timeout: re-arm to now + 30 s */
 #define OPS_K 100000                    /* ops per timed repetition */
 #define OPS_PASS 64                     /* a loop iteration (lib_pass) every 64 ops */
 #define OPS_REPS 7                      /* after one untimed warm-up */
@@ -62,6 +64,11 @@ static void lib_begin(void);           /* refresh the library's now; offsets cou
  * take a deadline at off. */
 static void lib_arm(size_t i, int64_t off, int64_t slack);
 static void lib_rearm(size_t i, int64_t off);     /* timer i is armed */
+/* Timer i is armed: re-arm it to the library's now (as of the last
+ * lib_begin) + off, where off is always TMO_OFF: the idle-connection
+ * timeout, whose keys only grow.  A library with a structure for one
+ * constant duration uses it here (libevent's common timeouts). */
+static void lib_timeout(size_t i, int64_t off);
 static void lib_cancel(size_t i);
 static void lib_dispatch_nowait(void); /* one non-blocking pass of the library's loop */
 /* What a loop iteration with nothing due does to the timer structure: work
@@ -216,10 +223,11 @@ __attribute__((noinline)) static void op_start_cancel(size_t n, size_t k)
 	}
 }
 
-__attribute__((noinline)) static void op_rearm(size_t k)
+__attribute__((noinline)) static void op_rearm(size_t n, size_t k)
 {
 	size_t j;
 
+	(void)n;
 	for (j = 0; j < k; j++) {
 		lib_rearm(ops_idx[j], ops_off[j]);
 		if (j % OPS_PASS == OPS_PASS - 1)
@@ -227,11 +235,62 @@ __attribute__((noinline)) static void op_rearm(size_t k)
 	}
 }
 
-/* N armed timers; start+cancel, re-arm; memory per armed timer. */
-static void run_ops(size_t n, int do_sc, int do_rearm, int do_mem)
+/*
+ * The idle-connection timeout: a random armed timer is re-armed to now +
+ * TMO_OFF, so every new key is at or after every key set before it.  Each
+ * loop iteration (every OPS_PASS ops) first refreshes the library's now
+ * (lib_begin: ev_now_update, uv_update_time, a clock read) and then runs
+ * the pass, so now advances with real time as in a running loop.  Nothing
+ * can fire: every key is at least 10 s after the last refresh.
+ */
+__attribute__((noinline)) static void op_timeout(size_t n, size_t k)
 {
-	double sc[MAXREPS], ra[MAXREPS], mem[1];
-	size_t before;
+	size_t j;
+
+	(void)n;
+	for (j = 0; j < k; j++) {
+		lib_timeout(ops_idx[j], TMO_OFF);
+		if (j % OPS_PASS == OPS_PASS - 1) {
+			lib_begin();
+			lib_pass();
+		}
+	}
+}
+
+/* The op workloads, in the order they run. */
+static const struct {
+	const char *name;
+	void (*run)(size_t n, size_t k);
+} op_workloads[] = {
+	{ "start_cancel", op_start_cancel },
+	{ "rearm", op_rearm },
+	{ "timeout", op_timeout },
+};
+#define N_OP_WORKLOADS (sizeof(op_workloads) / sizeof(op_workloads[0]))
+
+static int wants(const char *list, const char *w)
+{
+	size_t l = strlen(w);
+	const char *p;
+
+	if (!strcmp(list, "all"))
+		return 1;
+	for (p = list; (p = strstr(p, w)); p += l)
+		if ((p == list || p[-1] == ',') && (p[l] == ',' || p[l] == 0))
+			return 1;
+	return 0;
+}
+
+/*
+ * N armed timers; each wanted op workload in turn (one untimed warm-up,
+ * then OPS_REPS timed repetitions of OPS_K ops); memory per armed timer.
+ * start_cancel and rearm keep the keys' distribution; timeout runs last,
+ * as it moves the keys it touches to now + TMO_OFF.
+ */
+static void run_ops(size_t n, const char *list)
+{
+	double v[MAXREPS], mem[1];
+	size_t before, w;
 	int r;
 
 	lib_loop_new();
@@ -241,26 +300,25 @@ static void run_ops(size_t n, int do_sc, int do_rearm, int do_mem)
 	mem[0] = (double)(heap_in_use() - before) / (double)n;
 	rng_state = SEED ^ 0x5c;
 	make_ops(n, OPS_K);
-	for (r = -1; r < OPS_REPS; r++) {
-		int64_t t0, t1, t2;
+	fired = 0;
+	for (w = 0; w < N_OP_WORKLOADS; w++) {
+		if (!wants(list, op_workloads[w].name))
+			continue;
+		for (r = -1; r < OPS_REPS; r++) {
+			int64_t t0 = now_ns();
 
-		t0 = now_ns();
-		if (do_sc)
-			op_start_cancel(n, OPS_K);
-		t1 = now_ns();
-		if (do_rearm)
-			op_rearm(OPS_K);
-		t2 = now_ns();
-		if (r >= 0) {
-			sc[r] = (double)(t1 - t0) / OPS_K;
-			ra[r] = (double)(t2 - t1) / OPS_K;
+			op_workloads[w].run(n, OPS_K);
+			if (r >= 0)
+				v[r] = (double)(now_ns() - t0) / OPS_K;
 		}
+		if (fired) {
+			fprintf(stderr, "%s: %zu timers fired during %s\n", LIB_NAME, fired,
+				op_workloads[w].name);
+			exit(1);
+		}
+		report(op_workloads[w].name, n, "ns_per_op", v, OPS_REPS);
 	}
-	if (do_sc)
-		report("start_cancel", n, "ns_per_op", sc, OPS_REPS);
-	if (do_rearm)
-		report("rearm", n, "ns_per_op", ra, OPS_REPS);
-	if (do_mem) {
+	if (wants(list, "memory")) {
 		report("memory", n, "bytes_per_timer", mem, 1);
 		mem[0] = (double)lib_struct_size();
 		report("memory", n, "struct_bytes", mem, 1);
@@ -362,45 +420,36 @@ static void run_range(size_t n)
 	report("range", n, "busy_pct", busy, RANGE_REPS);
 }
 
-static int wants(const char *list, const char *w)
-{
-	size_t l = strlen(w);
-	const char *p;
-
-	if (!strcmp(list, "all"))
-		return 1;
-	for (p = list; (p = strstr(p, w)); p += l)
-		if ((p == list || p[-1] == ',') && (p[l] == ',' || p[l] == 0))
-			return 1;
-	return 0;
-}
-
 int main(int argc, char **argv)
 {
 	size_t n;
 	const char *w = argc > 2 ? argv[2] : "all";
 
 	if (argc < 2 || (n = (size_t)strtoull(argv[1], NULL, 10)) == 0) {
-		fprintf(stderr, "usage: %s N [all|start_cancel,rearm,memory,expiry,range]\n"
-				"       %s N ops K start_cancel|rearm\n", argv[0], argv[0]);
+		fprintf(stderr, "usage: %s N [all|start_cancel,rearm,timeout,memory,expiry,range]\n"
+				"       %s N ops K start_cancel|rearm|timeout\n", argv[0], argv[0]);
 		return 2;
 	}
 	if (!strcmp(w, "ops") && argc > 4) {
-		size_t k = (size_t)strtoull(argv[3], NULL, 10);
+		size_t k = (size_t)strtoull(argv[3], NULL, 10), j;
 
+		for (j = 0; j < N_OP_WORKLOADS && strcmp(argv[4], op_workloads[j].name); j++)
+			;
+		if (j == N_OP_WORKLOADS) {
+			fprintf(stderr, "%s: unknown op workload %s\n", argv[0], argv[4]);
+			return 2;
+		}
 		lib_loop_new();
 		lib_timers_new(n);
 		arm_all(n, OPS_BASE, OPS_SPAN, 0, 0);
 		rng_state = SEED ^ 0x5c;
 		make_ops(n, k ? k : 1);
-		if (!strcmp(argv[4], "start_cancel"))
-			op_start_cancel(n, k);
-		else
-			op_rearm(k);
+		op_workloads[j].run(n, k);
 		return 0;
 	}
-	if (wants(w, "start_cancel") || wants(w, "rearm") || wants(w, "memory"))
-		run_ops(n, wants(w, "start_cancel"), wants(w, "rearm"), wants(w, "memory"));
+	if (wants(w, "start_cancel") || wants(w, "rearm") || wants(w, "timeout") ||
+	    wants(w, "memory"))
+		run_ops(n, w);
 	if (wants(w, "expiry"))
 		run_expiry(n);
 	if (wants(w, "range"))
