@@ -13,20 +13,6 @@ static inline struct hrt_timer *link_timer(struct hrt_list_node *l)
 	return HRT_CONTAINER_OF(l, struct hrt_timer, hrt__off.hrt__link);
 }
 
-static inline void list_add_tail(struct hrt_list_node *h, struct hrt_list_node *l)
-{
-	l->hrt__next = h;
-	l->hrt__prev = h->hrt__prev;
-	h->hrt__prev->hrt__next = l;
-	h->hrt__prev = l;
-}
-
-static inline void list_del(struct hrt_list_node *l)
-{
-	l->hrt__prev->hrt__next = l->hrt__next;
-	l->hrt__next->hrt__prev = l->hrt__prev;
-}
-
 /* Moves all of list `from` to the end of `to`, in order; `from` ends empty. */
 static inline void list_splice_tail(struct hrt_list_node *to, struct hrt_list_node *from)
 {
@@ -37,18 +23,6 @@ static inline void list_splice_tail(struct hrt_list_node *to, struct hrt_list_no
 	from->hrt__prev->hrt__next = to;
 	to->hrt__prev = from->hrt__prev;
 	hrt__list_init(from);
-}
-
-static inline unsigned level_of(uint64_t j, uint64_t hz)
-{
-	uint64_t x = j ^ hz;
-
-	return x ? (unsigned)(63 - __builtin_clzll(x)) / HRT_WHEEL_BITS : 0;
-}
-
-static inline unsigned slot_of(uint64_t j, unsigned level)
-{
-	return (unsigned)(j >> (level * HRT_WHEEL_BITS)) & (HRT_WHEEL_SLOTS - 1);
 }
 
 /* First jiffy of slot `idx` at `level`, for horizon hz. */
@@ -75,53 +49,13 @@ void hrt__wheel_init(struct hrt_wheel *w, hrt_time_t now)
 	}
 }
 
-/* Takes slot (level, idx) whole to the end of out. */
-static void take_slot(struct hrt_wheel *w, unsigned level, unsigned idx,
-		      struct hrt_list_node *out)
+void hrt__wheel_take_slot(struct hrt_wheel *w, unsigned level, unsigned idx,
+			  struct hrt_list_node *out)
 {
 	w->count -= w->n[level][idx];
 	w->n[level][idx] = 0;
 	list_splice_tail(out, &w->slot[level][idx]);
 	w->occupied[level] &= ~(UINT64_C(1) << idx);
-}
-
-int hrt__wheel_place(struct hrt_wheel *w, struct hrt_timer *t, struct hrt_list_node *out)
-{
-	uint64_t jh = hrt__wheel_jiffy(t->hrt__hard), js = hrt__wheel_jiffy(t->hrt__soft);
-	unsigned level, idx;
-
-	if (jh < w->hz) {               /* behind the horizon: the tree's */
-		list_add_tail(out, &t->hrt__off.hrt__link);
-		return 0;
-	}
-	level = level_of(jh, w->hz);
-	idx = slot_of(jh, level);
-	if (js >= w->hz && js >> (level * HRT_WHEEL_BITS) == jh >> (level * HRT_WHEEL_BITS)) {
-		list_add_tail(&w->slot[level][idx], &t->hrt__off.hrt__link);
-		w->occupied[level] |= UINT64_C(1) << idx;
-		w->n[level][idx]++;
-		w->count++;
-		return 1;
-	}
-	/* Soft expiry before the horizon or in another slot (W1): the tree,
-	 * behind the timers already waiting for the same hard expiry (W2). */
-	if (w->occupied[level] & (UINT64_C(1) << idx))
-		take_slot(w, level, idx, out);
-	list_add_tail(out, &t->hrt__off.hrt__link);
-	return 0;
-}
-
-void hrt__wheel_del(struct hrt_wheel *w, struct hrt_timer *t)
-{
-	uint64_t jh = hrt__wheel_jiffy(t->hrt__hard);
-	unsigned level = level_of(jh, w->hz), idx = slot_of(jh, level);
-	struct hrt_list_node *h = &w->slot[level][idx];
-
-	list_del(&t->hrt__off.hrt__link);
-	if (hrt__list_empty(h))
-		w->occupied[level] &= ~(UINT64_C(1) << idx);
-	w->n[level][idx]--;
-	w->count--;
 }
 
 void hrt__wheel_advance(struct hrt_wheel *w, uint64_t hz, struct hrt_list_node *out)
@@ -148,16 +82,16 @@ void hrt__wheel_advance(struct hrt_wheel *w, uint64_t hz, struct hrt_list_node *
 
 			bits &= bits - 1;
 			if (a + width <= hz)
-				take_slot(w, level, idx, out);
+				hrt__wheel_take_slot(w, level, idx, out);
 			else if (a <= hz && level > 0)
-				take_slot(w, level, idx, &redo);
+				hrt__wheel_take_slot(w, level, idx, &redo);
 		}
 	}
 	w->hz = hz;
 	while (!hrt__list_empty(&redo)) {
 		struct hrt_list_node *l = redo.hrt__next;
 
-		list_del(l);
+		hrt__wheel_list_del(l);
 		if (hrt__wheel_place(w, link_timer(l), out))
 			w->cascades++;
 	}
@@ -235,7 +169,7 @@ void hrt__wheel_take_all(struct hrt_wheel *w, struct hrt_list_node *out)
 
 	for (level = 0; level < HRT_WHEEL_LEVELS; level++)
 		while (w->occupied[level])
-			take_slot(w, level, (unsigned)__builtin_ctzll(w->occupied[level]), out);
+			hrt__wheel_take_slot(w, level, (unsigned)__builtin_ctzll(w->occupied[level]), out);
 }
 
 const char *hrt__wheel_check(const struct hrt_wheel *w,
@@ -266,8 +200,10 @@ const char *hrt__wheel_check(const struct hrt_wheel *w,
 				js = hrt__wheel_jiffy(t->hrt__soft);
 				if (jh < w->hz || js < w->hz || t->hrt__soft > t->hrt__hard)
 					return "wheel timer behind the horizon";
-				if (level_of(jh, w->hz) != level || slot_of(jh, level) != idx)
+				if (hrt__wheel_level(jh, w->hz) != level || hrt__wheel_slot(jh, level) != idx)
 					return "wheel timer in the wrong slot";
+				if (t->hrt__subtree_soft != (hrt_time_t)(level * HRT_WHEEL_SLOTS + idx))
+					return "wheel timer's remembered slot wrong";
 				if (js >> (level * HRT_WHEEL_BITS) != jh >> (level * HRT_WHEEL_BITS))
 					return "wheel timer's soft expiry in another slot";
 				if (ok(t, ctx))

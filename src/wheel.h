@@ -91,12 +91,84 @@ static inline int hrt__list_empty(const struct hrt_list_node *h)
 	return h->hrt__next == h;
 }
 
+static inline void hrt__wheel_list_add(struct hrt_list_node *h, struct hrt_list_node *l)
+{
+	l->hrt__next = h;
+	l->hrt__prev = h->hrt__prev;
+	h->hrt__prev->hrt__next = l;
+	h->hrt__prev = l;
+}
+
+static inline void hrt__wheel_list_del(struct hrt_list_node *l)
+{
+	l->hrt__prev->hrt__next = l->hrt__next;
+	l->hrt__next->hrt__prev = l->hrt__prev;
+}
+
+/* The level and slot of jiffy j (>= hz). */
+static inline unsigned hrt__wheel_level(uint64_t j, uint64_t hz)
+{
+	uint64_t x = j ^ hz;
+
+	return x ? (unsigned)(63 - __builtin_clzll(x)) / HRT_WHEEL_BITS : 0;
+}
+
+static inline unsigned hrt__wheel_slot(uint64_t j, unsigned level)
+{
+	return (unsigned)(j >> (level * HRT_WHEEL_BITS)) & (HRT_WHEEL_SLOTS - 1);
+}
+
 void hrt__wheel_init(struct hrt_wheel *w, hrt_time_t now);
-/* t (on no structure, its expiries set) into the wheel: 1.  Else 0, and t
+/* Takes slot (level, idx) whole to the end of out. */
+void hrt__wheel_take_slot(struct hrt_wheel *w, unsigned level, unsigned idx,
+			  struct hrt_list_node *out);
+
+/*
+ * t (on no structure, its expiries set) into the wheel: 1.  Else 0, and t
  * goes to the end of out, after the slot W2 takes (out may hold timers
- * already). */
-int hrt__wheel_place(struct hrt_wheel *w, struct hrt_timer *t, struct hrt_list_node *out);
-void hrt__wheel_del(struct hrt_wheel *w, struct hrt_timer *t);
+ * already).  Inline: it is the whole of a far start.  A wheel timer's
+ * hrt__subtree_soft (meaningful only in a tree) remembers its slot, so
+ * that hrt__wheel_del need not find it again.
+ */
+static inline int hrt__wheel_place(struct hrt_wheel *w, struct hrt_timer *t,
+				   struct hrt_list_node *out)
+{
+	uint64_t jh = hrt__wheel_jiffy(t->hrt__hard), js = hrt__wheel_jiffy(t->hrt__soft);
+	unsigned level, idx;
+
+	if (jh < w->hz) {               /* behind the horizon: the tree's */
+		hrt__wheel_list_add(out, &t->hrt__off.hrt__link);
+		return 0;
+	}
+	level = hrt__wheel_level(jh, w->hz);
+	idx = hrt__wheel_slot(jh, level);
+	if (js >= w->hz && (js ^ jh) >> (level * HRT_WHEEL_BITS) == 0) {
+		hrt__wheel_list_add(&w->slot[level][idx], &t->hrt__off.hrt__link);
+		w->occupied[level] |= UINT64_C(1) << idx;
+		w->n[level][idx]++;
+		w->count++;
+		t->hrt__subtree_soft = (hrt_time_t)(level * HRT_WHEEL_SLOTS + idx);
+		return 1;
+	}
+	/* Soft expiry before the horizon or in another slot (W1): the tree,
+	 * behind the timers already waiting for the same hard expiry (W2). */
+	if (w->occupied[level] & (UINT64_C(1) << idx))
+		hrt__wheel_take_slot(w, level, idx, out);
+	hrt__wheel_list_add(out, &t->hrt__off.hrt__link);
+	return 0;
+}
+
+/* t (in the wheel) out of it. */
+static inline void hrt__wheel_del(struct hrt_wheel *w, struct hrt_timer *t)
+{
+	unsigned key = (unsigned)t->hrt__subtree_soft;
+	unsigned level = key / HRT_WHEEL_SLOTS, idx = key % HRT_WHEEL_SLOTS;
+
+	hrt__wheel_list_del(&t->hrt__off.hrt__link);
+	if (!--w->n[level][idx])
+		w->occupied[level] &= ~(UINT64_C(1) << idx);
+	w->count--;
+}
 /* Horizon to hz (if later): every timer whose hard jiffy is < hz, and every
  * one that no longer fits a slot, to out. */
 void hrt__wheel_advance(struct hrt_wheel *w, uint64_t hz, struct hrt_list_node *out);
