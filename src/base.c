@@ -391,11 +391,6 @@ HRT_EXTERN int hrt_base_set_time(struct hrt_base *b, hrt_time_t now)
 
 /* Wheel and trees -------------------------------------------------------- */
 
-static inline struct hrt_timer *link_timer(struct hrt_list_node *l)
-{
-	return hrt_container_of(l, struct hrt_timer, hrt__off.hrt__link);
-}
-
 static void enqueue_tree(struct hrt_base *b, struct hrt_timer *t);
 
 /* Every insert into and erase from a tree, counted (stats.tree_ops). */
@@ -442,23 +437,26 @@ static void enqueue_out(struct hrt_base *b, struct hrt_list_node *out,
 			const struct hrt_timer *fresh)
 {
 	while (!hrt__list_empty(out)) {
-		struct hrt_list_node *l = out->hrt__next;
+		struct hrt_timer *t = hrt__wheel_timer(out->hrt__next);
 
-		out->hrt__next = l->hrt__next;
-		l->hrt__next->hrt__prev = out;
-		if (link_timer(l) != fresh)
+		hrt__wheel_list_del(&t->hrt__off.hrt__link);
+		if (t != fresh)
 			b->stats.wheel_moves++;
-		enqueue_tree(b, link_timer(l));
+		enqueue_tree(b, t);
 	}
 }
 
-/* Lock held: the wheel's earliest timers into the trees. */
-static void wheel_pull(struct hrt_base *b)
+/* Lock held: the wheel's earliest timers into the trees; step: only one
+ * step towards them (hrt__wheel_step_first), which may move none. */
+static void wheel_pull(struct hrt_base *b, int step)
 {
 	struct hrt_list_node out;
 
 	hrt__list_init(&out);
-	hrt__wheel_pull_first(&b->wheel, &out);
+	if (step)
+		hrt__wheel_step_first(&b->wheel, &out);
+	else
+		hrt__wheel_pull_first(&b->wheel, &out);
 	enqueue_out(b, &out, NULL);
 }
 
@@ -485,7 +483,6 @@ static hrt_time_t hrt__base_next_locked(struct hrt_base *b, int in_tree)
 	for (;;) {
 		struct hrt_timer *t = hrt__queue_first(&b->queue), *p = hrt__queue_first(&b->pend);
 		hrt_time_t next = t ? t->hrt__hard : HRT_TIME_MAX, w;
-		struct hrt_list_node out;
 
 		if (p && p->hrt__hard < next)
 			next = p->hrt__hard;
@@ -494,15 +491,9 @@ static hrt_time_t hrt__base_next_locked(struct hrt_base *b, int in_tree)
 		if (next < hrt__wheel_horizon(&b->wheel) || !b->wheel.count ||
 		    next <= hrt__wheel_first(&b->wheel))
 			return next;
-		if (in_tree) {
-			wheel_pull(b);
-			continue;
-		}
-		if (hrt__wheel_scan_first(&b->wheel, &w))
+		if (!in_tree && hrt__wheel_scan_first(&b->wheel, &w))
 			return w < next ? w : next;
-		hrt__list_init(&out);           /* a big first slot: one step */
-		hrt__wheel_step_first(&b->wheel, &out);
-		enqueue_out(b, &out, NULL);
+		wheel_pull(b, !in_tree);        /* !in_tree: a big first slot, one step */
 	}
 }
 
@@ -890,7 +881,7 @@ static size_t run_locked(struct hrt_base *b, hrt_time_t now, int idle)
 		/* A far hard expiry: runs only if no wheel timer comes first. */
 		if (t->hrt__hard >= hrt__wheel_horizon(&b->wheel) && b->wheel.count &&
 		    t->hrt__hard > hrt__wheel_first(&b->wheel)) {
-			wheel_pull(b);
+			wheel_pull(b, 0);
 			continue;
 		}
 		run_one(b, t, now);
@@ -917,7 +908,7 @@ static size_t run_locked(struct hrt_base *b, hrt_time_t now, int idle)
 	/* The pass is over: the restarted timers become plain in place, the
 	 * pending ones join the queue in queueing order. */
 	while (b->ran_n)
-		hrt__queue_unexclude(&b->queue, b->ran[--b->ran_n]);
+		hrt__queue_unexclude(b->ran[--b->ran_n]);
 	while ((t = hrt__queue_first(&b->pend))) {
 		tree_del(b, &b->pend, t);
 		tree_add(b, &b->queue, t, 0);

@@ -108,9 +108,8 @@ void hrt__queue_del(struct hrt_queue *q, struct hrt_timer *t)
 	q->count--;
 }
 
-void hrt__queue_unexclude(struct hrt_queue *q, struct hrt_timer *t)
+void hrt__queue_unexclude(struct hrt_timer *t)
 {
-	(void)q;
 	t->hrt__node.hrt__pc &= ~HRT_Q_EXCLUDED;
 	/* Its contribution only fell: the minima on its path, up to the first
 	 * that does not change. */

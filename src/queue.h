@@ -50,9 +50,9 @@ static inline int hrt__queue_is_excluded(const struct hrt_timer *t)
 
 void hrt__queue_add(struct hrt_queue *q, struct hrt_timer *t, int excluded);
 void hrt__queue_del(struct hrt_queue *q, struct hrt_timer *t);
-/* An excluded timer of q becomes a plain one, in place: no erase, no insert,
- * only the augmentation on its path to the root. */
-void hrt__queue_unexclude(struct hrt_queue *q, struct hrt_timer *t);
+/* An excluded timer (of whichever queue holds it) becomes a plain one, in
+ * place: no erase, no insert, only the augmentation on its path to the root. */
+void hrt__queue_unexclude(struct hrt_timer *t);
 /* First timer in queue order, not excluded, whose soft expiry is <= now, or
  * NULL.  Adds the number of nodes examined to *visited. */
 struct hrt_timer *hrt__queue_next_due(const struct hrt_queue *q, hrt_time_t now,

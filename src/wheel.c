@@ -8,11 +8,6 @@
  */
 #include "wheel.h"
 
-static inline struct hrt_timer *link_timer(struct hrt_list_node *l)
-{
-	return HRT_CONTAINER_OF(l, struct hrt_timer, hrt__off.hrt__link);
-}
-
 /* Moves all of list `from` to the end of `to`, in order; `from` ends empty. */
 static inline void list_splice_tail(struct hrt_list_node *to, struct hrt_list_node *from)
 {
@@ -92,7 +87,7 @@ void hrt__wheel_advance(struct hrt_wheel *w, uint64_t hz, struct hrt_list_node *
 		struct hrt_list_node *l = redo.hrt__next;
 
 		hrt__wheel_list_del(l);
-		if (hrt__wheel_place(w, link_timer(l), out))
+		if (hrt__wheel_place(w, hrt__wheel_timer(l), out))
 			w->cascades++;
 	}
 }
@@ -124,7 +119,7 @@ int hrt__wheel_scan_first(const struct hrt_wheel *w, hrt_time_t *hard)
 		return 0;
 	h = &w->slot[level][idx];
 	for (l = h->hrt__next; l != h; l = l->hrt__next) {
-		const struct hrt_timer *t = link_timer((struct hrt_list_node *)l);
+		const struct hrt_timer *t = hrt__wheel_timer(l);
 
 		if (t->hrt__hard < m)
 			m = t->hrt__hard;
@@ -195,7 +190,7 @@ const char *hrt__wheel_check(const struct hrt_wheel *w,
 					return "wheel slot list broken";
 				if (++count > w->count)
 					return "wheel count wrong";
-				t = link_timer((struct hrt_list_node *)l);
+				t = hrt__wheel_timer(l);
 				jh = hrt__wheel_jiffy(t->hrt__hard);
 				js = hrt__wheel_jiffy(t->hrt__soft);
 				if (jh < w->hz || js < w->hz || t->hrt__soft > t->hrt__hard)

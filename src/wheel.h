@@ -91,6 +91,12 @@ static inline int hrt__list_empty(const struct hrt_list_node *h)
 	return h->hrt__next == h;
 }
 
+/* The timer whose wheel link l is. */
+static inline struct hrt_timer *hrt__wheel_timer(const struct hrt_list_node *l)
+{
+	return HRT_CONTAINER_OF((struct hrt_list_node *)l, struct hrt_timer, hrt__off.hrt__link);
+}
+
 static inline void hrt__wheel_list_add(struct hrt_list_node *h, struct hrt_list_node *l)
 {
 	l->hrt__next = h;
