@@ -77,8 +77,9 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "unit.h"
+
 #include "hrt.h"
-#include "check.h"
 #include "wakeups.h"
 
 #define MS WK_MS
@@ -95,11 +96,11 @@ static void run_policy(enum hrt_greedy policy, const char *name, uint64_t vpasse
 	hrt_time_t t0, started;
 	int rc, timed_out, once = 0, never = 0, more = 0, early = 0;
 
-	CHECK(b != NULL);
-	CHECK(hrt_base_set_greedy(b, policy) == 0);
-	CHECK(hrt_base_fd(b) >= 0);
+	assert_non_null(b);
+	assert_int_equal(hrt_base_set_greedy(b, policy), 0);
+	assert_true(hrt_base_fd(b) >= 0);
 	t0 = wk_now();
-	CHECK(wk_start(&set, b, t0) == 0);
+	assert_int_equal(wk_start(&set, b, t0), 0);
 	started = wk_now();
 	rc = wk_loop(b, t0 + DEADLINE, &timed_out);
 
@@ -123,24 +124,54 @@ static void run_policy(enum hrt_greedy policy, const char *name, uint64_t vpasse
 	       (double)(started - t0) / MS, st.reprograms);
 	if (timed_out)
 		fprintf(stderr, "%s: the watchdog had to stop the loop\n", name);
-	CHECK(!timed_out);
-	CHECK(rc == 0);
-	CHECK(early == 0);
-	CHECK(once == NT);
-	CHECK(st.expired == NT);
-	CHECK(hrt_base_count(b) == 0);
+	assert_false(timed_out);
+	assert_int_equal(rc, 0);
+	assert_int_equal(early, 0);
+	assert_int_equal(once, NT);
+	assert_int_equal(st.expired, NT);
+	assert_int_equal(hrt_base_count(b), 0);
 	/* The argument's premises: every arm worked, each pass was a wake-up. */
-	CHECK(st.passes == st.wakeups);
-	CHECK(st.clock_jumps == 0);
-	CHECK(st.wakeups >= 1);
-	CHECK(st.wakeups <= vpasses + ALLOWANCE);
+	assert_int_equal(st.passes, st.wakeups);
+	assert_int_equal(st.clock_jumps, 0);
+	assert_true(st.wakeups >= 1);
+	assert_true(st.wakeups <= vpasses + ALLOWANCE);
 	hrt_base_free(b);
+}
+
+static uint64_t seed;
+static uint64_t voff, vidle;    /* the model's passes under OFF and IDLE */
+static size_t ran_off, ran_idle;
+
+/* See the header: with passes only at the next event, greedy cannot save
+ * one. */
+static void test_greedy_saves_no_pass_when_passes_follow_next_event(void **state)
+{
+	(void)state;
+	assert_int_equal(ran_off, NT);
+	assert_int_equal(ran_idle, NT);
+	assert_int_equal(voff, vidle);
+}
+
+static void test_loop_wakes_no_more_than_model_passes_greedy_off(void **state)
+{
+	(void)state;
+	run_policy(HRT_GREEDY_OFF, "off", voff);
+}
+
+static void test_loop_wakes_no_more_than_model_passes_greedy_idle(void **state)
+{
+	(void)state;
+	run_policy(HRT_GREEDY_IDLE, "idle", vidle);
 }
 
 int main(int argc, char **argv)
 {
-	uint64_t seed, voff, vidle;
-	size_t ran_off, ran_idle;
+	static const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_greedy_saves_no_pass_when_passes_follow_next_event),
+		cmocka_unit_test(test_loop_wakes_no_more_than_model_passes_greedy_off),
+		cmocka_unit_test(test_loop_wakes_no_more_than_model_passes_greedy_idle),
+	};
+	int failed;
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	if (argc > 1) {
@@ -162,15 +193,9 @@ int main(int argc, char **argv)
 	}
 	voff = wk_virtual_passes(&set, HRT_GREEDY_OFF, &ran_off);
 	vidle = wk_virtual_passes(&set, HRT_GREEDY_IDLE, &ran_idle);
-	CHECK(ran_off == NT);
-	CHECK(ran_idle == NT);
-	/* See the header: with passes only at the next event, greedy cannot
-	 * save one. */
-	CHECK(voff == vidle);
-	run_policy(HRT_GREEDY_OFF, "off", voff);
-	run_policy(HRT_GREEDY_IDLE, "idle", vidle);
+	failed = cmocka_run_group_tests(tests, NULL, NULL);
 	wk_set_free(&set);
-	if (failures)
-		printf("%d check(s) failed (seed %" PRIu64 ")\n", failures, seed);
-	return failures ? 1 : 0;
+	if (failed)
+		printf("failed with seed %" PRIu64 "\n", seed);
+	return failed ? 1 : 0;
 }

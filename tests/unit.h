@@ -4,6 +4,10 @@
  * hrt's tests use, so `make test` needs nothing but the C toolchain.
  *
  *   cmocka_unit_test(fn)                          one entry of a test table
+ *   cmocka_unit_test_teardown(fn, teardown)       one with a teardown, run
+ *                                                 however the test ends
+ *   cmocka_set_test_filter(pattern)               run only the tests whose
+ *                                                 name matches (fnmatch)
  *   cmocka_run_group_tests(table, setup, teardown) runs it; returns the
  *                                                 number of failed tests,
  *                                                 or 77 if none failed and
@@ -14,10 +18,15 @@
  *
  * A failed assertion prints "FILE:LINE: what, with the values" and ends the
  * test (longjmp back into the runner); the remaining tests still run.  The
- * runner allocates nothing (test_noalloc counts malloc calls).  An assertion
- * may only fail on the thread that runs the group: on any other thread it
- * prints the failure and exits the program with status 1, since there is no
- * way back into the runner from there.
+ * runner allocates nothing (test_noalloc counts malloc calls).
+ *
+ * On any other thread (a worker, a loop thread, a callback run there) there
+ * is no way back into the runner: a failed assertion prints the same
+ * "FILE:LINE: ..." line (the first UNIT_THREAD_LINES of a test), counts the
+ * failure in an atomic counter and returns, so the thread goes on as a
+ * non-fatal check would.  The test that is running fails when its function
+ * returns, after it has joined its threads.  Outside a test (no test
+ * running) such a failure exits the program with status 1.
  *
  * The 77 follows the project's skip convention (tests/run.sh): a test that
  * cannot run because a package is missing prints
@@ -31,7 +40,9 @@
 
 #include <inttypes.h>
 #include <pthread.h>
+#include <fnmatch.h>
 #include <setjmp.h>
+#include <stdatomic.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -48,6 +59,7 @@ struct CMUnitTest {
 };
 
 #define cmocka_unit_test(f) { #f, f, NULL, NULL, NULL }
+#define cmocka_unit_test_teardown(f, t) { #f, f, NULL, t, NULL }
 
 #define cmocka_run_group_tests(tests, setup, teardown) \
 	unit_run_group(__FILE__, (tests), sizeof(tests) / sizeof((tests)[0]), (setup), (teardown))
@@ -56,16 +68,30 @@ struct CMUnitTest {
 
 enum { UNIT_FAILED = 1, UNIT_SKIPPED = 2 };
 
+#define UNIT_THREAD_LINES 40
+
 static jmp_buf unit_jmp;
-static int unit_active;          /* a test is running: unit_jmp is valid */
+static atomic_int unit_active;   /* a test is running: unit_jmp is valid */
 static pthread_t unit_thread;    /* the thread that runs the group */
 static volatile int unit_status; /* how the current test left: UNIT_* */
+static atomic_int unit_thread_failures; /* failed assertions off the runner */
+static const char *unit_filter;  /* cmocka_set_test_filter's pattern */
+
+static UNIT_UNUSED void cmocka_set_test_filter(const char *pattern)
+{
+	unit_filter = pattern;
+}
+
+static UNIT_UNUSED int unit_on_runner(void)
+{
+	return atomic_load(&unit_active) && pthread_equal(pthread_self(), unit_thread);
+}
 
 /* Ends the current test as failed or skipped (status), on the right thread. */
 static UNIT_UNUSED void unit_leave(int status)
 {
 	fflush(stdout);
-	if (!unit_active || !pthread_equal(pthread_self(), unit_thread)) {
+	if (!unit_on_runner()) {
 		if (status == UNIT_SKIPPED)
 			fprintf(stderr, "unit: skip() outside the runner's thread\n");
 		exit(1);
@@ -74,18 +100,25 @@ static UNIT_UNUSED void unit_leave(int status)
 	longjmp(unit_jmp, 1);
 }
 
+/* Returns only on a thread other than the runner's, during a test. */
 static UNIT_UNUSED __attribute__((format(printf, 3, 4)))
 void unit_fail(const char *file, int line, const char *fmt, ...)
 {
 	va_list ap;
+	int off_thread = !unit_on_runner() && atomic_load(&unit_active);
 
+	if (off_thread && atomic_fetch_add(&unit_thread_failures, 1) >= UNIT_THREAD_LINES)
+		return;
 	fflush(stdout);
+	flockfile(stderr);
 	fprintf(stderr, "%s:%d: ", file, line);
 	va_start(ap, fmt);
 	vfprintf(stderr, fmt, ap);
 	va_end(ap);
-	fputc('\n', stderr);
-	unit_leave(UNIT_FAILED);
+	fprintf(stderr, "%s\n", off_thread ? " (on another thread)" : "");
+	funlockfile(stderr);
+	if (!off_thread)
+		unit_leave(UNIT_FAILED);
 }
 
 static UNIT_UNUSED __attribute__((format(printf, 1, 2)))
@@ -108,15 +141,15 @@ void print_message(const char *fmt, ...)
 	unit_fail(__FILE__, __LINE__, "assert_false(%s) failed", #c); } while (0)
 
 /* Integers compare as uintmax_t, as cmocka does; printed signed and in hex. */
-#define UNIT_INT_CMP(a, b, want_equal, op) do { \
+#define UNIT_INT_CMP(a, b, as, bs, want_equal, op) do { \
 	uintmax_t unit_a_ = (uintmax_t)(a), unit_b_ = (uintmax_t)(b); \
 	if ((unit_a_ == unit_b_) != (want_equal)) \
 		unit_fail(__FILE__, __LINE__, "%s " op " %s: %" PRIdMAX " (%#" PRIxMAX \
-			  ") vs %" PRIdMAX " (%#" PRIxMAX ")", #a, #b, (intmax_t)unit_a_, \
+			  ") vs %" PRIdMAX " (%#" PRIxMAX ")", as, bs, (intmax_t)unit_a_, \
 			  unit_a_, (intmax_t)unit_b_, unit_b_); \
 } while (0)
-#define assert_int_equal(a, b) UNIT_INT_CMP(a, b, 1, "==")
-#define assert_int_not_equal(a, b) UNIT_INT_CMP(a, b, 0, "!=")
+#define assert_int_equal(a, b) UNIT_INT_CMP(a, b, #a, #b, 1, "==")
+#define assert_int_not_equal(a, b) UNIT_INT_CMP(a, b, #a, #b, 0, "!=")
 
 #define assert_ptr_equal(a, b) do { \
 	const void *unit_a_ = (const void *)(a), *unit_b_ = (const void *)(b); \
@@ -164,8 +197,9 @@ static UNIT_UNUSED int unit_run_one(const char *group, const struct CMUnitTest *
 	void *volatile state = t->initial_state ? t->initial_state : group_state;
 	int status;
 
-	unit_active = 1;
+	atomic_store(&unit_thread_failures, 0);
 	unit_status = 0;
+	atomic_store(&unit_active, 1);
 	if (setjmp(unit_jmp) == 0) {
 		void *s = state;
 
@@ -175,8 +209,13 @@ static UNIT_UNUSED int unit_run_one(const char *group, const struct CMUnitTest *
 		t->test_func(&s);
 		state = s;
 	}
-	unit_active = 0;
+	atomic_store(&unit_active, 0);
 	status = unit_status;
+	if (status != UNIT_FAILED && atomic_load(&unit_thread_failures) > 0) {
+		fprintf(stderr, "%s: %s: %d failed assertion(s) on other threads\n", group,
+			t->name, atomic_load(&unit_thread_failures));
+		status = UNIT_FAILED;
+	}
 	if (t->teardown_func) {
 		void *s = state;
 
@@ -194,7 +233,7 @@ static UNIT_UNUSED int unit_run_group(const char *file, const struct CMUnitTest 
 {
 	const char *group = strrchr(file, '/') ? strrchr(file, '/') + 1 : file;
 	void *group_state = NULL;
-	size_t i, pass = 0, failed = 0, skipped = 0;
+	size_t i, pass = 0, failed = 0, skipped = 0, filtered = 0;
 
 	unit_thread = pthread_self();
 	printf("[==========] %s: running %zu test(s)\n", group, n);
@@ -205,6 +244,10 @@ static UNIT_UNUSED int unit_run_group(const char *file, const struct CMUnitTest 
 	for (i = 0; i < n; i++) {
 		int status;
 
+		if (unit_filter && fnmatch(unit_filter, t[i].name, 0) != 0) {
+			filtered++;
+			continue;
+		}
 		printf("[ RUN      ] %s\n", t[i].name);
 		fflush(stdout);
 		status = unit_run_one(group, &t[i], group_state);
@@ -224,8 +267,11 @@ static UNIT_UNUSED int unit_run_group(const char *file, const struct CMUnitTest 
 		printf("[  FAILED  ] %s: group teardown failed\n", group);
 		failed++;
 	}
-	printf("[==========] %s: %zu passed, %zu failed, %zu skipped\n", group, pass, failed,
+	printf("[==========] %s: %zu passed, %zu failed, %zu skipped", group, pass, failed,
 	       skipped);
+	if (filtered)
+		printf(", %zu not matching %s", filtered, unit_filter);
+	printf("\n");
 	fflush(stdout);
 	if (failed == 0 && skipped > 0)
 		return 77;
