@@ -13,8 +13,7 @@
  *  - the thread's timer slack is restored, ENOSYS falls back to the timerfd
  *    path (once per base), a narrow far window sleeps exactly, a start from
  *    another thread pokes a long sleep, HRT_COALESCE and the switch.
- * Seeds are fixed and printed.  Self-checking (CHECK): exit 0 only if every
- * check held.
+ * Seeds are fixed and printed.
  */
 #include <errno.h>
 #include <pthread.h>
@@ -26,10 +25,11 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "unit.h"
+
 #include "hrt.h"
 #include "base.h"
 #include "loop.h"
-#include "check.h"
 
 #define MS 1000000LL
 #define SEC 1000000000LL
@@ -53,8 +53,9 @@ static hrt_time_t mono(void)
 }
 
 /* The rule, by brute force over random instants. */
-static void test_plan(void)
+static void test_ranged_sleep_starts_after_soft_ends_by_hard(void **state)
 {
+	(void)state;
 	int i;
 
 	printf("  seed %#llx\n", (unsigned long long)rng);
@@ -69,7 +70,7 @@ static void test_plan(void)
 		int r = hrt__coalesce_plan(now, owner, soft, hard, div, &until, &slack);
 
 		if (hard <= now) {
-			CHECK(r == 1 && until <= now && slack == 0);
+			assert_true(r == 1 && until <= now && slack == 0);
 			continue;
 		}
 		/* The documented bound: T <= now + (hard - now) * div / (div + 1). */
@@ -78,7 +79,7 @@ static void test_plan(void)
 			if (fit)
 				printf("  step %d: no sleep, but owner fits (now %lld owner %lld hard %lld)\n",
 				       i, (long long)now, (long long)owner, (long long)hard);
-			CHECK(!fit);
+			assert_false(fit);
 			continue;
 		}
 		est = (until > now ? until - now : 0) / div;
@@ -86,12 +87,12 @@ static void test_plan(void)
 			printf("  step %d: now %lld owner %lld soft %lld hard %lld div %d -> until %lld slack %lld\n",
 			       i, (long long)now, (long long)owner, (long long)soft, (long long)hard,
 			       div, (long long)until, (long long)slack);
-			CHECK(0);
+			fail();
 			break;
 		}
 		/* As late as the window allows: never before min(soft, bound). */
 		fit = now + (hrt_time_t)((__int128)(hard - now) * div / (div + 1));
-		CHECK(until >= (soft < fit ? soft : fit));
+		assert_true(until >= (soft < fit ? soft : fit));
 	}
 }
 
@@ -110,8 +111,9 @@ static enum hrt_restart nop_cb(struct hrt_timer *t, hrt_time_t now)
 
 /* Window: its soft end is the latest soft expiry <= the earliest hard one
  * (exact up to the search bound), and the public call keeps to the rule. */
-static void test_window(void)
+static void test_window_ends_at_latest_soft_before_earliest_hard(void **state)
 {
+	(void)state;
 	static struct hrt_timer ts[2000];
 	int round;
 
@@ -120,7 +122,7 @@ static void test_window(void)
 		int n = round < 250 ? 1 + (int)(rnd() % 30) : 2000, i, minh = -1;
 		hrt_time_t owner, soft, hard, best, ws, wh;
 
-		CHECK(hrt_base_wait_window(b, &ws, &wh) == 0 && ws == HRT_TIME_MAX && wh == HRT_TIME_MAX);
+		assert_true(hrt_base_wait_window(b, &ws, &wh) == 0 && ws == HRT_TIME_MAX && wh == HRT_TIME_MAX);
 		hrt_base_set_time(b, 1000 * MS);
 		for (i = 0; i < n; i++) {
 			hrt_time_t s = 1000 * MS + (hrt_time_t)(rnd() % (200 * MS));
@@ -135,24 +137,24 @@ static void test_window(void)
 			if (hrt_timer_get_soft(&ts[i]) <= hrt_timer_get_hard(&ts[minh]) &&
 			    hrt_timer_get_soft(&ts[i]) > best)
 				best = hrt_timer_get_soft(&ts[i]);
-		CHECK(hrt__base_window(b, &owner, &soft, &hard) == 1);
-		CHECK_EQ(hard, hrt_timer_get_hard(&ts[minh]));
-		CHECK_EQ(owner, hrt_timer_get_soft(&ts[minh]));
+		assert_int_equal(hrt__base_window(b, &owner, &soft, &hard), 1);
+		assert_int_equal(hard, hrt_timer_get_hard(&ts[minh]));
+		assert_int_equal(owner, hrt_timer_get_soft(&ts[minh]));
 		if (n <= 30)
-			CHECK_EQ(soft, best);
+			assert_int_equal(soft, best);
 		else
-			CHECK(soft >= owner && soft <= best);
+			assert_true(soft >= owner && soft <= best);
 		i = hrt_base_wait_window(b, &ws, &wh);
-		CHECK(i == 0 || i == 1);
+		assert_true(i == 0 || i == 1);
 		if (i == 1)
-			CHECK(ws >= owner && wh <= hard && ws <= wh);
+			assert_true(ws >= owner && wh <= hard && ws <= wh);
 		else
-			CHECK(ws == hard && wh == hard);
+			assert_true(ws == hard && wh == hard);
 		for (i = 0; i < n; i++)
 			hrt_timer_cancel(&ts[i]);
-		CHECK_EQ(hrt_base_free(b), 0);
+		assert_int_equal(hrt_base_free(b), 0);
 	}
-	CHECK(hrt_base_wait_window(NULL, &(hrt_time_t){ 0 }, &(hrt_time_t){ 0 }) == -EINVAL);
+	assert_int_equal(hrt_base_wait_window(NULL, &(hrt_time_t){ 0 }, &(hrt_time_t){ 0 }), -EINVAL);
 }
 
 /* A real loop; the seam checks every ranged sleep against the timers. */
@@ -257,78 +259,81 @@ static void run_done(struct run *r)
 	cur = NULL;
 }
 
-static void test_loop_rule(void)
+static void test_loop_sleeps_within_every_timer_range(void **state)
 {
+	(void)state;
 	struct run r;
 	struct hrt_stats s;
 
 	run_init(&r, 3000);
-	CHECK(hrt_base_get_coalesce(r.b));
-	CHECK_EQ(hrt_base_loop(r.b), 0);
+	assert_true(hrt_base_get_coalesce(r.b));
+	assert_int_equal(hrt_base_loop(r.b), 0);
 	hrt_base_get_stats(r.b, &s);
 	printf("  %ld callbacks, %ld ranged sleeps, %llu wake-ups, %ld past hard (worst %lld us)\n",
 	       r.fired, r.calls, (unsigned long long)s.wakeups, r.late,
 	       (long long)(r.worst_late / 1000));
-	CHECK(r.fired >= 3000 && r.fired < 3000 + NT);  /* the stopping pass ends */
-	CHECK(r.calls > 100);           /* it did sleep the coalesced way */
-	CHECK_EQ(r.bad, 0);             /* every sleep within the rule */
-	CHECK_EQ(r.early, 0);
-	CHECK(r.slack_seen > 0);        /* it set the slack ... */
-	CHECK_EQ(prctl(PR_GET_TIMERSLACK, 0, 0, 0, 0), 50000);  /* ... and put it back */
-	CHECK(s.reprograms <= 2);       /* hrt_base_fd and the hand-back only */
-	CHECK_EQ(hrt_base_check(r.b, NULL, 0), 0);
+	assert_true(r.fired >= 3000 && r.fired < 3000 + NT);  /* the stopping pass ends */
+	assert_true(r.calls > 100);           /* it did sleep the coalesced way */
+	assert_int_equal(r.bad, 0);             /* every sleep within the rule */
+	assert_int_equal(r.early, 0);
+	assert_true(r.slack_seen > 0);        /* it set the slack ... */
+	assert_int_equal(prctl(PR_GET_TIMERSLACK, 0, 0, 0, 0), 50000);  /* ... and put it back */
+	assert_true(s.reprograms <= 2);       /* hrt_base_fd and the hand-back only */
+	assert_int_equal(hrt_base_check(r.b, NULL, 0), 0);
 	run_done(&r);
 }
 
 /* ENOSYS: the same loop runs on the timerfd path, the seam is asked once
  * per base, the slack is back. */
-static void test_fallback(void)
+static void test_enosys_falls_back_to_timerfd_once_per_base(void **state)
 {
+	(void)state;
 	struct run r;
 	struct hrt_stats s;
 	long calls;
 
 	run_init(&r, 300);
 	r.enosys = 1;
-	CHECK_EQ(hrt_base_loop(r.b), 0);
-	CHECK(r.fired >= 300 && r.fired < 300 + NT);
-	CHECK_EQ(r.calls, 1);
-	CHECK_EQ(r.early, 0);
+	assert_int_equal(hrt_base_loop(r.b), 0);
+	assert_true(r.fired >= 300 && r.fired < 300 + NT);
+	assert_int_equal(r.calls, 1);
+	assert_int_equal(r.early, 0);
 	hrt_base_get_stats(r.b, &s);
 	printf("  fallback: %llu re-arms for %llu passes\n", (unsigned long long)s.reprograms,
 	       (unsigned long long)s.passes);
-	CHECK(s.reprograms > 10 && s.reprograms + 2 >= s.passes);  /* the timerfd did the work */
-	CHECK_EQ(prctl(PR_GET_TIMERSLACK, 0, 0, 0, 0), 50000);
+	assert_true(s.reprograms > 10 && s.reprograms + 2 >= s.passes);  /* the timerfd did the work */
+	assert_int_equal(prctl(PR_GET_TIMERSLACK, 0, 0, 0, 0), 50000);
 	calls = r.calls;
 	r.limit = 600;
 	hrt_timer_start_range(&r.tm[0].t, r.b, MS, MS, HRT_MODE_REL);
-	CHECK_EQ(hrt_base_loop(r.b), 0);
-	CHECK_EQ(r.calls, calls);       /* remembered: no second try */
-	CHECK(r.fired >= 600 && r.fired < 600 + NT);
+	assert_int_equal(hrt_base_loop(r.b), 0);
+	assert_int_equal(r.calls, calls);       /* remembered: no second try */
+	assert_true(r.fired >= 600 && r.fired < 600 + NT);
 	run_done(&r);
 }
 
 /* Off: the switch and the environment. */
-static void test_switch(void)
+static void test_coalesce_off_by_switch_and_environment(void **state)
 {
+	(void)state;
 	struct run r;
 	struct hrt_base *b;
 
 	run_init(&r, 200);
-	CHECK_EQ(hrt_base_set_coalesce(r.b, false), 0);
-	CHECK(!hrt_base_get_coalesce(r.b));
-	CHECK_EQ(hrt_base_loop(r.b), 0);
-	CHECK(r.fired >= 200 && r.fired < 200 + NT);
-	CHECK_EQ(r.calls, 0);
+	assert_int_equal(hrt_base_set_coalesce(r.b, false), 0);
+	assert_false(hrt_base_get_coalesce(r.b));
+	assert_int_equal(hrt_base_loop(r.b), 0);
+	assert_true(r.fired >= 200 && r.fired < 200 + NT);
+	assert_int_equal(r.calls, 0);
 	run_done(&r);
-	CHECK_EQ(hrt_base_set_coalesce(NULL, true), -EINVAL);
+	assert_int_equal(hrt_base_set_coalesce(NULL, true), -EINVAL);
 	setenv("HRT_COALESCE", "off", 1);
 	b = hrt_base_new(CLOCK_MONOTONIC);
-	CHECK(!hrt_base_get_coalesce(b));
+	assert_false(hrt_base_get_coalesce(b));
 	hrt_base_free(b);
 	setenv("HRT_COALESCE", "on", 1);
 	b = hrt_base_new(CLOCK_MONOTONIC);
-	CHECK(hrt_base_get_coalesce(b));
+	assert_true(hrt_base_get_coalesce(b));
 	hrt_base_free(b);
 	unsetenv("HRT_COALESCE");
 }
@@ -345,8 +350,9 @@ static enum hrt_restart stop_cb(struct hrt_timer *t, hrt_time_t now)
 	return HRT_NORESTART;
 }
 
-static void test_exact(void)
+static void test_narrow_far_window_sleeps_exactly(void **state)
 {
+	(void)state;
 	struct run r;
 	struct tm_ x;
 	hrt_time_t soft;
@@ -358,11 +364,11 @@ static void test_exact(void)
 	hrt_timer_init(&x.t, stop_cb);
 	soft = mono() + 200 * MS;
 	hrt_timer_start_range(&x.t, r.b, soft, 10000, HRT_MODE_ABS);  /* 10 us << 200 us */
-	CHECK_EQ(hrt_base_loop(r.b), 0);
-	CHECK_EQ(x.fired, 1);
-	CHECK(x.at >= soft + 10000);    /* the timerfd fired at hard */
-	CHECK_EQ(r.calls, 0);
-	CHECK_EQ(prctl(PR_GET_TIMERSLACK, 0, 0, 0, 0), 50000);
+	assert_int_equal(hrt_base_loop(r.b), 0);
+	assert_int_equal(x.fired, 1);
+	assert_true(x.at >= soft + 10000);    /* the timerfd fired at hard */
+	assert_int_equal(r.calls, 0);
+	assert_int_equal(prctl(PR_GET_TIMERSLACK, 0, 0, 0, 0), 50000);
 	run_done(&r);
 }
 
@@ -385,8 +391,9 @@ static void *poker_main(void *arg)
 	return NULL;
 }
 
-static void test_poke(void)
+static void test_start_from_other_thread_wakes_long_sleep(void **state)
 {
+	(void)state;
 	struct run r;
 	struct tm_ far, near;
 	struct poker p;
@@ -404,42 +411,32 @@ static void test_poke(void)
 	r.xt[1] = &near.t;
 	p.b = r.b;
 	p.m = &near;
-	CHECK_EQ(pthread_create(&th, NULL, poker_main, &p), 0);
-	CHECK_EQ(hrt_base_loop(r.b), 0);
+	assert_int_equal(pthread_create(&th, NULL, poker_main, &p), 0);
+	assert_int_equal(hrt_base_loop(r.b), 0);
 	pthread_join(th, NULL);
-	CHECK_EQ(near.fired, 1);
-	CHECK(near.at >= p.soft);
-	CHECK(near.at < p.soft + 1000 * MS);    /* not the far window's wake-up */
-	CHECK_EQ(r.bad, 0);
-	CHECK(hrt_timer_is_queued(&far.t));
+	assert_int_equal(near.fired, 1);
+	assert_true(near.at >= p.soft);
+	assert_true(near.at < p.soft + 1000 * MS);    /* not the far window's wake-up */
+	assert_int_equal(r.bad, 0);
+	assert_true(hrt_timer_is_queued(&far.t));
 	hrt_timer_cancel(&far.t);
 	run_done(&r);
 }
 
 int main(void)
 {
-	static const struct {
-		const char *name;
-		void (*fn)(void);
-	} tests[] = {
-		{ "plan", test_plan },
-		{ "window", test_window },
-		{ "loop_rule", test_loop_rule },
-		{ "fallback", test_fallback },
-		{ "switch", test_switch },
-		{ "exact", test_exact },
-		{ "poke", test_poke },
+	static const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_ranged_sleep_starts_after_soft_ends_by_hard),
+		cmocka_unit_test(test_window_ends_at_latest_soft_before_earliest_hard),
+		cmocka_unit_test(test_loop_sleeps_within_every_timer_range),
+		cmocka_unit_test(test_enosys_falls_back_to_timerfd_once_per_base),
+		cmocka_unit_test(test_coalesce_off_by_switch_and_environment),
+		cmocka_unit_test(test_narrow_far_window_sleeps_exactly),
+		cmocka_unit_test(test_start_from_other_thread_wakes_long_sleep),
 	};
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	unsetenv("HRT_COALESCE");
 	alarm(60);                      /* a hung loop fails, not hangs */
-	for (size_t i = 0; i < sizeof(tests) / sizeof(tests[0]); i++) {
-		int before = failures;
-
-		tests[i].fn();
-		printf("%s %s\n", failures == before ? "ok  " : "FAIL", tests[i].name);
-	}
-	printf("%d check(s) failed\n", failures);
-	return failures ? 1 : 0;
+	return cmocka_run_group_tests(tests, NULL, NULL);
 }
