@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * test_rules.c - the rules hrt.h states for misuse and edge values (issue
- * 11, defects 6-8), each as the documented behaviour:
+ * test_rules.c - the rules hrt.h states for misuse and edge values, each
+ * as the documented behaviour:
  *
  *  1. forward vs start: a callback forwards its timer and returns
  *     HRT_RESTART while another thread keeps re-starting it; hrt_base_check
@@ -21,8 +21,8 @@
  *  8. a second hrt_base_loop on a base returns -EBUSY.
  *  9. the timerfd closed and its number reused by a pipe: dispatch returns
  *     -EBADF, neither reading the pipe's data nor blocking.
- * 10. stats.late / late_max_ns count callbacks run after their hard expiry.
- * 11. HRT_BASE_UNLOCKED: the owner thread uses it as any base; every call
+ *  - stats.late / late_max_ns count callbacks run after their hard expiry.
+ *  - HRT_BASE_UNLOCKED: the owner thread uses it as any base; every call
  *     from another thread is refused (-EPERM or the "nothing" value) and
  *     changes nothing, also for a timer queued on it or a locked base's
  *     timer moved onto it.
@@ -30,7 +30,8 @@
  * Every wait has a deadline, so a regression fails instead of hanging;
  * alarm() ends the program if something blocks anyway.
  *
- *     build/tests/test_rules [SEED [NAME]]    (NAME: one test, as printed)
+ *     build/tests/test_rules [SEED [PATTERN]]   (PATTERN: the tests whose
+ *                                               name matches, as fnmatch)
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -47,8 +48,9 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "unit.h"
+
 #include "hrt.h"
-#include "check.h"
 
 #define MS 1000000LL
 #define SEC 1000000000LL
@@ -96,7 +98,7 @@ static enum hrt_restart noop(struct hrt_timer *t, hrt_time_t now)
 	return HRT_NORESTART;
 }
 
-/* 1. forward vs start ----------------------------------------------------- */
+/* forward vs start ----------------------------------------------------- */
 
 #define RACE_TIMERS 4
 
@@ -137,8 +139,9 @@ static void *race_starter(void *arg)
 	return NULL;
 }
 
-static void test_forward_vs_start(void)
+static void test_forward_in_callback_against_start_keeps_tree_valid(void **state)
 {
+	(void)state;
 	pthread_t th;
 	hrt_time_t now = 1000, end = mono() + 1500 * MS;
 	uint64_t passes = 0;
@@ -162,13 +165,13 @@ static void test_forward_vs_start(void)
 	if (atomic_load(&race_broken))
 		fprintf(stderr, "forward vs start: base broken after %" PRIu64 " passes: %s\n",
 			passes, race_why);
-	CHECK(!atomic_load(&race_broken));
+	assert_false(atomic_load(&race_broken));
 	for (int i = 0; i < RACE_TIMERS; i++)
 		hrt_timer_cancel(&race_t[i]);
-	CHECK_EQ(hrt_base_free(race_base), 0);
+	assert_int_equal(hrt_base_free(race_base), 0);
 }
 
-/* 2. edge values ---------------------------------------------------------- */
+/* edge values ---------------------------------------------------------- */
 
 static int ran_edge;
 
@@ -180,8 +183,9 @@ static enum hrt_restart edge_cb(struct hrt_timer *t, hrt_time_t now)
 	return HRT_NORESTART;
 }
 
-static void test_edges(void)
+static void test_forward_and_slack_hold_at_time_limits(void **state)
 {
+	(void)state;
 	struct hrt_base *vb = hrt_base_new(HRT_CLOCK_VIRTUAL);
 	struct hrt_base *rb = hrt_base_new(CLOCK_MONOTONIC);
 	struct itimerspec its;
@@ -192,47 +196,47 @@ static void test_edges(void)
 	hrt_timer_init(&t, edge_cb);
 	hrt_timer_start_range(&t, vb, INT64_MIN, 0, HRT_MODE_ABS);
 	hrt_timer_cancel(&t);
-	CHECK_EQ(hrt_timer_get_hard(&t), INT64_MIN);
+	assert_int_equal(hrt_timer_get_hard(&t), INT64_MIN);
 	n = hrt_timer_forward(&t, HRT_TIME_MAX, 1);
-	CHECK(n == UINT64_MAX);
-	CHECK_EQ(hrt_timer_get_hard(&t), HRT_TIME_MAX);      /* not in the past */
+	assert_int_equal(n, UINT64_MAX);
+	assert_int_equal(hrt_timer_get_hard(&t), HRT_TIME_MAX);      /* not in the past */
 	/* Negative hard, a count that fits: exact. */
 	hrt_timer_start_range(&t, vb, -10, 5, HRT_MODE_ABS);
 	hrt_timer_cancel(&t);
 	n = hrt_timer_forward(&t, 100, 7);               /* -5 + 16 * 7 = 107 */
-	CHECK_EQ(n, 16);
-	CHECK_EQ(hrt_timer_get_hard(&t), 107);
-	CHECK_EQ(hrt_timer_get_soft(&t), 102);
+	assert_int_equal(n, 16);
+	assert_int_equal(hrt_timer_get_hard(&t), 107);
+	assert_int_equal(hrt_timer_get_soft(&t), 102);
 	n = hrt_timer_forward(&t, HRT_TIME_MAX - 100, HRT_TIME_MAX / 2);
-	CHECK(n >= 1);
-	CHECK(hrt_timer_get_hard(&t) >= HRT_TIME_MAX - 2);
+	assert_true(n >= 1);
+	assert_true(hrt_timer_get_hard(&t) >= HRT_TIME_MAX - 2);
 
 	/* A slack of HRT_TIME_MAX: hard at the pass cap, a wake-up armed. */
-	CHECK_EQ(hrt_timer_start_range(&t, vb, 50, HRT_TIME_MAX, HRT_MODE_ABS), 0);
-	CHECK_EQ(hrt_timer_get_hard(&t), HRT_TIME_MAX - 2);
-	CHECK_EQ(hrt_base_next_event(vb), HRT_TIME_MAX - 2);
+	assert_int_equal(hrt_timer_start_range(&t, vb, 50, HRT_TIME_MAX, HRT_MODE_ABS), 0);
+	assert_int_equal(hrt_timer_get_hard(&t), HRT_TIME_MAX - 2);
+	assert_int_equal(hrt_base_next_event(vb), HRT_TIME_MAX - 2);
 	ran_edge = 0;
 	hrt_base_set_greedy(vb, HRT_GREEDY_OFF);
 	hrt_base_run(vb, HRT_TIME_MAX, 0);
-	CHECK_EQ(ran_edge, 1);
+	assert_int_equal(ran_edge, 1);
 	/* Past the cap a timer never runs, and keeps its hard. */
-	CHECK_EQ(hrt_timer_start_range(&t, vb, HRT_TIME_MAX - 1, 1, HRT_MODE_ABS), 0);
-	CHECK_EQ(hrt_timer_get_hard(&t), HRT_TIME_MAX);
+	assert_int_equal(hrt_timer_start_range(&t, vb, HRT_TIME_MAX - 1, 1, HRT_MODE_ABS), 0);
+	assert_int_equal(hrt_timer_get_hard(&t), HRT_TIME_MAX);
 	hrt_timer_cancel(&t);
 
 	if (rb && hrt_base_fd(rb) >= 0) {
-		CHECK_EQ(hrt_timer_start_range(&t, rb, 1 * MS, HRT_TIME_MAX, HRT_MODE_REL), 0);
-		CHECK(timerfd_gettime(hrt_base_fd(rb), &its) == 0);
-		CHECK(its.it_value.tv_sec != 0 || its.it_value.tv_nsec != 0);   /* armed */
+		assert_int_equal(hrt_timer_start_range(&t, rb, 1 * MS, HRT_TIME_MAX, HRT_MODE_REL), 0);
+		assert_int_equal(timerfd_gettime(hrt_base_fd(rb), &its), 0);
+		assert_true(its.it_value.tv_sec != 0 || its.it_value.tv_nsec != 0);   /* armed */
 		hrt_timer_cancel(&t);
 	} else {
-		CHECK(!"no real base");
+		assert_true(!"no real base");
 	}
-	CHECK_EQ(hrt_base_free(vb), 0);
-	CHECK_EQ(hrt_base_free(rb), 0);
+	assert_int_equal(hrt_base_free(vb), 0);
+	assert_int_equal(hrt_base_free(rb), 0);
 }
 
-/* 3. mutual try_cancel across bases ---------------------------------------- */
+/* mutual try_cancel across bases --------------------------------------- */
 
 struct side {
 	struct hrt_base *base;
@@ -268,8 +272,9 @@ static void *mutual_thread(void *arg)
 	return NULL;
 }
 
-static void test_mutual_try_cancel(void)
+static void test_try_cancel_of_running_timer_is_ebusy_across_bases(void **state)
 {
+	(void)state;
 	pthread_t th[2];
 
 	for (int i = 0; i < 2; i++) {
@@ -286,12 +291,12 @@ static void test_mutual_try_cancel(void)
 	for (int i = 0; i < 2; i++)
 		pthread_join(th[i], NULL);
 	for (int i = 0; i < 2; i++) {
-		CHECK_EQ(sides[i].res, -EBUSY);
-		CHECK_EQ(hrt_base_free(sides[i].base), 0);
+		assert_int_equal(sides[i].res, -EBUSY);
+		assert_int_equal(hrt_base_free(sides[i].base), 0);
 	}
 }
 
-/* 4. queries from a walk callback ------------------------------------------ */
+/* queries from a walk callback ----------------------------------------- */
 
 struct walk_ctx {
 	struct hrt_base *base, *other;
@@ -332,8 +337,9 @@ static void walk_fn(const struct hrt_tree_node *n, void *arg)
 	c->bad |= (hrt_base_stop(c->base) != -EDEADLK) << 13;
 }
 
-static void test_walk_queries(void)
+static void test_walk_callback_may_query_not_change(void **state)
 {
+	(void)state;
 	struct hrt_base *b = hrt_base_new(HRT_CLOCK_VIRTUAL);
 	struct hrt_base *o = hrt_base_new(HRT_CLOCK_VIRTUAL);
 	struct hrt_timer t[3];
@@ -343,20 +349,20 @@ static void test_walk_queries(void)
 		hrt_timer_init(&t[i], noop);
 		hrt_timer_start(&t[i], b, 10 * (i + 1), HRT_MODE_ABS);
 	}
-	CHECK_EQ(hrt_base_walk_tree(b, walk_fn, &c), 3);
-	CHECK_EQ(c.calls, 3);
+	assert_int_equal(hrt_base_walk_tree(b, walk_fn, &c), 3);
+	assert_int_equal(c.calls, 3);
 	if (c.bad)
 		fprintf(stderr, "walk: failed query bits %#x\n", c.bad);
-	CHECK_EQ(c.bad, 0);
+	assert_int_equal(c.bad, 0);
 	/* Nothing of it changed the base, and the lock is free again. */
-	CHECK_EQ(hrt_base_count(b), 3);
-	CHECK_EQ(hrt_base_check(b, NULL, 0), 0);
-	CHECK_EQ(hrt_base_run(b, 100, 0), 3);
-	CHECK_EQ(hrt_base_free(b), 0);
-	CHECK_EQ(hrt_base_free(o), 0);
+	assert_int_equal(hrt_base_count(b), 3);
+	assert_int_equal(hrt_base_check(b, NULL, 0), 0);
+	assert_int_equal(hrt_base_run(b, 100, 0), 3);
+	assert_int_equal(hrt_base_free(b), 0);
+	assert_int_equal(hrt_base_free(o), 0);
 }
 
-/* 5. hrt_base_free refusals, 6. init after cancel ------------------------- */
+/* hrt_base_free refusals, init after cancel ---------------------------- */
 
 static int free_res = 1;
 
@@ -367,35 +373,37 @@ static enum hrt_restart free_cb(struct hrt_timer *t, hrt_time_t now)
 	return HRT_NORESTART;
 }
 
-static void test_free_rules(void)
+static void test_free_refuses_busy_base_and_init_follows_cancel(void **state)
 {
+	(void)state;
 	struct hrt_base *b = hrt_base_new(HRT_CLOCK_VIRTUAL);
 	struct hrt_timer t;
 	char why[64] = "";
 
-	CHECK_EQ(hrt_base_free(NULL), 0);
+	assert_int_equal(hrt_base_free(NULL), 0);
 	hrt_timer_init(&t, free_cb);
 	hrt_timer_start(&t, b, 10, HRT_MODE_ABS);
-	CHECK_EQ(hrt_base_free(b), -EBUSY);             /* queued: nothing freed */
-	CHECK_EQ(hrt_base_count(b), 1);
-	CHECK_EQ(hrt_base_run(b, 10, 0), 1);            /* the callback frees: */
-	CHECK_EQ(free_res, -EBUSY);                     /* refused, still usable */
-	CHECK_EQ(hrt_base_check(b, why, sizeof(why)), 0);
+	assert_int_equal(hrt_base_free(b), -EBUSY);             /* queued: nothing freed */
+	assert_int_equal(hrt_base_count(b), 1);
+	assert_int_equal(hrt_base_run(b, 10, 0), 1);            /* the callback frees: */
+	assert_int_equal(free_res, -EBUSY);                     /* refused, still usable */
+	assert_int_equal(hrt_base_check(b, why, sizeof(why)), 0);
 
 	/* The documented way to re-initialise: cancel, init, start. */
 	hrt_timer_start(&t, b, 20, HRT_MODE_ABS);
-	CHECK_EQ(hrt_timer_cancel(&t), 1);
+	assert_int_equal(hrt_timer_cancel(&t), 1);
 	hrt_timer_init(&t, noop);
-	CHECK_EQ(hrt_timer_start(&t, b, 30, HRT_MODE_ABS), 0);
-	CHECK_EQ(hrt_base_check(b, why, sizeof(why)), 0);
-	CHECK_EQ(hrt_base_run(b, 30, 0), 1);
-	CHECK_EQ(hrt_base_free(b), 0);
+	assert_int_equal(hrt_timer_start(&t, b, 30, HRT_MODE_ABS), 0);
+	assert_int_equal(hrt_base_check(b, why, sizeof(why)), 0);
+	assert_int_equal(hrt_base_run(b, 30, 0), 1);
+	assert_int_equal(hrt_base_free(b), 0);
 }
 
-/* 7. fork ----------------------------------------------------------------- */
+/* fork ----------------------------------------------------------------- */
 
-static void test_fork(void)
+static void test_fork_child_gets_echild_and_keeps_parent_timer(void **state)
 {
+	(void)state;
 	struct hrt_base *b = hrt_base_new(CLOCK_MONOTONIC);
 	struct itimerspec its;
 	struct hrt_timer t;
@@ -404,7 +412,7 @@ static void test_fork(void)
 
 	hrt_timer_init(&t, noop);
 	fd = hrt_base_fd(b);
-	CHECK(fd >= 0);
+	assert_true(fd >= 0);
 	hrt_timer_start(&t, b, 60 * SEC, HRT_MODE_REL);
 	fflush(stderr);
 	pid = fork();
@@ -420,20 +428,20 @@ static void test_fork(void)
 		bad |= (hrt_base_free(b) != 0) << 2;
 		_exit(bad);
 	}
-	CHECK(pid > 0);
-	CHECK(waitpid(pid, &status, 0) == pid);
-	CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	assert_true(pid > 0);
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
 	if (!WIFEXITED(status) || WEXITSTATUS(status))
 		fprintf(stderr, "fork: child status %#x\n", status);
 	/* The child's cancel did not disarm the shared timerfd. */
-	CHECK(timerfd_gettime(fd, &its) == 0);
-	CHECK(its.it_value.tv_sec != 0 || its.it_value.tv_nsec != 0);
-	CHECK_EQ(hrt_base_count(b), 1);
+	assert_int_equal(timerfd_gettime(fd, &its), 0);
+	assert_true(its.it_value.tv_sec != 0 || its.it_value.tv_nsec != 0);
+	assert_int_equal(hrt_base_count(b), 1);
 	hrt_timer_cancel(&t);
-	CHECK_EQ(hrt_base_free(b), 0);
+	assert_int_equal(hrt_base_free(b), 0);
 }
 
-/* 8. two loops ------------------------------------------------------------ */
+/* two loops ------------------------------------------------------------ */
 
 static atomic_int loop_in, second_done;
 static int first_res = 1, second_res = 1;
@@ -459,8 +467,9 @@ static void *second_loop(void *arg)
 	return NULL;
 }
 
-static void test_two_loops(void)
+static void test_second_loop_on_base_is_ebusy(void **state)
 {
+	(void)state;
 	struct hrt_base *b = hrt_base_new(CLOCK_MONOTONIC);
 	struct hrt_timer t;
 	pthread_t th[2];
@@ -468,10 +477,10 @@ static void test_two_loops(void)
 	hrt_timer_init(&t, loop_cb);
 	hrt_timer_start(&t, b, 1 * MS, HRT_MODE_REL);
 	pthread_create(&th[0], NULL, first_loop, b);
-	CHECK(wait_flag(&loop_in, 3000));               /* the first loop runs */
+	assert_true(wait_flag(&loop_in, 3000));               /* the first loop runs */
 	pthread_create(&th[1], NULL, second_loop, b);
-	CHECK(wait_flag(&second_done, 3000));
-	CHECK_EQ(second_res, -EBUSY);
+	assert_true(wait_flag(&second_done, 3000));
+	assert_int_equal(second_res, -EBUSY);
 	hrt_base_stop(b);
 	if (!atomic_load(&second_done)) {               /* old behaviour: two loops */
 		pause_us(100000);
@@ -479,14 +488,15 @@ static void test_two_loops(void)
 	}
 	pthread_join(th[0], NULL);
 	pthread_join(th[1], NULL);
-	CHECK_EQ(first_res, 0);
-	CHECK_EQ(hrt_base_free(b), 0);
+	assert_int_equal(first_res, 0);
+	assert_int_equal(hrt_base_free(b), 0);
 }
 
-/* 9. the timerfd closed behind our back, its number reused ---------------- */
+/* the timerfd closed behind our back, its number reused ---------------- */
 
-static void test_reused_fd(void)
+static void test_dispatch_on_reused_fd_is_ebadf(void **state)
 {
+	(void)state;
 	struct hrt_base *b = hrt_base_new(CLOCK_MONOTONIC);
 	struct hrt_timer t;
 	char buf[16] = "user's data";
@@ -495,27 +505,28 @@ static void test_reused_fd(void)
 	hrt_timer_init(&t, noop);
 	fd = hrt_base_fd(b);
 	hrt_timer_start(&t, b, 60 * SEC, HRT_MODE_REL);
-	CHECK(pipe(p) == 0);
+	assert_int_equal(pipe(p), 0);
 	close(fd);
-	CHECK(dup2(p[0], fd) == fd);                    /* blocking read end */
+	assert_int_equal(dup2(p[0], fd), fd);                    /* blocking read end */
 	/* Blocking and empty: the old dispatch blocked here (alarm ends it). */
-	CHECK_EQ(hrt_base_dispatch(b, 1), -EBADF);
-	CHECK(write(p[1], buf, 8) == 8);
-	CHECK_EQ(hrt_base_dispatch(b, 1), -EBADF);
+	assert_int_equal(hrt_base_dispatch(b, 1), -EBADF);
+	assert_int_equal(write(p[1], buf, 8), 8);
+	assert_int_equal(hrt_base_dispatch(b, 1), -EBADF);
 	fcntl(p[0], F_SETFL, O_NONBLOCK);
 	memset(buf, 0, sizeof(buf));
-	CHECK(read(p[0], buf, sizeof(buf)) == 8);       /* the data is still there */
-	CHECK(!strncmp(buf, "user's d", 8));
+	assert_int_equal(read(p[0], buf, sizeof(buf)), 8);       /* the data is still there */
+	assert_false(strncmp(buf, "user's d", 8));
 	hrt_timer_cancel(&t);
-	CHECK_EQ(hrt_base_free(b), 0);                  /* closes fd (the dup) */
+	assert_int_equal(hrt_base_free(b), 0);                  /* closes fd (the dup) */
 	close(p[0]);
 	close(p[1]);
 }
 
-/* 10. lateness in the stats ------------------------------------------------ */
+/* lateness in the stats ------------------------------------------------ */
 
-static void test_late_stats(void)
+static void test_stats_count_callbacks_past_hard(void **state)
 {
+	(void)state;
 	struct hrt_base *b = hrt_base_new(HRT_CLOCK_VIRTUAL);
 	struct hrt_timer t[3];
 	struct hrt_stats st;
@@ -525,21 +536,21 @@ static void test_late_stats(void)
 	hrt_timer_start_range(&t[0], b, 100, 0, HRT_MODE_ABS);     /* hard 100 */
 	hrt_timer_start_range(&t[1], b, 100, 30, HRT_MODE_ABS);    /* hard 130 */
 	hrt_timer_start_range(&t[2], b, 100, 500, HRT_MODE_ABS);   /* hard 600 */
-	CHECK_EQ(hrt_base_run(b, 150, 0), 3);
+	assert_int_equal(hrt_base_run(b, 150, 0), 3);
 	hrt_base_get_stats(b, &st);
-	CHECK_EQ(st.late, 2);
-	CHECK_EQ(st.late_max_ns, 50);
+	assert_int_equal(st.late, 2);
+	assert_int_equal(st.late_max_ns, 50);
 	hrt_timer_start_range(&t[0], b, 200, 0, HRT_MODE_ABS);
-	CHECK_EQ(hrt_base_run(b, 200, 0), 1);                      /* on time */
+	assert_int_equal(hrt_base_run(b, 200, 0), 1);                      /* on time */
 	hrt_base_get_stats(b, &st);
-	CHECK_EQ(st.late, 2);
+	assert_int_equal(st.late, 2);
 	hrt_base_reset_stats(b);
 	hrt_base_get_stats(b, &st);
-	CHECK_EQ(st.late + st.late_max_ns, 0);
-	CHECK_EQ(hrt_base_free(b), 0);
+	assert_int_equal(st.late + st.late_max_ns, 0);
+	assert_int_equal(hrt_base_free(b), 0);
 }
 
-/* 11. HRT_BASE_UNLOCKED --------------------------------------------------- */
+/* HRT_BASE_UNLOCKED ---------------------------------------------------- */
 
 static struct hrt_base *ub, *lb;
 static struct hrt_timer ut, lt_;
@@ -550,29 +561,29 @@ static void *foreign_calls(void *arg)
 	hrt_time_t s, h;
 
 	(void)arg;
-	CHECK_EQ(hrt_timer_start(&ut, ub, 5, HRT_MODE_ABS), -EPERM);     /* its timer */
-	CHECK_EQ(hrt_timer_start(&lt_, ub, 5, HRT_MODE_ABS), -EPERM);    /* onto it */
-	CHECK_EQ(hrt_timer_start_range(&ut, lb, 5, 1, HRT_MODE_ABS), -EPERM); /* off it */
-	CHECK_EQ(hrt_timer_cancel(&ut), -EPERM);
-	CHECK_EQ(hrt_timer_try_cancel(&ut), -EPERM);
-	CHECK_EQ(hrt_timer_forward(&ut, 1000, 10), 0);
-	CHECK_EQ(hrt_timer_is_running(&ut), 0);
-	CHECK_EQ(hrt_base_run(ub, 1000, 1), 0);
-	CHECK_EQ(hrt_base_next_event(ub), HRT_TIME_MAX);
-	CHECK_EQ(hrt_base_count(ub), 0);
+	assert_int_equal(hrt_timer_start(&ut, ub, 5, HRT_MODE_ABS), -EPERM);     /* its timer */
+	assert_int_equal(hrt_timer_start(&lt_, ub, 5, HRT_MODE_ABS), -EPERM);    /* onto it */
+	assert_int_equal(hrt_timer_start_range(&ut, lb, 5, 1, HRT_MODE_ABS), -EPERM); /* off it */
+	assert_int_equal(hrt_timer_cancel(&ut), -EPERM);
+	assert_int_equal(hrt_timer_try_cancel(&ut), -EPERM);
+	assert_int_equal(hrt_timer_forward(&ut, 1000, 10), 0);
+	assert_int_equal(hrt_timer_is_running(&ut), 0);
+	assert_int_equal(hrt_base_run(ub, 1000, 1), 0);
+	assert_int_equal(hrt_base_next_event(ub), HRT_TIME_MAX);
+	assert_int_equal(hrt_base_count(ub), 0);
 	memset(&st, 0xa5, sizeof(st));
 	hrt_base_get_stats(ub, &st);
-	CHECK_EQ(st.starts, 0xa5a5a5a5a5a5a5a5ULL);     /* nothing copied */
+	assert_int_equal(st.starts, 0xa5a5a5a5a5a5a5a5ULL);     /* nothing copied */
 	hrt_base_reset_stats(ub);
-	CHECK_EQ(hrt_base_set_time(ub, 500), -EPERM);
-	CHECK_EQ(hrt_base_walk_tree(ub, NULL, NULL), -EINVAL);
-	CHECK_EQ(hrt_base_check(ub, NULL, 0), -EPERM);
-	CHECK_EQ(hrt_base_wait_window(ub, &s, &h), -EPERM);
-	CHECK_EQ(hrt_base_free(ub), -EPERM);
-	CHECK_EQ(hrt_base_fd(ub), -EINVAL);             /* virtual: no fd at all */
-	CHECK_EQ(hrt_base_dispatch(ub, 1), -EPERM);
-	CHECK_EQ(hrt_base_loop(ub), -EPERM);
-	CHECK_EQ(hrt_base_stop(ub), -EPERM);
+	assert_int_equal(hrt_base_set_time(ub, 500), -EPERM);
+	assert_int_equal(hrt_base_walk_tree(ub, NULL, NULL), -EINVAL);
+	assert_int_equal(hrt_base_check(ub, NULL, 0), -EPERM);
+	assert_int_equal(hrt_base_wait_window(ub, &s, &h), -EPERM);
+	assert_int_equal(hrt_base_free(ub), -EPERM);
+	assert_int_equal(hrt_base_fd(ub), -EINVAL);             /* virtual: no fd at all */
+	assert_int_equal(hrt_base_dispatch(ub, 1), -EPERM);
+	assert_int_equal(hrt_base_loop(ub), -EPERM);
+	assert_int_equal(hrt_base_stop(ub), -EPERM);
 	return NULL;
 }
 
@@ -585,73 +596,63 @@ static enum hrt_restart unlocked_cb(struct hrt_timer *t, hrt_time_t now)
 	return HRT_NORESTART;
 }
 
-static void test_unlocked(void)
+static void test_unlocked_base_refuses_other_threads(void **state)
 {
+	(void)state;
 	struct hrt_stats st;
 	pthread_t th;
 
-	CHECK(hrt_base_new_flags(HRT_CLOCK_VIRTUAL, 2u) == NULL && errno == EINVAL);
+	assert_true(hrt_base_new_flags(HRT_CLOCK_VIRTUAL, 2u) == NULL && errno == EINVAL);
 	ub = hrt_base_new_flags(HRT_CLOCK_VIRTUAL, HRT_BASE_UNLOCKED);
 	lb = hrt_base_new(HRT_CLOCK_VIRTUAL);
-	CHECK(ub && lb);
+	assert_true(ub && lb);
 	hrt_timer_init(&ut, unlocked_cb);
 	hrt_timer_init(&lt_, unlocked_cb);
-	CHECK_EQ(hrt_timer_start_range(&ut, ub, 100, 10, HRT_MODE_ABS), 0);
-	CHECK_EQ(hrt_timer_start(&lt_, lb, 50, HRT_MODE_ABS), 0);
-	CHECK_EQ(pthread_create(&th, NULL, foreign_calls, NULL), 0);
+	assert_int_equal(hrt_timer_start_range(&ut, ub, 100, 10, HRT_MODE_ABS), 0);
+	assert_int_equal(hrt_timer_start(&lt_, lb, 50, HRT_MODE_ABS), 0);
+	assert_int_equal(pthread_create(&th, NULL, foreign_calls, NULL), 0);
 	pthread_join(th, NULL);
 	/* Nothing changed. */
-	CHECK_EQ(hrt_base_count(ub), 1);
-	CHECK_EQ(hrt_base_next_event(ub), 110);
-	CHECK(hrt_timer_get_base(&lt_) == lb);
-	CHECK_EQ(hrt_base_check(ub, NULL, 0), 0);
+	assert_int_equal(hrt_base_count(ub), 1);
+	assert_int_equal(hrt_base_next_event(ub), 110);
+	assert_int_equal(hrt_timer_get_base(&lt_), lb);
+	assert_int_equal(hrt_base_check(ub, NULL, 0), 0);
 	hrt_base_get_stats(ub, &st);
-	CHECK_EQ(st.starts, 1);
+	assert_int_equal(st.starts, 1);
 	/* The owner moves timers on and off it and runs it. */
-	CHECK_EQ(hrt_timer_start(&lt_, ub, 60, HRT_MODE_ABS), 0);
-	CHECK_EQ(hrt_base_count(lb), 0);
-	CHECK_EQ(hrt_base_run(ub, 200, 0), 2);
-	CHECK_EQ(unlocked_ran, 2);
-	CHECK_EQ(hrt_timer_start(&ut, lb, 300, HRT_MODE_ABS), 0);
-	CHECK_EQ(hrt_timer_cancel(&ut), 1);
-	CHECK_EQ(hrt_base_free(ub), 0);
-	CHECK_EQ(hrt_base_free(lb), 0);
+	assert_int_equal(hrt_timer_start(&lt_, ub, 60, HRT_MODE_ABS), 0);
+	assert_int_equal(hrt_base_count(lb), 0);
+	assert_int_equal(hrt_base_run(ub, 200, 0), 2);
+	assert_int_equal(unlocked_ran, 2);
+	assert_int_equal(hrt_timer_start(&ut, lb, 300, HRT_MODE_ABS), 0);
+	assert_int_equal(hrt_timer_cancel(&ut), 1);
+	assert_int_equal(hrt_base_free(ub), 0);
+	assert_int_equal(hrt_base_free(lb), 0);
 }
 
-static const struct {
-	const char *name;
-	void (*fn)(void);
-} tests[] = {
-	{ "unlocked", test_unlocked },
-	{ "fork", test_fork },          /* first: no other threads yet */
-	{ "edges", test_edges },
-	{ "mutual_try_cancel", test_mutual_try_cancel },
-	{ "walk_queries", test_walk_queries },
-	{ "free_rules", test_free_rules },
-	{ "two_loops", test_two_loops },
-	{ "reused_fd", test_reused_fd },
-	{ "late_stats", test_late_stats },
-	{ "forward_vs_start", test_forward_vs_start },
-};
-
-/* test_rules [SEED [NAME]]: all tests, or only NAME. */
+/* test_rules [SEED [PATTERN]]: all tests, or those matching PATTERN. */
 int main(int argc, char **argv)
 {
-	const char *only = argc > 2 ? argv[2] : NULL;
+	static const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_unlocked_base_refuses_other_threads),
+		/* Early: few other threads have run yet. */
+		cmocka_unit_test(test_fork_child_gets_echild_and_keeps_parent_timer),
+		cmocka_unit_test(test_forward_and_slack_hold_at_time_limits),
+		cmocka_unit_test(test_try_cancel_of_running_timer_is_ebusy_across_bases),
+		cmocka_unit_test(test_walk_callback_may_query_not_change),
+		cmocka_unit_test(test_free_refuses_busy_base_and_init_follows_cancel),
+		cmocka_unit_test(test_second_loop_on_base_is_ebusy),
+		cmocka_unit_test(test_dispatch_on_reused_fd_is_ebadf),
+		cmocka_unit_test(test_stats_count_callbacks_past_hard),
+		cmocka_unit_test(test_forward_in_callback_against_start_keeps_tree_valid),
+	};
 
 	if (argc > 1)
 		seed = strtoull(argv[1], NULL, 0);
+	if (argc > 2)
+		cmocka_set_test_filter(argv[2]);
 	printf("seed %llu\n", seed);
 	signal(SIGPIPE, SIG_IGN);
 	alarm(60);              /* a regression that blocks fails, not hangs */
-	for (size_t i = 0; i < sizeof(tests) / sizeof(tests[0]); i++) {
-		if (only && strcmp(only, tests[i].name))
-			continue;
-		int before = failures;
-
-		tests[i].fn();
-		printf("%s %s\n", failures == before ? "ok" : "FAIL", tests[i].name);
-	}
-	printf("%s\n", failures ? "FAILED" : "all rules hold");
-	return failures ? 1 : 0;
+	return cmocka_run_group_tests(tests, NULL, NULL);
 }
