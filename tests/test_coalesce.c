@@ -55,9 +55,9 @@ static hrt_time_t mono(void)
 /* The rule, by brute force over random instants. */
 static void test_ranged_sleep_starts_after_soft_ends_by_hard(void **state)
 {
-	(void)state;
 	int i;
 
+	(void)state;
 	printf("  seed %#llx\n", (unsigned long long)rng);
 	for (i = 0; i < 200000; i++) {
 		int div = rnd() & 1 ? 1000 : 200;
@@ -113,10 +113,10 @@ static enum hrt_restart nop_cb(struct hrt_timer *t, hrt_time_t now)
  * (exact up to the search bound), and the public call keeps to the rule. */
 static void test_window_ends_at_latest_soft_before_earliest_hard(void **state)
 {
-	(void)state;
 	static struct hrt_timer ts[2000];
 	int round;
 
+	(void)state;
 	for (round = 0; round < 300; round++) {
 		struct hrt_base *b = hrt_base_new(HRT_CLOCK_VIRTUAL);
 		int n = round < 250 ? 1 + (int)(rnd() % 30) : 2000, i, minh = -1;
@@ -261,10 +261,10 @@ static void run_done(struct run *r)
 
 static void test_loop_sleeps_within_every_timer_range(void **state)
 {
-	(void)state;
 	struct run r;
 	struct hrt_stats s;
 
+	(void)state;
 	run_init(&r, 3000);
 	assert_true(hrt_base_get_coalesce(r.b));
 	assert_int_equal(hrt_base_loop(r.b), 0);
@@ -287,11 +287,11 @@ static void test_loop_sleeps_within_every_timer_range(void **state)
  * per base, the slack is back. */
 static void test_enosys_falls_back_to_timerfd_once_per_base(void **state)
 {
-	(void)state;
 	struct run r;
 	struct hrt_stats s;
 	long calls;
 
+	(void)state;
 	run_init(&r, 300);
 	r.enosys = 1;
 	assert_int_equal(hrt_base_loop(r.b), 0);
@@ -315,10 +315,10 @@ static void test_enosys_falls_back_to_timerfd_once_per_base(void **state)
 /* Off: the switch and the environment. */
 static void test_coalesce_off_by_switch_and_environment(void **state)
 {
-	(void)state;
 	struct run r;
 	struct hrt_base *b;
 
+	(void)state;
 	run_init(&r, 200);
 	assert_int_equal(hrt_base_set_coalesce(r.b, false), 0);
 	assert_false(hrt_base_get_coalesce(r.b));
@@ -352,11 +352,11 @@ static enum hrt_restart stop_cb(struct hrt_timer *t, hrt_time_t now)
 
 static void test_narrow_far_window_sleeps_exactly(void **state)
 {
-	(void)state;
 	struct run r;
 	struct tm_ x;
 	hrt_time_t soft;
 
+	(void)state;
 	run_init(&r, 1);
 	for (int i = 0; i < NT; i++)
 		hrt_timer_cancel(&r.tm[i].t);
@@ -393,12 +393,12 @@ static void *poker_main(void *arg)
 
 static void test_start_from_other_thread_wakes_long_sleep(void **state)
 {
-	(void)state;
 	struct run r;
 	struct tm_ far, near;
 	struct poker p;
 	pthread_t th;
 
+	(void)state;
 	run_init(&r, 1);
 	for (int i = 0; i < NT; i++)
 		hrt_timer_cancel(&r.tm[i].t);

@@ -141,11 +141,11 @@ static void *race_starter(void *arg)
 
 static void test_forward_in_callback_against_start_keeps_tree_valid(void **state)
 {
-	(void)state;
 	pthread_t th;
 	hrt_time_t now = 1000, end = mono() + 1500 * MS;
 	uint64_t passes = 0;
 
+	(void)state;
 	race_base = hrt_base_new(HRT_CLOCK_VIRTUAL);
 	hrt_base_set_greedy(race_base, HRT_GREEDY_ALWAYS);
 	hrt_base_set_time(race_base, now);
@@ -185,13 +185,13 @@ static enum hrt_restart edge_cb(struct hrt_timer *t, hrt_time_t now)
 
 static void test_forward_and_slack_hold_at_time_limits(void **state)
 {
-	(void)state;
 	struct hrt_base *vb = hrt_base_new(HRT_CLOCK_VIRTUAL);
 	struct hrt_base *rb = hrt_base_new(CLOCK_MONOTONIC);
 	struct itimerspec its;
 	struct hrt_timer t;
 	uint64_t n;
 
+	(void)state;
 	/* Forward from the most negative hard to the end of time. */
 	hrt_timer_init(&t, edge_cb);
 	hrt_timer_start_range(&t, vb, INT64_MIN, 0, HRT_MODE_ABS);
@@ -274,9 +274,9 @@ static void *mutual_thread(void *arg)
 
 static void test_try_cancel_of_running_timer_is_ebusy_across_bases(void **state)
 {
-	(void)state;
 	pthread_t th[2];
 
+	(void)state;
 	for (int i = 0; i < 2; i++) {
 		sides[i].base = hrt_base_new(HRT_CLOCK_VIRTUAL);
 		sides[i].other = &sides[1 - i];
@@ -339,12 +339,12 @@ static void walk_fn(const struct hrt_tree_node *n, void *arg)
 
 static void test_walk_callback_may_query_not_change(void **state)
 {
-	(void)state;
 	struct hrt_base *b = hrt_base_new(HRT_CLOCK_VIRTUAL);
 	struct hrt_base *o = hrt_base_new(HRT_CLOCK_VIRTUAL);
 	struct hrt_timer t[3];
 	struct walk_ctx c = { .base = b, .other = o, .t = &t[0] };
 
+	(void)state;
 	for (int i = 0; i < 3; i++) {
 		hrt_timer_init(&t[i], noop);
 		hrt_timer_start(&t[i], b, 10 * (i + 1), HRT_MODE_ABS);
@@ -375,11 +375,11 @@ static enum hrt_restart free_cb(struct hrt_timer *t, hrt_time_t now)
 
 static void test_free_refuses_busy_base_and_init_follows_cancel(void **state)
 {
-	(void)state;
 	struct hrt_base *b = hrt_base_new(HRT_CLOCK_VIRTUAL);
 	struct hrt_timer t;
 	char why[64] = "";
 
+	(void)state;
 	assert_int_equal(hrt_base_free(NULL), 0);
 	hrt_timer_init(&t, free_cb);
 	hrt_timer_start(&t, b, 10, HRT_MODE_ABS);
@@ -403,13 +403,13 @@ static void test_free_refuses_busy_base_and_init_follows_cancel(void **state)
 
 static void test_fork_child_gets_echild_and_keeps_parent_timer(void **state)
 {
-	(void)state;
 	struct hrt_base *b = hrt_base_new(CLOCK_MONOTONIC);
 	struct itimerspec its;
 	struct hrt_timer t;
 	int fd, status = -1;
 	pid_t pid;
 
+	(void)state;
 	hrt_timer_init(&t, noop);
 	fd = hrt_base_fd(b);
 	assert_true(fd >= 0);
@@ -469,11 +469,11 @@ static void *second_loop(void *arg)
 
 static void test_second_loop_on_base_is_ebusy(void **state)
 {
-	(void)state;
 	struct hrt_base *b = hrt_base_new(CLOCK_MONOTONIC);
 	struct hrt_timer t;
 	pthread_t th[2];
 
+	(void)state;
 	hrt_timer_init(&t, loop_cb);
 	hrt_timer_start(&t, b, 1 * MS, HRT_MODE_REL);
 	pthread_create(&th[0], NULL, first_loop, b);
@@ -496,12 +496,12 @@ static void test_second_loop_on_base_is_ebusy(void **state)
 
 static void test_dispatch_on_reused_fd_is_ebadf(void **state)
 {
-	(void)state;
 	struct hrt_base *b = hrt_base_new(CLOCK_MONOTONIC);
 	struct hrt_timer t;
 	char buf[16] = "user's data";
 	int fd, p[2];
 
+	(void)state;
 	hrt_timer_init(&t, noop);
 	fd = hrt_base_fd(b);
 	hrt_timer_start(&t, b, 60 * SEC, HRT_MODE_REL);
@@ -526,11 +526,11 @@ static void test_dispatch_on_reused_fd_is_ebadf(void **state)
 
 static void test_stats_count_callbacks_past_hard(void **state)
 {
-	(void)state;
 	struct hrt_base *b = hrt_base_new(HRT_CLOCK_VIRTUAL);
 	struct hrt_timer t[3];
 	struct hrt_stats st;
 
+	(void)state;
 	for (int i = 0; i < 3; i++)
 		hrt_timer_init(&t[i], noop);
 	hrt_timer_start_range(&t[0], b, 100, 0, HRT_MODE_ABS);     /* hard 100 */
@@ -598,10 +598,10 @@ static enum hrt_restart unlocked_cb(struct hrt_timer *t, hrt_time_t now)
 
 static void test_unlocked_base_refuses_other_threads(void **state)
 {
-	(void)state;
 	struct hrt_stats st;
 	pthread_t th;
 
+	(void)state;
 	assert_true(hrt_base_new_flags(HRT_CLOCK_VIRTUAL, 2u) == NULL && errno == EINVAL);
 	ub = hrt_base_new_flags(HRT_CLOCK_VIRTUAL, HRT_BASE_UNLOCKED);
 	lb = hrt_base_new(HRT_CLOCK_VIRTUAL);

@@ -15,10 +15,8 @@
  * Read and settime failures are injected through the library's two seams
  * (hidden-visibility function pointers in timerfd.c, reachable because the
  * test links the static library); every sub-test puts the real functions
- * back.  Nothing here touches the machine's clock.
- *
- * Self-checking: each failed CHECK prints file:line; exit 0 only if every
- * check held.
+ * back (the teardown of every test, however it ends).  Nothing here
+ * touches the machine's clock.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -33,9 +31,10 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "unit.h"
+
 #include "hrt.h"
 #include "timerfd.h"
-#include "check.h"
 
 #define MS 1000000LL
 #define SEC 1000000000LL
@@ -107,7 +106,7 @@ static const struct hrt_timerfd_sys fake_sys = { fake_read, fake_settime };
  * arms nothing) makes its system calls through the fakes. */
 static void install_seams(struct hrt_base *b)
 {
-	CHECK(hrt_base_fd(b) >= 0);
+	assert_true(hrt_base_fd(b) >= 0);
 	hrt__timerfd_set_sys(hrt__base_device(b), &fake_sys);
 	n_read = n_settime = 0;
 	read_inject = settime_fail = settime_ecanceled = 0;
@@ -253,9 +252,7 @@ static int loop_with_deadline(struct hrt_base *b, int ms, int *rc)
 	int in_time = 1;
 
 	if (pthread_create(&th, NULL, looper_main, &l)) {
-		fprintf(stderr, "  pthread_create failed\n");
-		failures++;
-		return 0;
+		fail_msg("pthread_create failed");
 	}
 	while (!__atomic_load_n(&l.done, __ATOMIC_ACQUIRE)) {
 		if (clk_now(CLOCK_MONOTONIC) >= end) {
@@ -283,39 +280,41 @@ static int loop_with_deadline(struct hrt_base *b, int ms, int *rc)
 
 /* Sub-tests ------------------------------------------------------------------ */
 
-static void test_fd(void)
+static void test_fd_per_real_clock_none_for_virtual(void **state)
 {
 	struct hrt_base *vb = hrt_base_new(HRT_CLOCK_VIRTUAL);
 
-	CHECK(vb != NULL);
-	CHECK_EQ(hrt_base_fd(vb), -EINVAL);
-	CHECK_EQ(hrt_base_fd(NULL), -EINVAL);
-	CHECK_EQ(hrt_base_free(vb), 0);
+	(void)state;
+	assert_non_null(vb);
+	assert_int_equal(hrt_base_fd(vb), -EINVAL);
+	assert_int_equal(hrt_base_fd(NULL), -EINVAL);
+	assert_int_equal(hrt_base_free(vb), 0);
 
 	for (int c = 0; c < 3; c++) {
 		struct hrt_base *b = hrt_base_new(clocks[c]);
 		int fd, fl, fdf;
 
-		CHECK(b != NULL);
+		assert_non_null(b);
 		if (!b)
 			continue;
 		fd = hrt_base_fd(b);
-		CHECK(fd >= 0);
+		assert_true(fd >= 0);
 		fl = fcntl(fd, F_GETFL);
 		fdf = fcntl(fd, F_GETFD);
-		CHECK(fl >= 0 && (fl & O_NONBLOCK));
-		CHECK(fdf >= 0 && (fdf & FD_CLOEXEC));
-		CHECK_EQ(hrt_base_fd(b), fd);
-		CHECK_EQ(hrt_base_fd(b), fd);
-		CHECK(disarmed(fd));
-		CHECK_EQ(hrt_base_free(b), 0);
+		assert_true(fl >= 0 && (fl & O_NONBLOCK));
+		assert_true(fdf >= 0 && (fdf & FD_CLOEXEC));
+		assert_int_equal(hrt_base_fd(b), fd);
+		assert_int_equal(hrt_base_fd(b), fd);
+		assert_true(disarmed(fd));
+		assert_int_equal(hrt_base_free(b), 0);
 	}
 }
 
 /* Armed at the hard expiry of the earliest timer, disarmed when empty; on
  * every clock, and for timers started before the fd existed. */
-static void test_arming(void)
+static void test_armed_at_earliest_hard_disarmed_when_empty(void **state)
 {
+	(void)state;
 	for (int c = 0; c < 3; c++) {
 		clockid_t clk = clocks[c];
 		struct hrt_base *b = hrt_base_new(clk);
@@ -326,21 +325,21 @@ static void test_arming(void)
 		tt_init(&a, clk);
 		tt_init(&e, clk);
 		fd = hrt_base_fd(b);
-		CHECK(fd >= 0);
-		CHECK(disarmed(fd));
+		assert_true(fd >= 0);
+		assert_true(disarmed(fd));
 		now = clk_now(clk);
-		CHECK_EQ(hrt_timer_start_range(&a.t, b, now + 8 * SEC, 2 * SEC, HRT_MODE_ABS), 0);
-		CHECK(armed_at(fd, clk, now + 10 * SEC));
-		CHECK_EQ(hrt_timer_cancel(&a.t), 1);
-		CHECK(disarmed(fd));
+		assert_int_equal(hrt_timer_start_range(&a.t, b, now + 8 * SEC, 2 * SEC, HRT_MODE_ABS), 0);
+		assert_true(armed_at(fd, clk, now + 10 * SEC));
+		assert_int_equal(hrt_timer_cancel(&a.t), 1);
+		assert_true(disarmed(fd));
 		/* Relative start: armed at base-now + soft + slack. */
 		now = clk_now(clk);
-		CHECK_EQ(hrt_timer_start_range(&a.t, b, 5 * SEC, 1 * SEC, HRT_MODE_REL), 0);
-		CHECK(armed_at(fd, clk, hrt_timer_get_hard(&a.t)));
-		CHECK(hrt_timer_get_hard(&a.t) >= now + 6 * SEC);
-		CHECK_EQ(hrt_timer_cancel(&a.t), 1);
-		CHECK(disarmed(fd));
-		CHECK_EQ(hrt_base_free(b), 0);
+		assert_int_equal(hrt_timer_start_range(&a.t, b, 5 * SEC, 1 * SEC, HRT_MODE_REL), 0);
+		assert_true(armed_at(fd, clk, hrt_timer_get_hard(&a.t)));
+		assert_true(hrt_timer_get_hard(&a.t) >= now + 6 * SEC);
+		assert_int_equal(hrt_timer_cancel(&a.t), 1);
+		assert_true(disarmed(fd));
+		assert_int_equal(hrt_base_free(b), 0);
 
 		/* Timers queued before the fd is created: armed at creation.  (A
 		 * timer remembers its last base, freed now: initialise again.) */
@@ -350,20 +349,20 @@ static void test_arming(void)
 		hrt_timer_start_range(&a.t, b, now + 7 * SEC, 0, HRT_MODE_ABS);
 		hrt_timer_start_range(&e.t, b, now + 3 * SEC, 1 * SEC, HRT_MODE_ABS);
 		fd = hrt_base_fd(b);
-		CHECK(fd >= 0);
-		CHECK(armed_at(fd, clk, now + 4 * SEC));
-		CHECK_EQ(hrt_timer_cancel(&e.t), 1);
-		CHECK(armed_at(fd, clk, now + 7 * SEC));
-		CHECK_EQ(hrt_timer_cancel(&a.t), 1);
-		CHECK(disarmed(fd));
-		CHECK_EQ(a.fired + e.fired, 0);
-		CHECK_EQ(hrt_base_free(b), 0);
+		assert_true(fd >= 0);
+		assert_true(armed_at(fd, clk, now + 4 * SEC));
+		assert_int_equal(hrt_timer_cancel(&e.t), 1);
+		assert_true(armed_at(fd, clk, now + 7 * SEC));
+		assert_int_equal(hrt_timer_cancel(&a.t), 1);
+		assert_true(disarmed(fd));
+		assert_int_equal(a.fired + e.fired, 0);
+		assert_int_equal(hrt_base_free(b), 0);
 	}
 }
 
 /* stats.reprograms counts exactly the settime calls, and only changes of the
  * earliest hard expiry cause one. */
-static void test_reprograms(void)
+static void test_reprogram_only_when_earliest_hard_changes(void **state)
 {
 	struct hrt_base *b = hrt_base_new(CLOCK_MONOTONIC);
 	struct tt a, l1, l2, e;
@@ -372,14 +371,15 @@ static void test_reprograms(void)
 	hrt_time_t now = clk_now(CLOCK_MONOTONIC);
 	int fd;
 
+	(void)state;
 	install_seams(b);
 	tt_init(&a, CLOCK_MONOTONIC);
 	tt_init(&l1, CLOCK_MONOTONIC);
 	tt_init(&l2, CLOCK_MONOTONIC);
 	tt_init(&e, CLOCK_MONOTONIC);
 	fd = hrt_base_fd(b);
-	CHECK(fd >= 0);
-	CHECK_EQ(n_settime, 0);                 /* new fd on an empty base: no arm */
+	assert_true(fd >= 0);
+	assert_int_equal(n_settime, 0);                 /* new fd on an empty base: no arm */
 	s0 = stats(b);
 	n0 = n_settime;
 
@@ -388,62 +388,63 @@ static void test_reprograms(void)
 
 	/* Becomes the earliest: +1. */
 	hrt_timer_start_range(&a.t, b, now + 10 * SEC, 0, HRT_MODE_ABS);
-	CHECK_EQ(REPROGRAMS(), 1);
-	CHECK_EQ(SETTIMES(), 1);
+	assert_int_equal(REPROGRAMS(), 1);
+	assert_int_equal(SETTIMES(), 1);
 	/* Later ones: +0. */
 	hrt_timer_start_range(&l1.t, b, now + 20 * SEC, 0, HRT_MODE_ABS);
 	hrt_timer_start_range(&l2.t, b, now + 25 * SEC, 5 * SEC, HRT_MODE_ABS);
-	CHECK_EQ(REPROGRAMS(), 1);
-	CHECK_EQ(SETTIMES(), 1);
+	assert_int_equal(REPROGRAMS(), 1);
+	assert_int_equal(SETTIMES(), 1);
 	/* Same hard expiry as the earliest: not earlier, +0. */
 	hrt_timer_start_range(&e.t, b, now + 9 * SEC, 1 * SEC, HRT_MODE_ABS);
-	CHECK_EQ(REPROGRAMS(), 1);
-	CHECK_EQ(hrt_timer_cancel(&e.t), 1);    /* a tie left: still armed there */
-	CHECK_EQ(REPROGRAMS(), 1);
-	CHECK(armed_at(fd, CLOCK_MONOTONIC, now + 10 * SEC));
+	assert_int_equal(REPROGRAMS(), 1);
+	assert_int_equal(hrt_timer_cancel(&e.t), 1);    /* a tie left: still armed there */
+	assert_int_equal(REPROGRAMS(), 1);
+	assert_true(armed_at(fd, CLOCK_MONOTONIC, now + 10 * SEC));
 	/* Cancel of a later timer: +0. */
-	CHECK_EQ(hrt_timer_cancel(&l1.t), 1);
-	CHECK_EQ(REPROGRAMS(), 1);
-	CHECK_EQ(SETTIMES(), 1);
+	assert_int_equal(hrt_timer_cancel(&l1.t), 1);
+	assert_int_equal(REPROGRAMS(), 1);
+	assert_int_equal(SETTIMES(), 1);
 	/* A start that becomes the earliest: +1. */
 	hrt_timer_start_range(&e.t, b, now + 5 * SEC, 0, HRT_MODE_ABS);
-	CHECK_EQ(REPROGRAMS(), 2);
-	CHECK_EQ(SETTIMES(), 2);
-	CHECK(armed_at(fd, CLOCK_MONOTONIC, now + 5 * SEC));
+	assert_int_equal(REPROGRAMS(), 2);
+	assert_int_equal(SETTIMES(), 2);
+	assert_true(armed_at(fd, CLOCK_MONOTONIC, now + 5 * SEC));
 	/* Cancel of the earliest: +1, re-armed at the next one. */
-	CHECK_EQ(hrt_timer_cancel(&e.t), 1);
-	CHECK_EQ(REPROGRAMS(), 3);
-	CHECK_EQ(SETTIMES(), 3);
-	CHECK(armed_at(fd, CLOCK_MONOTONIC, now + 10 * SEC));
+	assert_int_equal(hrt_timer_cancel(&e.t), 1);
+	assert_int_equal(REPROGRAMS(), 3);
+	assert_int_equal(SETTIMES(), 3);
+	assert_true(armed_at(fd, CLOCK_MONOTONIC, now + 10 * SEC));
 	/* A cancel of a timer that is not queued: +0. */
-	CHECK_EQ(hrt_timer_cancel(&e.t), 0);
-	CHECK_EQ(REPROGRAMS(), 3);
+	assert_int_equal(hrt_timer_cancel(&e.t), 0);
+	assert_int_equal(REPROGRAMS(), 3);
 	/* Moving the earliest later: +1. */
 	hrt_timer_start_range(&a.t, b, now + 15 * SEC, 0, HRT_MODE_ABS);
-	CHECK_EQ(REPROGRAMS(), 4);
-	CHECK(armed_at(fd, CLOCK_MONOTONIC, now + 15 * SEC));
+	assert_int_equal(REPROGRAMS(), 4);
+	assert_true(armed_at(fd, CLOCK_MONOTONIC, now + 15 * SEC));
 	/* Cancel the rest: the last cancel disarms (+1 each time the earliest
 	 * goes). */
-	CHECK_EQ(hrt_timer_cancel(&a.t), 1);
-	CHECK_EQ(REPROGRAMS(), 5);
-	CHECK(armed_at(fd, CLOCK_MONOTONIC, now + 30 * SEC));
-	CHECK_EQ(hrt_timer_cancel(&l2.t), 1);
-	CHECK_EQ(REPROGRAMS(), 6);
-	CHECK(disarmed(fd));
-	CHECK_EQ(last_flags, 0);
-	CHECK(last_its.it_value.tv_sec == 0 && last_its.it_value.tv_nsec == 0);
-	CHECK_EQ(SETTIMES(), REPROGRAMS());
-	CHECK_EQ(n_read, 0);
+	assert_int_equal(hrt_timer_cancel(&a.t), 1);
+	assert_int_equal(REPROGRAMS(), 5);
+	assert_true(armed_at(fd, CLOCK_MONOTONIC, now + 30 * SEC));
+	assert_int_equal(hrt_timer_cancel(&l2.t), 1);
+	assert_int_equal(REPROGRAMS(), 6);
+	assert_true(disarmed(fd));
+	assert_int_equal(last_flags, 0);
+	assert_true(last_its.it_value.tv_sec == 0 && last_its.it_value.tv_nsec == 0);
+	assert_int_equal(SETTIMES(), REPROGRAMS());
+	assert_int_equal(n_read, 0);
 #undef REPROGRAMS
 #undef SETTIMES
 	restore_seams();
-	CHECK_EQ(hrt_base_free(b), 0);
+	assert_int_equal(hrt_base_free(b), 0);
 }
 
 /* Settime flags per clock: CLOCK_REALTIME arms with CANCEL_ON_SET|ABSTIME,
  * the others with ABSTIME only; the armed value is the hard expiry. */
-static void test_flags(void)
+static void test_settime_flags_per_clock(void **state)
 {
+	(void)state;
 	for (int c = 0; c < 3; c++) {
 		clockid_t clk = clocks[c];
 		struct hrt_base *b = hrt_base_new(clk);
@@ -453,27 +454,28 @@ static void test_flags(void)
 
 		install_seams(b);
 		tt_init(&a, clk);
-		CHECK(hrt_base_fd(b) >= 0);
+		assert_true(hrt_base_fd(b) >= 0);
 		hrt_timer_start_range(&a.t, b, hard - 2 * SEC, 2 * SEC, HRT_MODE_ABS);
-		CHECK_EQ(n_settime, 1);
+		assert_int_equal(n_settime, 1);
 		if (last_flags != want)
 			fprintf(stderr, "  %s: flags %#x, want %#x\n", clock_names[c], last_flags, want);
-		CHECK_EQ(last_flags, want);
-		CHECK_EQ(ts_ns(&last_its.it_value), hard);
-		CHECK_EQ(last_its.it_value.tv_nsec, hard % SEC);
-		CHECK_EQ(ts_ns(&last_its.it_interval), 0);
+		assert_int_equal(last_flags, want);
+		assert_int_equal(ts_ns(&last_its.it_value), hard);
+		assert_int_equal(last_its.it_value.tv_nsec, hard % SEC);
+		assert_int_equal(ts_ns(&last_its.it_interval), 0);
 		hrt_timer_cancel(&a.t);
-		CHECK_EQ(n_settime, 2);
-		CHECK_EQ(ts_ns(&last_its.it_value), 0);
+		assert_int_equal(n_settime, 2);
+		assert_int_equal(ts_ns(&last_its.it_value), 0);
 		restore_seams();
-		CHECK_EQ(hrt_base_free(b), 0);
+		assert_int_equal(hrt_base_free(b), 0);
 	}
 }
 
 /* A timer a few ms away fires, through poll + dispatch and through
  * hrt_base_loop, never before its soft expiry, on every clock. */
-static void test_fire(void)
+static void test_timer_fires_never_before_soft(void **state)
 {
+	(void)state;
 	for (int c = 0; c < 3; c++) {
 		clockid_t clk = clocks[c];
 		struct hrt_base *b = hrt_base_new(clk);
@@ -482,6 +484,8 @@ static void test_fire(void)
 		struct tt a;
 		int fd, rc;
 
+		print_message("  %s\n", clock_names[c]);
+
 		tt_init(&a, clk);
 		fd = hrt_base_fd(b);
 		s0 = stats(b);
@@ -489,19 +493,19 @@ static void test_fire(void)
 		hard = soft + 2 * MS;
 		hrt_timer_start_range(&a.t, b, soft, hard - soft, HRT_MODE_ABS);
 		poll_until_fired(b, fd, &a, 2000);
-		CHECK_EQ(a.fired, 1);
+		assert_int_equal(a.fired, 1);
 		if (a.fired) {
-			CHECK(a.clk_at >= soft);
-			CHECK(a.now_arg >= soft);
+			assert_true(a.clk_at >= soft);
+			assert_true(a.now_arg >= soft);
 			/* The pass that ran it was woken by the fd, armed at the
 			 * hard expiry, and read the clock after that. */
-			CHECK(a.now_arg >= hard);
-			CHECK(a.clk_at >= a.now_arg);
+			assert_true(a.now_arg >= hard);
+			assert_true(a.clk_at >= a.now_arg);
 		}
-		CHECK_EQ(stats(b).wakeups - s0.wakeups, 1);
-		CHECK_EQ(stats(b).expired - s0.expired, 1);
-		CHECK(disarmed(fd));
-		CHECK_EQ(hrt_base_count(b), 0);
+		assert_int_equal(stats(b).wakeups - s0.wakeups, 1);
+		assert_int_equal(stats(b).expired - s0.expired, 1);
+		assert_true(disarmed(fd));
+		assert_int_equal(hrt_base_count(b), 0);
 
 		/* The same through hrt_base_loop; the callback stops it. */
 		tt_init(&a, clk);
@@ -509,25 +513,23 @@ static void test_fire(void)
 		soft = clk_now(clk) + 4 * MS;
 		hard = soft + 1 * MS;
 		hrt_timer_start_range(&a.t, b, soft, hard - soft, HRT_MODE_ABS);
-		CHECK(loop_with_deadline(b, 3000, &rc));
-		CHECK_EQ(rc, 0);
-		CHECK_EQ(a.fired, 1);
+		assert_true(loop_with_deadline(b, 3000, &rc));
+		assert_int_equal(rc, 0);
+		assert_int_equal(a.fired, 1);
 		if (a.fired) {
-			CHECK(a.clk_at >= soft);
-			CHECK(a.now_arg >= soft);
-			CHECK(a.now_arg >= hard);
+			assert_true(a.clk_at >= soft);
+			assert_true(a.now_arg >= soft);
+			assert_true(a.now_arg >= hard);
 		}
-		CHECK(disarmed(fd));
-		CHECK_EQ(hrt_base_free(b), 0);
-		if (failures)
-			fprintf(stderr, "  (after %s)\n", clock_names[c]);
+		assert_true(disarmed(fd));
+		assert_int_equal(hrt_base_free(b), 0);
 	}
 }
 
 /* ECANCELED from read (what a wall-clock change gives a CANCEL_ON_SET
  * timerfd), injected: counted as a clock jump, what is due at the freshly
  * read clock runs, what is not does not, and the fd is re-armed. */
-static void test_ecanceled(void)
+static void test_read_ecanceled_counts_clock_jump_and_rearms(void **state)
 {
 	const int want = TFD_TIMER_ABSTIME | TFD_TIMER_CANCEL_ON_SET;
 	struct hrt_base *b = hrt_base_new(CLOCK_REALTIME);
@@ -538,6 +540,7 @@ static void test_ecanceled(void)
 	ssize_t n;
 	int fd;
 
+	(void)state;
 	tt_init(&past, CLOCK_REALTIME);
 	tt_init(&future, CLOCK_REALTIME);
 	fd = hrt_base_fd(b);
@@ -546,7 +549,7 @@ static void test_ecanceled(void)
 	/* Soft expiry already passed (as after a forward jump), hard far. */
 	hrt_timer_start_range(&past.t, b, now0 - 1 * MS, 10 * SEC + 1 * MS, HRT_MODE_ABS);
 	hrt_timer_start_range(&future.t, b, now0 + 5 * SEC, 15 * SEC, HRT_MODE_ABS);
-	CHECK(armed_at(fd, CLOCK_REALTIME, now0 + 10 * SEC));
+	assert_true(armed_at(fd, CLOCK_REALTIME, now0 + 10 * SEC));
 	s0 = stats(b);
 	nst = n_settime;
 	read_inject = ECANCELED;
@@ -554,19 +557,19 @@ static void test_ecanceled(void)
 	n = hrt_base_dispatch(b, 0);
 	after = clk_now(CLOCK_REALTIME);
 	s1 = stats(b);
-	CHECK_EQ(read_inject, 0);               /* the read seam was used */
-	CHECK_EQ(n, 1);
-	CHECK_EQ(past.fired, 1);
-	CHECK_EQ(future.fired, 0);
-	CHECK(past.now_arg >= before && past.now_arg <= after);
-	CHECK_EQ(s1.clock_jumps - s0.clock_jumps, 1);
-	CHECK_EQ(s1.wakeups - s0.wakeups, 0);
-	CHECK_EQ(s1.passes - s0.passes, 1);
-	CHECK(n_settime > nst);                 /* re-armed */
-	CHECK_EQ(last_flags, want);
-	CHECK_EQ(ts_ns(&last_its.it_value), now0 + 20 * SEC);
-	CHECK(armed_at(fd, CLOCK_REALTIME, now0 + 20 * SEC));
-	CHECK_EQ(hrt_base_count(b), 1);
+	assert_int_equal(read_inject, 0);               /* the read seam was used */
+	assert_int_equal(n, 1);
+	assert_int_equal(past.fired, 1);
+	assert_int_equal(future.fired, 0);
+	assert_true(past.now_arg >= before && past.now_arg <= after);
+	assert_int_equal(s1.clock_jumps - s0.clock_jumps, 1);
+	assert_int_equal(s1.wakeups - s0.wakeups, 0);
+	assert_int_equal(s1.passes - s0.passes, 1);
+	assert_true(n_settime > nst);                 /* re-armed */
+	assert_int_equal(last_flags, want);
+	assert_int_equal(ts_ns(&last_its.it_value), now0 + 20 * SEC);
+	assert_true(armed_at(fd, CLOCK_REALTIME, now0 + 20 * SEC));
+	assert_int_equal(hrt_base_count(b), 1);
 
 	/* Again with nothing due: still re-armed (CANCEL_ON_SET is renewed by
 	 * arming), though the instant did not change; nothing runs. */
@@ -575,22 +578,22 @@ static void test_ecanceled(void)
 	read_inject = ECANCELED;
 	n = hrt_base_dispatch(b, 0);
 	s1 = stats(b);
-	CHECK_EQ(n, 0);
-	CHECK_EQ(future.fired, 0);
-	CHECK_EQ(s1.clock_jumps - s0.clock_jumps, 1);
-	CHECK_EQ(n_settime - nst, 1);
-	CHECK_EQ(last_flags, want);
-	CHECK_EQ(ts_ns(&last_its.it_value), now0 + 20 * SEC);
-	CHECK(armed_at(fd, CLOCK_REALTIME, now0 + 20 * SEC));
-	CHECK_EQ(hrt_timer_cancel(&future.t), 1);
-	CHECK(disarmed(fd));
+	assert_int_equal(n, 0);
+	assert_int_equal(future.fired, 0);
+	assert_int_equal(s1.clock_jumps - s0.clock_jumps, 1);
+	assert_int_equal(n_settime - nst, 1);
+	assert_int_equal(last_flags, want);
+	assert_int_equal(ts_ns(&last_its.it_value), now0 + 20 * SEC);
+	assert_true(armed_at(fd, CLOCK_REALTIME, now0 + 20 * SEC));
+	assert_int_equal(hrt_timer_cancel(&future.t), 1);
+	assert_true(disarmed(fd));
 	restore_seams();
-	CHECK_EQ(hrt_base_free(b), 0);
+	assert_int_equal(hrt_base_free(b), 0);
 }
 
 /* EAGAIN from read (a spurious wake) with nothing due: no pass, nothing
  * runs, no system call but the read.  With something hard-due it runs. */
-static void test_eagain(void)
+static void test_read_eagain_runs_nothing_not_due(void **state)
 {
 	struct hrt_base *b = hrt_base_new(CLOCK_MONOTONIC);
 	struct hrt_stats s0, s1;
@@ -598,6 +601,7 @@ static void test_eagain(void)
 	hrt_time_t now;
 	int fd;
 
+	(void)state;
 	tt_init(&a, CLOCK_MONOTONIC);
 	tt_init(&d, CLOCK_MONOTONIC);
 	fd = hrt_base_fd(b);
@@ -607,40 +611,41 @@ static void test_eagain(void)
 	install_seams(b);
 	s0 = stats(b);
 	/* The real read of an fd that has not fired. */
-	CHECK_EQ(hrt_base_dispatch(b, 1), 0);
-	CHECK_EQ(n_read, 1);
+	assert_int_equal(hrt_base_dispatch(b, 1), 0);
+	assert_int_equal(n_read, 1);
 	/* The same injected. */
 	read_inject = EAGAIN;
-	CHECK_EQ(hrt_base_dispatch(b, 1), 0);
-	CHECK_EQ(n_read, 2);
-	CHECK_EQ(read_inject, 0);
+	assert_int_equal(hrt_base_dispatch(b, 1), 0);
+	assert_int_equal(n_read, 2);
+	assert_int_equal(read_inject, 0);
 	s1 = stats(b);
-	CHECK_EQ(s1.passes - s0.passes, 0);
-	CHECK_EQ(s1.wakeups - s0.wakeups, 0);
-	CHECK_EQ(s1.expired - s0.expired, 0);
-	CHECK_EQ(n_settime, 0);
-	CHECK_EQ(a.fired, 0);
-	CHECK(armed_at(fd, CLOCK_MONOTONIC, now - 1 * MS + 10 * SEC));
+	assert_int_equal(s1.passes - s0.passes, 0);
+	assert_int_equal(s1.wakeups - s0.wakeups, 0);
+	assert_int_equal(s1.expired - s0.expired, 0);
+	assert_int_equal(n_settime, 0);
+	assert_int_equal(a.fired, 0);
+	assert_true(armed_at(fd, CLOCK_MONOTONIC, now - 1 * MS + 10 * SEC));
 
 	/* EAGAIN while something is hard-due (its expiry was missed, say the
 	 * fd was drained by someone else): the pass runs. */
 	hrt_timer_start_range(&d.t, b, now - 2 * MS, 1 * MS, HRT_MODE_ABS);
 	read_inject = EAGAIN;
-	CHECK_EQ(hrt_base_dispatch(b, 1), 2);   /* d, then a (soft-expired, next in order) */
-	CHECK_EQ(d.fired, 1);
-	CHECK_EQ(a.fired, 1);
-	CHECK(disarmed(fd));
+	assert_int_equal(hrt_base_dispatch(b, 1), 2);   /* d, then a (soft-expired, next in order) */
+	assert_int_equal(d.fired, 1);
+	assert_int_equal(a.fired, 1);
+	assert_true(disarmed(fd));
 	restore_seams();
-	CHECK_EQ(hrt_base_free(b), 0);
+	assert_int_equal(hrt_base_free(b), 0);
 }
 
 /* timerfd_settime failing (ENOMEM, EINVAL): nothing is lost, every next
  * operation or dispatch tries again, and once settime works the fd is armed
  * right and the timer fires. */
-static void test_settime_failure(void)
+static void test_settime_failure_loses_nothing_and_retries(void **state)
 {
 	static const int errs[2] = { ENOMEM, EINVAL };
 
+	(void)state;
 	for (int k = 0; k < 2; k++) {
 		struct hrt_base *b = hrt_base_new(CLOCK_MONOTONIC);
 		struct hrt_stats s0, s1;
@@ -648,6 +653,8 @@ static void test_settime_failure(void)
 		hrt_time_t now, hard_a;
 		long nst;
 		int fd;
+
+		print_message("  errno %d\n", errs[k]);
 
 		tt_init(&a, CLOCK_MONOTONIC);
 		tt_init(&l, CLOCK_MONOTONIC);
@@ -658,41 +665,41 @@ static void test_settime_failure(void)
 		s0 = stats(b);
 		now = clk_now(CLOCK_MONOTONIC);
 		hard_a = now + 160 * MS;        /* far enough not to be due meanwhile */
-		CHECK_EQ(hrt_timer_start_range(&a.t, b, now + 150 * MS, 10 * MS, HRT_MODE_ABS), 0);
-		CHECK_EQ(n_settime, 1);
-		CHECK_EQ(stats(b).reprograms - s0.reprograms, 0);   /* failed: not counted */
-		CHECK_EQ(hrt_base_count(b), 1);
-		CHECK(disarmed(fd));
+		assert_int_equal(hrt_timer_start_range(&a.t, b, now + 150 * MS, 10 * MS, HRT_MODE_ABS), 0);
+		assert_int_equal(n_settime, 1);
+		assert_int_equal(stats(b).reprograms - s0.reprograms, 0);   /* failed: not counted */
+		assert_int_equal(hrt_base_count(b), 1);
+		assert_true(disarmed(fd));
 		/* The next operation tries again, although it does not change the
 		 * earliest expiry. */
-		CHECK_EQ(hrt_timer_start_range(&l.t, b, now + 10 * SEC, 0, HRT_MODE_ABS), 0);
-		CHECK_EQ(n_settime, 2);
-		CHECK_EQ(hrt_base_count(b), 2);
+		assert_int_equal(hrt_timer_start_range(&l.t, b, now + 10 * SEC, 0, HRT_MODE_ABS), 0);
+		assert_int_equal(n_settime, 2);
+		assert_int_equal(hrt_base_count(b), 2);
 		/* A dispatch (nothing read) tries again too, running a pass, and
 		 * returns the arm's error. */
 		nst = n_settime;
-		CHECK_EQ(hrt_base_dispatch(b, 0), -errs[k]);
-		CHECK(n_settime > nst);
+		assert_int_equal(hrt_base_dispatch(b, 0), -errs[k]);
+		assert_true(n_settime > nst);
 		s1 = stats(b);
-		CHECK_EQ(s1.reprograms - s0.reprograms, 0);
-		CHECK_EQ(s1.expired - s0.expired, 0);
-		CHECK_EQ(hrt_base_count(b), 2);
-		CHECK_EQ(hrt_base_check(b, NULL, 0), 0);
+		assert_int_equal(s1.reprograms - s0.reprograms, 0);
+		assert_int_equal(s1.expired - s0.expired, 0);
+		assert_int_equal(hrt_base_count(b), 2);
+		assert_int_equal(hrt_base_check(b, NULL, 0), 0);
 
 		/* settime works again: the next dispatch arms at a's hard expiry. */
 		settime_fail = 0;
 		nst = n_settime;
-		CHECK_EQ(hrt_base_dispatch(b, 0), 0);
-		CHECK_EQ(n_settime - nst, 1);
-		CHECK_EQ(stats(b).reprograms - s0.reprograms, 1);
-		CHECK(armed_at(fd, CLOCK_MONOTONIC, hard_a));
-		CHECK_EQ(a.fired, 0);
+		assert_int_equal(hrt_base_dispatch(b, 0), 0);
+		assert_int_equal(n_settime - nst, 1);
+		assert_int_equal(stats(b).reprograms - s0.reprograms, 1);
+		assert_true(armed_at(fd, CLOCK_MONOTONIC, hard_a));
+		assert_int_equal(a.fired, 0);
 		restore_seams();
 		poll_until_fired(b, fd, &a, 2000);
-		CHECK_EQ(a.fired, 1);
-		CHECK(a.fired && a.clk_at >= hard_a - 10 * MS && a.now_arg >= hard_a);
-		CHECK(armed_at(fd, CLOCK_MONOTONIC, now + 10 * SEC));
-		CHECK_EQ(hrt_base_count(b), 1);
+		assert_int_equal(a.fired, 1);
+		assert_true(a.fired && a.clk_at >= hard_a - 10 * MS && a.now_arg >= hard_a);
+		assert_true(armed_at(fd, CLOCK_MONOTONIC, now + 10 * SEC));
+		assert_int_equal(hrt_base_count(b), 1);
 
 		/* A failed re-arm in between operations: the next good one fixes
 		 * it.  Start an earlier timer while settime fails, then cancel
@@ -701,38 +708,36 @@ static void test_settime_failure(void)
 		settime_fail = errs[k];
 		now = clk_now(CLOCK_MONOTONIC);
 		hrt_timer_start_range(&c.t, b, now + 5 * SEC, 0, HRT_MODE_ABS);
-		CHECK_EQ(n_settime, 1);
+		assert_int_equal(n_settime, 1);
 		settime_fail = 0;
-		CHECK_EQ(hrt_timer_cancel(&l.t), 1);
-		CHECK_EQ(n_settime, 2);
-		CHECK(armed_at(fd, CLOCK_MONOTONIC, now + 5 * SEC));
+		assert_int_equal(hrt_timer_cancel(&l.t), 1);
+		assert_int_equal(n_settime, 2);
+		assert_true(armed_at(fd, CLOCK_MONOTONIC, now + 5 * SEC));
 
 		/* A failed disarm: the fd still fires at the old instant; that
 		 * wake-up runs nothing and disarms. */
 		settime_fail = 0;
 		now = clk_now(CLOCK_MONOTONIC);
 		hrt_timer_start_range(&c.t, b, now + 20 * MS, 0, HRT_MODE_ABS);
-		CHECK(armed_at(fd, CLOCK_MONOTONIC, now + 20 * MS));
+		assert_true(armed_at(fd, CLOCK_MONOTONIC, now + 20 * MS));
 		settime_fail = errs[k];
-		CHECK_EQ(hrt_timer_cancel(&c.t), 1);
-		CHECK_EQ(hrt_base_count(b), 0);
+		assert_int_equal(hrt_timer_cancel(&c.t), 1);
+		assert_int_equal(hrt_base_count(b), 0);
 		settime_fail = 0;
 		restore_seams();
 		{
 			struct pollfd p = { .fd = fd, .events = POLLIN };
 
-			CHECK_EQ(poll(&p, 1, 2000), 1);
+			assert_int_equal(poll(&p, 1, 2000), 1);
 		}
 		s0 = stats(b);
-		CHECK_EQ(hrt_base_dispatch(b, 0), 0);
+		assert_int_equal(hrt_base_dispatch(b, 0), 0);
 		s1 = stats(b);
-		CHECK_EQ(s1.wakeups - s0.wakeups, 1);
-		CHECK_EQ(c.fired, 0);
-		CHECK(disarmed(fd));
-		CHECK_EQ(hrt_base_check(b, NULL, 0), 0);
-		CHECK_EQ(hrt_base_free(b), 0);
-		if (failures)
-			fprintf(stderr, "  (after errno %d)\n", errs[k]);
+		assert_int_equal(s1.wakeups - s0.wakeups, 1);
+		assert_int_equal(c.fired, 0);
+		assert_true(disarmed(fd));
+		assert_int_equal(hrt_base_check(b, NULL, 0), 0);
+		assert_int_equal(hrt_base_free(b), 0);
 	}
 }
 
@@ -742,8 +747,9 @@ static void test_settime_failure(void)
  * the re-arm at the end of a pass fails (the earlier timer's callback breaks
  * settime).  The timer left is far (5 s), so the loop's retries - which run
  * passes at the clock they read - cannot run it before giving up. */
-static void test_loop_settime_failure(void)
+static void test_loop_returns_lasting_settime_error(void **state)
 {
+	(void)state;
 	for (int way = 0; way < 2; way++) {
 		struct hrt_base *b = hrt_base_new(CLOCK_MONOTONIC);
 		struct tt a, l;
@@ -759,7 +765,7 @@ static void test_loop_settime_failure(void)
 			hrt_timer_start_range(&l.t, b, now + 5 * SEC, 0, HRT_MODE_ABS);
 		} else {
 			a.fail_settime = ENOMEM;
-			CHECK(hrt_base_fd(b) >= 0);
+			assert_true(hrt_base_fd(b) >= 0);
 			hrt_timer_start_range(&a.t, b, now + 5 * MS, 0, HRT_MODE_ABS);
 			hrt_timer_start_range(&l.t, b, now + 5 * SEC, 0, HRT_MODE_ABS);
 		}
@@ -770,28 +776,28 @@ static void test_loop_settime_failure(void)
 		if (!in_time)
 			fprintf(stderr, "  way %d: hrt_base_loop had to be stopped (would block"
 				" forever)\n", way);
-		CHECK(in_time);
-		CHECK_EQ(rc, -ENOMEM);
-		CHECK(n_settime >= 2);                  /* it did retry */
-		CHECK_EQ(a.fired, way == 1);
-		CHECK_EQ(l.fired, 0);
-		CHECK_EQ(hrt_base_count(b), 1);         /* l is not lost */
+		assert_true(in_time);
+		assert_int_equal(rc, -ENOMEM);
+		assert_true(n_settime >= 2);                  /* it did retry */
+		assert_int_equal(a.fired, way == 1);
+		assert_int_equal(l.fired, 0);
+		assert_int_equal(hrt_base_count(b), 1);         /* l is not lost */
 
 		/* settime works again: the next dispatch arms the fd for l, and
 		 * the loop runs it (moved closer, to keep the test short). */
 		settime_fail = 0;
 		restore_seams();
 		fd = hrt_base_fd(b);
-		CHECK_EQ(hrt_base_dispatch(b, 0), 0);
-		CHECK(armed_at(fd, CLOCK_MONOTONIC, now + 5 * SEC));
+		assert_int_equal(hrt_base_dispatch(b, 0), 0);
+		assert_true(armed_at(fd, CLOCK_MONOTONIC, now + 5 * SEC));
 		l.stop = b;
 		hrt_timer_start_range(&l.t, b, 10 * MS, 0, HRT_MODE_REL);
-		CHECK(loop_with_deadline(b, 3000, &rc));
-		CHECK_EQ(rc, 0);
-		CHECK_EQ(l.fired, 1);
-		CHECK(l.fired && l.clk_at >= hrt_timer_get_soft(&l.t));
-		CHECK_EQ(hrt_base_count(b), 0);
-		CHECK_EQ(hrt_base_free(b), 0);
+		assert_true(loop_with_deadline(b, 3000, &rc));
+		assert_int_equal(rc, 0);
+		assert_int_equal(l.fired, 1);
+		assert_true(l.fired && l.clk_at >= hrt_timer_get_soft(&l.t));
+		assert_int_equal(hrt_base_count(b), 0);
+		assert_int_equal(hrt_base_free(b), 0);
 	}
 }
 
@@ -799,16 +805,17 @@ static void test_loop_settime_failure(void)
  * hrt.h says the loop gives up after about half a second of failures, so it
  * must ride this out - keep running what is due meanwhile, arm again once
  * settime works, run everything, and return 0 at the stop. */
-static void test_loop_transient_failure(void)
+static void test_loop_rides_out_transient_settime_failure(void **state)
 {
 	struct hrt_base *b = hrt_base_new(CLOCK_MONOTONIC);
 	hrt_time_t now, t_ret;
 	struct tt x, y;
 	int rc = 1, in_time;
 
+	(void)state;
 	tt_init(&x, CLOCK_MONOTONIC);
 	tt_init(&y, CLOCK_MONOTONIC);
-	CHECK(hrt_base_fd(b) >= 0);
+	assert_true(hrt_base_fd(b) >= 0);
 	install_seams(b);
 	now = clk_now(CLOCK_MONOTONIC);
 	y.stop = b;
@@ -821,16 +828,16 @@ static void test_loop_transient_failure(void)
 	if (rc != 0)
 		fprintf(stderr, "  hrt_base_loop returned %d after %.3f ms, %ld settime calls"
 			" (failing for 100 ms)\n", rc, (double)(t_ret - now) / MS, n_settime);
-	CHECK(in_time);
-	CHECK_EQ(rc, 0);
-	CHECK_EQ(x.fired, 1);
-	CHECK_EQ(y.fired, 1);
-	CHECK(x.fired && x.clk_at >= now + 20 * MS);
-	CHECK(y.fired && y.now_arg >= now + 200 * MS);
-	CHECK(n_settime >= 2);
+	assert_true(in_time);
+	assert_int_equal(rc, 0);
+	assert_int_equal(x.fired, 1);
+	assert_int_equal(y.fired, 1);
+	assert_true(x.fired && x.clk_at >= now + 20 * MS);
+	assert_true(y.fired && y.now_arg >= now + 200 * MS);
+	assert_true(n_settime >= 2);
 	restore_seams();
-	CHECK_EQ(hrt_base_count(b), 0);
-	CHECK_EQ(hrt_base_free(b), 0);
+	assert_int_equal(hrt_base_count(b), 0);
+	assert_int_equal(hrt_base_free(b), 0);
 }
 
 
@@ -880,7 +887,7 @@ static void *runner_main(void *arg)
  * re-arm at its end - not count it as a failed arm and give up (it used to
  * return -EIO after about half a second, leaving the rest queued).
  */
-static void test_loop_beside_long_pass(void)
+static void test_loop_waits_for_long_pass_to_rearm(void **state)
 {
 	struct hrt_base *b = hrt_base_new(CLOCK_MONOTONIC);
 	struct slow a = { .sleep = 800 * MS };
@@ -891,49 +898,51 @@ static void test_loop_beside_long_pass(void)
 	struct tt y;
 	int rc = 1;
 
+	(void)state;
 	hrt_timer_init(&a.t, slow_cb);
 	tt_init(&y, CLOCK_MONOTONIC);
 	y.stop = b;
-	CHECK(hrt_base_fd(b) >= 0);
+	assert_true(hrt_base_fd(b) >= 0);
 	now = clk_now(CLOCK_MONOTONIC);
 	hrt_timer_start_range(&a.t, b, now - 1 * MS, 0, HRT_MODE_ABS);   /* fd readable now */
 	hrt_timer_start_range(&y.t, b, now + 30 * MS, 0, HRT_MODE_ABS);
 	r.now = now;
-	CHECK_EQ(pthread_create(&th, NULL, runner_main, &r), 0);
+	assert_int_equal(pthread_create(&th, NULL, runner_main, &r), 0);
 	while (!__atomic_load_n(&a.entered, __ATOMIC_ACQUIRE))
 		nanosleep(&nap, NULL);
 	/* a's callback sleeps in the runner's pass; now the loop starts. */
-	CHECK(loop_with_deadline(b, 4000, &rc));
+	assert_true(loop_with_deadline(b, 4000, &rc));
 	pthread_join(th, NULL);
-	CHECK_EQ(rc, 0);
-	CHECK_EQ(__atomic_load_n(&a.runs, __ATOMIC_ACQUIRE), 1);
-	CHECK_EQ(y.fired, 1);
-	CHECK_EQ(hrt_base_count(b), 0);
-	CHECK_EQ(hrt_base_free(b), 0);
+	assert_int_equal(rc, 0);
+	assert_int_equal(__atomic_load_n(&a.runs, __ATOMIC_ACQUIRE), 1);
+	assert_int_equal(y.fired, 1);
+	assert_int_equal(hrt_base_count(b), 0);
+	assert_int_equal(hrt_base_free(b), 0);
 }
 
 /* An expiry equal to the "fired" marker the device keeps internally
  * (-HRT_TIME_MAX) must still be armed (it used to be taken for "armed
  * already", and the loop gave up with -EIO). */
-static void test_loop_beginning_of_time(void)
+static void test_expiry_at_fired_marker_is_armed(void **state)
 {
 	struct hrt_base *b = hrt_base_new(CLOCK_MONOTONIC);
 	struct slow a = { .stop_runs = 50 };
 	int rc = 1;
 
+	(void)state;
 	a.stop_after = b;
 	hrt_timer_init(&a.t, slow_cb);
-	CHECK(hrt_base_fd(b) >= 0);
-	CHECK_EQ(hrt_timer_start_range(&a.t, b, -HRT_TIME_MAX, 0, HRT_MODE_ABS), 0);
-	CHECK(loop_with_deadline(b, 3000, &rc));
-	CHECK_EQ(rc, 0);
-	CHECK_EQ(__atomic_load_n(&a.runs, __ATOMIC_ACQUIRE), 50);
-	CHECK_EQ(hrt_base_free(b), 0);
+	assert_true(hrt_base_fd(b) >= 0);
+	assert_int_equal(hrt_timer_start_range(&a.t, b, -HRT_TIME_MAX, 0, HRT_MODE_ABS), 0);
+	assert_true(loop_with_deadline(b, 3000, &rc));
+	assert_int_equal(rc, 0);
+	assert_int_equal(__atomic_load_n(&a.runs, __ATOMIC_ACQUIRE), 50);
+	assert_int_equal(hrt_base_free(b), 0);
 }
 
 /* settime's ECANCELED (a wall-clock change not read yet) is an arm that
  * worked: counted as a clock jump and a reprogram, no error, fd armed. */
-static void test_settime_ecanceled(void)
+static void test_settime_ecanceled_is_a_working_arm(void **state)
 {
 	struct hrt_base *b = hrt_base_new(CLOCK_REALTIME);
 	struct hrt_stats s;
@@ -941,30 +950,31 @@ static void test_settime_ecanceled(void)
 	struct tt x;
 	int fd = hrt_base_fd(b);
 
-	CHECK(fd >= 0);
+	(void)state;
+	assert_true(fd >= 0);
 	tt_init(&x, CLOCK_REALTIME);
 	install_seams(b);
 	settime_ecanceled = 1;
 	when = clk_now(CLOCK_REALTIME) + 10 * SEC;
-	CHECK_EQ(hrt_timer_start_range(&x.t, b, when, 0, HRT_MODE_ABS), 0);
+	assert_int_equal(hrt_timer_start_range(&x.t, b, when, 0, HRT_MODE_ABS), 0);
 	s = stats(b);
-	CHECK_EQ(s.clock_jumps, 1);
-	CHECK_EQ(s.reprograms, 1);
-	CHECK_EQ(n_settime, 1);
-	CHECK(armed_at(fd, CLOCK_REALTIME, when));
-	CHECK_EQ(hrt_base_dispatch(b, 1), 0);   /* not fired: EAGAIN, no error */
-	CHECK_EQ(n_settime, 1);                 /* and nothing to retry */
-	CHECK_EQ(x.fired, 0);
+	assert_int_equal(s.clock_jumps, 1);
+	assert_int_equal(s.reprograms, 1);
+	assert_int_equal(n_settime, 1);
+	assert_true(armed_at(fd, CLOCK_REALTIME, when));
+	assert_int_equal(hrt_base_dispatch(b, 1), 0);   /* not fired: EAGAIN, no error */
+	assert_int_equal(n_settime, 1);                 /* and nothing to retry */
+	assert_int_equal(x.fired, 0);
 	hrt_timer_cancel(&x.t);
-	CHECK(disarmed(fd));
+	assert_true(disarmed(fd));
 	restore_seams();
-	CHECK_EQ(hrt_base_free(b), 0);
+	assert_int_equal(hrt_base_free(b), 0);
 }
 
 /* A dispatch whose pass ran callbacks but whose re-arm failed returns the
  * arm's error; the callbacks did run, the rest stays queued, and the next
  * dispatch retries. */
-static void test_dispatch_arm_error(void)
+static void test_dispatch_returns_rearm_error_after_callbacks(void **state)
 {
 	struct hrt_base *b = hrt_base_new(CLOCK_MONOTONIC);
 	struct pollfd p;
@@ -972,6 +982,7 @@ static void test_dispatch_arm_error(void)
 	hrt_time_t now;
 	int fd;
 
+	(void)state;
 	tt_init(&d, CLOCK_MONOTONIC);
 	tt_init(&l, CLOCK_MONOTONIC);
 	fd = hrt_base_fd(b);
@@ -980,25 +991,25 @@ static void test_dispatch_arm_error(void)
 	hrt_timer_start_range(&d.t, b, now + 2 * MS, 0, HRT_MODE_ABS);
 	p.fd = fd;
 	p.events = POLLIN;
-	CHECK_EQ(poll(&p, 1, 2000), 1);
+	assert_int_equal(poll(&p, 1, 2000), 1);
 	install_seams(b);
 	settime_fail = ENOMEM;
-	CHECK_EQ(hrt_base_dispatch(b, 0), -ENOMEM);
-	CHECK_EQ(d.fired, 1);
-	CHECK_EQ(l.fired, 0);
-	CHECK_EQ(hrt_base_count(b), 1);
-	CHECK_EQ(stats(b).wakeups, 1);
+	assert_int_equal(hrt_base_dispatch(b, 0), -ENOMEM);
+	assert_int_equal(d.fired, 1);
+	assert_int_equal(l.fired, 0);
+	assert_int_equal(hrt_base_count(b), 1);
+	assert_int_equal(stats(b).wakeups, 1);
 	settime_fail = 0;
-	CHECK_EQ(hrt_base_dispatch(b, 0), 0);
-	CHECK(armed_at(fd, CLOCK_MONOTONIC, now + 10 * SEC));
+	assert_int_equal(hrt_base_dispatch(b, 0), 0);
+	assert_true(armed_at(fd, CLOCK_MONOTONIC, now + 10 * SEC));
 	restore_seams();
 	hrt_timer_cancel(&l.t);                 /* free refuses queued timers */
-	CHECK_EQ(hrt_base_free(b), 0);
+	assert_int_equal(hrt_base_free(b), 0);
 }
 
 /* A read error other than EAGAIN/ECANCELED (EBADF, EIO): dispatch returns
  * it and runs nothing; hrt_base_loop returns it; no timer is lost. */
-static void test_read_error(void)
+static void test_read_error_returned_and_nothing_lost(void **state)
 {
 	struct hrt_base *b = hrt_base_new(CLOCK_MONOTONIC);
 	struct hrt_stats s0;
@@ -1007,91 +1018,88 @@ static void test_read_error(void)
 	hrt_time_t now;
 	int fd, rc = 1;
 
+	(void)state;
 	tt_init(&d, CLOCK_MONOTONIC);
 	fd = hrt_base_fd(b);
 	now = clk_now(CLOCK_MONOTONIC);
 	hrt_timer_start_range(&d.t, b, now + 2 * MS, 0, HRT_MODE_ABS);
 	p.fd = fd;
 	p.events = POLLIN;
-	CHECK_EQ(poll(&p, 1, 2000), 1);
+	assert_int_equal(poll(&p, 1, 2000), 1);
 	install_seams(b);
 	s0 = stats(b);
 	read_inject = EBADF;
-	CHECK_EQ(hrt_base_dispatch(b, 0), -EBADF);
-	CHECK_EQ(d.fired, 0);
-	CHECK_EQ(stats(b).passes - s0.passes, 0);
-	CHECK_EQ(hrt_base_count(b), 1);
+	assert_int_equal(hrt_base_dispatch(b, 0), -EBADF);
+	assert_int_equal(d.fired, 0);
+	assert_int_equal(stats(b).passes - s0.passes, 0);
+	assert_int_equal(hrt_base_count(b), 1);
 	/* The loop: the fd is still readable, its read fails: the error. */
 	read_inject = EIO;
-	CHECK(loop_with_deadline(b, 3000, &rc));
-	CHECK_EQ(rc, -EIO);
-	CHECK_EQ(d.fired, 0);
-	CHECK_EQ(hrt_base_count(b), 1);
+	assert_true(loop_with_deadline(b, 3000, &rc));
+	assert_int_equal(rc, -EIO);
+	assert_int_equal(d.fired, 0);
+	assert_int_equal(hrt_base_count(b), 1);
 	/* Reads work again: it runs. */
 	d.stop = b;
-	CHECK(loop_with_deadline(b, 3000, &rc));
-	CHECK_EQ(rc, 0);
-	CHECK_EQ(d.fired, 1);
-	CHECK(d.fired && d.now_arg >= now + 2 * MS);
+	assert_true(loop_with_deadline(b, 3000, &rc));
+	assert_int_equal(rc, 0);
+	assert_int_equal(d.fired, 1);
+	assert_true(d.fired && d.now_arg >= now + 2 * MS);
 	restore_seams();
-	CHECK_EQ(hrt_base_free(b), 0);
+	assert_int_equal(hrt_base_free(b), 0);
 }
 
 /* No fd yet (or no base): -EINVAL, nothing runs. */
-static void test_no_fd(void)
+static void test_dispatch_without_fd_is_einval(void **state)
 {
 	struct hrt_base *b = hrt_base_new(CLOCK_MONOTONIC);
 	struct tt a;
 
+	(void)state;
 	tt_init(&a, CLOCK_MONOTONIC);
-	CHECK_EQ(hrt_base_dispatch(b, 1), -EINVAL);
-	CHECK_EQ(hrt_base_dispatch(NULL, 1), -EINVAL);
+	assert_int_equal(hrt_base_dispatch(b, 1), -EINVAL);
+	assert_int_equal(hrt_base_dispatch(NULL, 1), -EINVAL);
 	/* Even with a timer due: without an fd there is nothing to dispatch. */
 	hrt_timer_start_range(&a.t, b, clk_now(CLOCK_MONOTONIC) - 1 * MS, 0, HRT_MODE_ABS);
-	CHECK_EQ(hrt_base_dispatch(b, 1), -EINVAL);
-	CHECK_EQ(a.fired, 0);
-	CHECK_EQ(stats(b).passes, 0);
-	CHECK_EQ(hrt_base_count(b), 1);
+	assert_int_equal(hrt_base_dispatch(b, 1), -EINVAL);
+	assert_int_equal(a.fired, 0);
+	assert_int_equal(stats(b).passes, 0);
+	assert_int_equal(hrt_base_count(b), 1);
 	hrt_timer_cancel(&a.t);                 /* free refuses queued timers */
-	CHECK_EQ(hrt_base_free(b), 0);
+	assert_int_equal(hrt_base_free(b), 0);
+}
+
+/* Every test puts the real system calls back, however it ended. */
+static int put_seams_back(void **state)
+{
+	(void)state;
+	restore_seams();
+	return 0;
 }
 
 int main(void)
 {
-	static const struct {
-		const char *name;
-		void (*fn)(void);
-	} tests[] = {
-		{ "fd", test_fd },
-		{ "arming", test_arming },
-		{ "reprograms", test_reprograms },
-		{ "flags", test_flags },
-		{ "fire", test_fire },
-		{ "ecanceled", test_ecanceled },
-		{ "eagain", test_eagain },
-		{ "settime_failure", test_settime_failure },
-		{ "loop_settime_failure", test_loop_settime_failure },
-		{ "loop_transient_failure", test_loop_transient_failure },
-		{ "dispatch_arm_error", test_dispatch_arm_error },
-		{ "read_error", test_read_error },
-		{ "no_fd", test_no_fd },
-		{ "loop_beside_long_pass", test_loop_beside_long_pass },
-		{ "loop_beginning_of_time", test_loop_beginning_of_time },
-		{ "settime_ecanceled", test_settime_ecanceled },
+	static const struct CMUnitTest tests[] = {
+		cmocka_unit_test_teardown(test_fd_per_real_clock_none_for_virtual, put_seams_back),
+		cmocka_unit_test_teardown(test_armed_at_earliest_hard_disarmed_when_empty, put_seams_back),
+		cmocka_unit_test_teardown(test_reprogram_only_when_earliest_hard_changes, put_seams_back),
+		cmocka_unit_test_teardown(test_settime_flags_per_clock, put_seams_back),
+		cmocka_unit_test_teardown(test_timer_fires_never_before_soft, put_seams_back),
+		cmocka_unit_test_teardown(test_read_ecanceled_counts_clock_jump_and_rearms, put_seams_back),
+		cmocka_unit_test_teardown(test_read_eagain_runs_nothing_not_due, put_seams_back),
+		cmocka_unit_test_teardown(test_settime_failure_loses_nothing_and_retries, put_seams_back),
+		cmocka_unit_test_teardown(test_loop_returns_lasting_settime_error, put_seams_back),
+		cmocka_unit_test_teardown(test_loop_rides_out_transient_settime_failure, put_seams_back),
+		cmocka_unit_test_teardown(test_dispatch_returns_rearm_error_after_callbacks, put_seams_back),
+		cmocka_unit_test_teardown(test_read_error_returned_and_nothing_lost, put_seams_back),
+		cmocka_unit_test_teardown(test_dispatch_without_fd_is_einval, put_seams_back),
+		cmocka_unit_test_teardown(test_loop_waits_for_long_pass_to_rearm, put_seams_back),
+		cmocka_unit_test_teardown(test_expiry_at_fired_marker_is_armed, put_seams_back),
+		cmocka_unit_test_teardown(test_settime_ecanceled_is_a_working_arm, put_seams_back),
 	};
-	int total = 0;
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	/* hrt_base_loop here is the timerfd path (test_coalesce: the other). */
 	setenv("HRT_COALESCE", "off", 1);
-	for (size_t i = 0; i < sizeof(tests) / sizeof(tests[0]); i++) {
-		int before = failures;
-
-		tests[i].fn();
-		restore_seams();
-		printf("%s %s\n", failures == before ? "ok  " : "FAIL", tests[i].name);
-		total += failures - before;
-	}
-	printf("%d check(s) failed\n", total);
-	return failures ? 1 : 0;
+	return cmocka_run_group_tests(tests, NULL, NULL);
 }
