@@ -63,6 +63,8 @@
 #include <string.h>
 #include <time.h>
 
+#include "unit.h"
+
 #include "hrt.h"
 
 #if defined(__SANITIZE_THREAD__)
@@ -106,26 +108,6 @@
 /* ------------------------------------------------------------------------ */
 
 static unsigned long long seed;
-static atomic_int failures;
-
-__attribute__((format(printf, 3, 4)))
-static void failf(const char *file, int line, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (atomic_fetch_add(&failures, 1) >= 40)
-		return;
-	flockfile(stderr);
-	fprintf(stderr, "%s:%d: ", file, line);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fprintf(stderr, "  [seed %llu]\n", seed);
-	funlockfile(stderr);
-}
-
-#define CHECKF(c, ...) do { if (!(c)) failf(__FILE__, __LINE__, __VA_ARGS__); } while (0)
-#define CHECK(c) CHECKF(c, "CHECK failed: %s", #c)
 
 static hrt_time_t now_ns(void)
 {
@@ -198,13 +180,14 @@ static void loop_start(struct loop *l, struct hrt_base *b)
 static int loop_finish(struct loop *l, int stop)
 {
 	if (stop)
-		CHECK(hrt_base_stop(l->b) == 0);
+		assert_int_equal(hrt_base_stop(l->b), 0);
 	if (!wait_set(&l->done, 5 * SEC)) {
-		failf(__FILE__, __LINE__, "hrt_base_loop did not return within 5 s of hrt_base_stop");
+		fail_msg("hrt_base_loop did not return within 5 s of hrt_base_stop");
 		return 0;
 	}
 	pthread_join(l->th, NULL);
-	CHECKF(l->ret == 0, "hrt_base_loop returned %d", l->ret);
+	if (l->ret != 0)
+		fail_msg("hrt_base_loop returned %d", l->ret);
 	return 1;
 }
 
@@ -311,28 +294,33 @@ static enum hrt_restart mt_cb(struct hrt_timer *t, hrt_time_t now)
 	struct hrt_base *b = hrt_timer_get_base(t);
 	uint32_t s;
 
-	CHECKF(!atomic_exchange(&x->in_cb, 1), "timer %ld: two callbacks at once", idx);
+	if (atomic_exchange(&x->in_cb, 1))
+		fail_msg("timer %ld: two callbacks at once", idx);
 	s = atomic_load(&x->state);
-	CHECKF(!(s & 1), "timer %ld: callback ran after hrt_timer_cancel (gen %u) returned",
-	       idx, s >> 1);
+	if (s & 1)
+		fail_msg("timer %ld: callback ran after hrt_timer_cancel (gen %u) returned",
+		         idx, s >> 1);
 	soft = hrt_timer_get_soft(t);
 	hard = hrt_timer_get_hard(t);
-	CHECKF(hrt_timer_is_running(t), "timer %ld: not running in its callback", idx);
-	CHECK(b == B[0] || b == B[1]);
+	if (!hrt_timer_is_running(t))
+		fail_msg("timer %ld: not running in its callback", idx);
+	assert_true(b == B[0] || b == B[1]);
 	if (!hrt_timer_is_queued(t)) {
 		/* No start since the dequeue: soft/hard are the answered start's. */
 		unsigned g = (unsigned)((hard - soft) % GMAX);
 
-		CHECKF(g >= 1 && ((s >> 1) == g || (s >> 1) == g + 1),
-		       "timer %ld: callback for gen %u but the worker is at gen %u", idx, g, s >> 1);
-		CHECKF(soft <= now, "timer %ld gen %u: ran at %" PRId64 " before its soft expiry %"
-		       PRId64, idx, g, now, soft);
+		if (!(g >= 1 && ((s >> 1) == g || (s >> 1) == g + 1)))
+			fail_msg("timer %ld: callback for gen %u but the worker is at gen %u", idx, g, s >> 1);
+		if (soft > now)
+			fail_msg("timer %ld gen %u: ran at %" PRId64 " before its soft expiry %"
+			         PRId64, idx, g, now, soft);
 		atomic_fetch_add(&x->fires[g], 1);
 	} else {
 		atomic_fetch_add(&x->ambiguous, 1);
 		atomic_fetch_add(&ambig_cbs, 1);
 	}
-	CHECKF(now <= clk, "callback's now %" PRId64 " is after the clock %" PRId64, now, clk);
+	if (now > clk)
+		fail_msg("callback's now %" PRId64 " is after the clock %" PRId64, now, clk);
 	if (idx % 128 == 0 || (idx < NHOT && idx % 4 == 0))
 		sleep_ns(20 * US);      /* widen the windows: cancel waits, -EBUSY */
 	atomic_fetch_add(&main_cbs, 1);
@@ -347,23 +335,29 @@ static enum hrt_restart pt_cb(struct hrt_timer *t, hrt_time_t now)
 	hrt_time_t hard = hrt_timer_get_hard(t);
 	int f;
 
-	CHECKF(!atomic_exchange(&p->in_cb, 1), "periodic %ld: two callbacks at once", idx);
-	CHECKF(!atomic_load(&p->cancelled), "periodic %ld: ran after its cancel returned", idx);
-	CHECKF(!hrt_timer_is_queued(t), "periodic %ld: queued in its callback", idx);
-	CHECKF(hrt_timer_get_soft(t) <= now, "periodic %ld: ran before its soft expiry", idx);
+	if (atomic_exchange(&p->in_cb, 1))
+		fail_msg("periodic %ld: two callbacks at once", idx);
+	if (atomic_load(&p->cancelled))
+		fail_msg("periodic %ld: ran after its cancel returned", idx);
+	if (hrt_timer_is_queued(t))
+		fail_msg("periodic %ld: queued in its callback", idx);
+	if (hrt_timer_get_soft(t) > now)
+		fail_msg("periodic %ld: ran before its soft expiry", idx);
 	f = atomic_fetch_add(&p->fires, 1) + 1;
-	CHECKF(f <= KP, "periodic %ld: fire %d of %d", idx, f, KP);
+	if (f > KP)
+		fail_msg("periodic %ld: fire %d of %d", idx, f, KP);
 	atomic_fetch_add(&periodic_cbs, 1);
 	if (f < KP) {
 		uint64_t n = hrt_timer_forward(t, now, p->interval);
 
-		if (hard <= now)
-			CHECKF(n >= 1 && hrt_timer_get_hard(t) == hard + (hrt_time_t)n * p->interval &&
-			       hrt_timer_get_hard(t) > now && hrt_timer_get_hard(t) - p->interval <= now,
-			       "periodic %ld: forward by %" PRIu64 " from %" PRId64 " at %" PRId64,
-			       idx, n, hard, now);
-		else
-			CHECKF(n == 0, "periodic %ld: forward of a timer not yet hard-due", idx);
+		if (hard <= now) {
+			if (!(n >= 1 && hrt_timer_get_hard(t) == hard + (hrt_time_t)n * p->interval &&
+			      hrt_timer_get_hard(t) > now && hrt_timer_get_hard(t) - p->interval <= now))
+				fail_msg("periodic %ld: forward by %" PRIu64 " from %" PRId64 " at %" PRId64,
+				         idx, n, hard, now);
+		} else if (n != 0) {
+			fail_msg("periodic %ld: forward of a timer not yet hard-due", idx);
+		}
 		atomic_fetch_add(&p->restarts, 1);
 		atomic_store(&p->in_cb, 0);
 		return HRT_RESTART;
@@ -377,8 +371,10 @@ static enum hrt_restart ct_cb(struct hrt_timer *t, hrt_time_t now)
 	struct ct *c = (struct ct *)t;
 
 	(void)now;
-	CHECKF(!atomic_exchange(&c->in_cb, 1), "chaos %ld: two callbacks at once", (long)(c - C));
-	CHECKF(!atomic_load(&c->final), "chaos %ld: ran after its final cancel", (long)(c - C));
+	if (atomic_exchange(&c->in_cb, 1))
+		fail_msg("chaos %ld: two callbacks at once", (long)(c - C));
+	if (atomic_load(&c->final))
+		fail_msg("chaos %ld: ran after its final cancel", (long)(c - C));
 	atomic_fetch_add(&c->fires, 1);
 	atomic_fetch_add(&chaos_cbs, 1);
 	atomic_store(&c->in_cb, 0);
@@ -418,7 +414,8 @@ static void mt_start(struct worker *w, struct mt *x)
 		w->st.rearms++;
 	atomic_store(&x->state, g << 1);
 	ret = start_some(&x->t, &w->rng, slack);
-	CHECKF(ret == 0, "start returned %d", ret);
+	if (ret != 0)
+		fail_msg("start returned %d", ret);
 	x->armed = 1;
 	w->st.starts++;
 }
@@ -437,22 +434,27 @@ static void mt_verify(struct mt *x, struct wstats *st)
 
 		total += f;
 		st->fires += f;
-		CHECKF(f <= 1, "timer %ld gen %u fired %u times", idx, g, f);
-		CHECKF(g >= 1 && g <= x->gen ? 1 : f == 0,
-		       "timer %ld: fire for gen %u, never started", idx, g);
+		if (f > 1)
+			fail_msg("timer %ld gen %u fired %u times", idx, g, f);
+		if (!(g >= 1 && g <= x->gen ? 1 : f == 0))
+			fail_msg("timer %ld: fire for gen %u, never started", idx, g);
 		if (x->dequeued & (1u << g))
-			CHECKF(f == 0, "timer %ld gen %u: fired though cancel dequeued it", idx, g);
+			if (f != 0)
+				fail_msg("timer %ld gen %u: fired though cancel dequeued it", idx, g);
 		if (x->consumed & (1u << g))
-			CHECKF(f == 1, "timer %ld gen %u: cancel found it fired, %u fires", idx, g, f);
+			if (f != 1)
+				fail_msg("timer %ld gen %u: cancel found it fired, %u fires", idx, g, f);
 	}
 	if (x->armed) {
 		st->last_fired++;
-		CHECKF(atomic_load(&x->fires[x->gen]) == 1,
-		       "timer %ld: last start (gen %u) fired %u times", idx, x->gen,
-		       (unsigned)atomic_load(&x->fires[x->gen]));
+		if (atomic_load(&x->fires[x->gen]) != 1)
+			fail_msg("timer %ld: last start (gen %u) fired %u times", idx, x->gen,
+			         (unsigned)atomic_load(&x->fires[x->gen]));
 	}
-	CHECKF(total <= x->gen, "timer %ld: %u fires for %u starts", idx, total, x->gen);
-	CHECKF(!hrt_timer_is_queued(&x->t), "timer %ld still queued", idx);
+	if (total > x->gen)
+		fail_msg("timer %ld: %u fires for %u starts", idx, total, x->gen);
+	if (hrt_timer_is_queued(&x->t))
+		fail_msg("timer %ld still queued", idx);
 	st->ambiguous += atomic_load(&x->ambiguous);
 }
 
@@ -477,14 +479,16 @@ static void mt_cancel(struct worker *w, struct mt *x, int try)
 	int r = try ? hrt_timer_try_cancel(&x->t) : hrt_timer_cancel(&x->t);
 
 	if (r == -EBUSY) {
-		CHECKF(try, "timer %ld: hrt_timer_cancel returned -EBUSY", idx);
+		if (!try)
+			fail_msg("timer %ld: hrt_timer_cancel returned -EBUSY", idx);
 		w->st.try_ebusy++;
 		return;         /* nothing done: the model stays as it is */
 	}
 	w->st.cancels++;
 	if (try)
 		w->st.try_done++;
-	CHECKF(r == 0 || r == 1, "timer %ld: cancel returned %d", idx, r);
+	if (!(r == 0 || r == 1))
+		fail_msg("timer %ld: cancel returned %d", idx, r);
 	if (x->armed) {
 		if (r == 1) {
 			x->dequeued |= 1u << g;
@@ -493,18 +497,23 @@ static void mt_cancel(struct worker *w, struct mt *x, int try)
 			unsigned f = atomic_load(&x->fires[g]);
 
 			x->consumed |= 1u << g;
-			CHECKF(f == 1, "timer %ld gen %u: cancel found it not queued, %u fires recorded",
-			       idx, g, f);
+			if (f != 1)
+				fail_msg("timer %ld gen %u: cancel found it not queued, %u fires recorded",
+				         idx, g, f);
 		}
 	} else {
-		CHECKF(r == 0, "timer %ld: cancel of a timer not queued returned %d", idx, r);
+		if (r != 0)
+			fail_msg("timer %ld: cancel of a timer not queued returned %d", idx, r);
 	}
 	x->armed = 0;
 	atomic_store(&x->state, (g << 1) | 1);
-	CHECKF(!atomic_load(&x->in_cb), "timer %ld: callback still running after cancel returned",
-	       idx);
-	CHECKF(!hrt_timer_is_queued(&x->t), "timer %ld: queued after cancel", idx);
-	CHECKF(!hrt_timer_is_running(&x->t), "timer %ld: running after cancel", idx);
+	if (atomic_load(&x->in_cb))
+		fail_msg("timer %ld: callback still running after cancel returned",
+		         idx);
+	if (hrt_timer_is_queued(&x->t))
+		fail_msg("timer %ld: queued after cancel", idx);
+	if (hrt_timer_is_running(&x->t))
+		fail_msg("timer %ld: running after cancel", idx);
 	if (x->gen == GMAX - 1)
 		mt_retire(w, x);
 }
@@ -517,15 +526,18 @@ static void pt_cancel(struct worker *w, struct pt *p)
 	p->cancel_ret = r;
 	if (r == 1) {
 		w->st.pcancel_hits++;
-		CHECKF(f < KP, "periodic %ld: cancel dequeued it after %d fires", (long)(p - P), f);
+		if (f >= KP)
+			fail_msg("periodic %ld: cancel dequeued it after %d fires", (long)(p - P), f);
 	} else {
 		w->st.pcancel_miss++;
-		CHECKF(r == 0 && f == KP, "periodic %ld: cancel returned %d after %d of %d fires",
-		       (long)(p - P), r, f, KP);
+		if (!(r == 0 && f == KP))
+			fail_msg("periodic %ld: cancel returned %d after %d of %d fires",
+			         (long)(p - P), r, f, KP);
 	}
 	atomic_store(&p->cancelled, 1);
-	CHECKF(!atomic_load(&p->in_cb), "periodic %ld: callback running after cancel returned",
-	       (long)(p - P));
+	if (atomic_load(&p->in_cb))
+		fail_msg("periodic %ld: callback running after cancel returned",
+		         (long)(p - P));
 }
 
 static void chaos_op(struct worker *w)
@@ -536,15 +548,18 @@ static void chaos_op(struct worker *w)
 
 	if (k < 12) {
 		r = start_some(&c->t, &w->rng, (hrt_time_t)(rnd(&w->rng) % MS));
-		CHECKF(r == 0, "chaos start returned %d", r);
+		if (r != 0)
+			fail_msg("chaos start returned %d", r);
 		w->st.cstarts++;
 	} else if (k < 17) {
 		r = hrt_timer_cancel(&c->t);
-		CHECKF(r == 0 || r == 1, "chaos cancel returned %d", r);
+		if (!(r == 0 || r == 1))
+			fail_msg("chaos cancel returned %d", r);
 		w->st.ccancel_hits += r == 1;
 	} else {
 		r = hrt_timer_try_cancel(&c->t);
-		CHECKF(r == 0 || r == 1 || r == -EBUSY, "chaos try_cancel returned %d", r);
+		if (!(r == 0 || r == 1 || r == -EBUSY))
+			fail_msg("chaos try_cancel returned %d", r);
 		w->st.ccancel_hits += r == 1;
 		w->st.cebusy += r == -EBUSY;
 	}
@@ -568,8 +583,8 @@ static void *worker_main(void *arg)
 			struct pt *x = w->pstart[j];
 			hrt_time_t first = now_ns() + x->interval;
 
-			CHECK(hrt_timer_start_range(&x->t, x->base, first - x->interval / 2,
-						    x->interval / 2, HRT_MODE_ABS) == 0);
+			assert_int_equal(hrt_timer_start_range(&x->t, x->base, first - x->interval / 2,
+						    x->interval / 2, HRT_MODE_ABS), 0);
 		}
 		for (int j = 0; j < w->npcancel; j++)
 			w->pcancel[j]->cancel_at = t0 + 1 + (hrt_time_t)j * (150 * MS) / w->npcancel;
@@ -624,7 +639,7 @@ static int all_fired(long *missing)
 	return m == 0;
 }
 
-static void test_stress(void)
+static void test_concurrent_start_rearm_cancel_match_model(void **state)
 {
 	static struct worker W[NW];
 	struct loop L[2];
@@ -636,6 +651,7 @@ static void test_stress(void)
 	long fires_sum = 0, must_fire = 0, nambig = 0;
 	int joined[2];
 
+	(void)state;
 	M = calloc(NT, sizeof(*M));
 	if (!M) {
 		perror("calloc");
@@ -643,13 +659,13 @@ static void test_stress(void)
 	}
 	for (int i = 0; i < 2; i++) {
 		B[i] = hrt_base_new(CLOCK_MONOTONIC);
-		CHECK(B[i] != NULL);
+		assert_non_null(B[i]);
 		if (!B[i])
 			return;
 	}
 	/* The loop passes idle = 1: IDLE walks greedily like ALWAYS; OFF does not. */
-	CHECK(hrt_base_set_greedy(B[0], HRT_GREEDY_OFF) == 0);
-	CHECK(hrt_base_set_greedy(B[1], HRT_GREEDY_ALWAYS) == 0);
+	assert_int_equal(hrt_base_set_greedy(B[0], HRT_GREEDY_OFF), 0);
+	assert_int_equal(hrt_base_set_greedy(B[1], HRT_GREEDY_ALWAYS), 0);
 	for (long i = 0; i < NT; i++)
 		hrt_timer_init(&M[i].t, mt_cb);
 	for (int i = 0; i < NC; i++)
@@ -688,7 +704,8 @@ static void test_stress(void)
 		for (int i = 0; i < 2; i++) {
 			struct hrt_stats s;
 
-			CHECKF(hrt_base_check(B[i], NULL, 0) == 0, "base %d inconsistent during the run", i);
+			if (hrt_base_check(B[i], NULL, 0) != 0)
+				fail_msg("base %d inconsistent during the run", i);
 			(void)hrt_base_count(B[i]);
 			(void)hrt_base_next_event(B[i]);
 			hrt_base_get_stats(B[i], &s);
@@ -706,12 +723,12 @@ static void test_stress(void)
 	for (int i = 0; i < NC; i++) {
 		int ret = hrt_timer_cancel(&C[i].t);
 
-		CHECK(ret == 0 || ret == 1);
+		assert_true(ret == 0 || ret == 1);
 		sum.ccancel_hits += ret == 1;
 		atomic_store(&C[i].final, 1);
-		CHECK(!atomic_load(&C[i].in_cb));
-		CHECK(!hrt_timer_is_queued(&C[i].t));
-		CHECK(!hrt_timer_is_running(&C[i].t));
+		assert_false(atomic_load(&C[i].in_cb));
+		assert_false(hrt_timer_is_queued(&C[i].t));
+		assert_false(hrt_timer_is_running(&C[i].t));
 	}
 
 	/* Whatever is still armed must fire; 10 s is far beyond any expiry. */
@@ -720,7 +737,8 @@ static void test_stress(void)
 
 		while (!all_fired(&missing) && now_ns() < end)
 			sleep_ns(5 * MS);
-		CHECKF(missing == 0, "%ld timers armed at the end never fired", missing);
+		if (missing != 0)
+			fail_msg("%ld timers armed at the end never fired", missing);
 	}
 	t_end = now_ns();
 	/* Anything late (a second fire) would show up in the checks below. */
@@ -762,22 +780,25 @@ static void test_stress(void)
 
 		if (x->will_cancel) {
 			pcancelled++;
-			CHECKF(f == KP || (x->cancel_ret == 1 && f < KP),
-			       "periodic %d: cancel %d, %d fires", p, x->cancel_ret, f);
+			if (!(f == KP || (x->cancel_ret == 1 && f < KP)))
+				fail_msg("periodic %d: cancel %d, %d fires", p, x->cancel_ret, f);
 		} else {
-			CHECKF(f == KP, "periodic %d (never cancelled) fired %d of %d times", p, f, KP);
+			if (f != KP)
+				fail_msg("periodic %d (never cancelled) fired %d of %d times", p, f, KP);
 		}
-		CHECK(atomic_load(&x->restarts) == (f < KP ? f : KP - 1));
-		CHECK(!hrt_timer_is_queued(&x->t));
+		assert_int_equal(atomic_load(&x->restarts), (f < KP ? f : KP - 1));
+		assert_false(hrt_timer_is_queued(&x->t));
 	}
 
 	/* The bases' own accounting must agree with ours. */
 	total_cancel_hits = sum.cancel_hits + sum.pcancel_hits + sum.ccancel_hits;
 	total_starts = sum.starts + NP + sum.cstarts;
 	for (int i = 0; i < 2; i++) {
-		CHECKF(hrt_base_check(B[i], NULL, 0) == 0, "base %d inconsistent at the end", i);
-		CHECKF(hrt_base_count(B[i]) == 0, "base %d: %zu timers left", i, hrt_base_count(B[i]));
-		CHECK(hrt_base_next_event(B[i]) == HRT_TIME_MAX);
+		if (hrt_base_check(B[i], NULL, 0) != 0)
+			fail_msg("base %d inconsistent at the end", i);
+		if (hrt_base_count(B[i]) != 0)
+			fail_msg("base %d: %zu timers left", i, hrt_base_count(B[i]));
+		assert_int_equal(hrt_base_next_event(B[i]), HRT_TIME_MAX);
 		hrt_base_get_stats(B[i], &st[i]);
 	}
 	{
@@ -788,17 +809,18 @@ static void test_stress(void)
 
 		for (int p = 0; p < NP; p++)
 			restarts += atomic_load(&P[p].restarts);
-		CHECKF(expired == counted, "stats.expired %ld, callbacks run %ld", expired, counted);
-		CHECKF((long)(st[0].starts + st[1].starts) == total_starts,
-		       "stats.starts %" PRIu64 ", successful starts %ld",
-		       st[0].starts + st[1].starts, total_starts);
-		CHECKF((long)(st[0].cancels + st[1].cancels) == total_cancel_hits,
-		       "stats.cancels %" PRIu64 ", cancels that returned 1 %ld",
-		       st[0].cancels + st[1].cancels, total_cancel_hits);
-		CHECKF((long)(st[0].restarts + st[1].restarts) == restarts,
-		       "stats.restarts %" PRIu64 ", HRT_RESTART returned %ld",
-		       st[0].restarts + st[1].restarts, restarts);
-		CHECK(fires_sum + nambig == atomic_load(&main_cbs));
+		if (expired != counted)
+			fail_msg("stats.expired %ld, callbacks run %ld", expired, counted);
+		if ((long)(st[0].starts + st[1].starts) != total_starts)
+			fail_msg("stats.starts %" PRIu64 ", successful starts %ld",
+			         st[0].starts + st[1].starts, total_starts);
+		if ((long)(st[0].cancels + st[1].cancels) != total_cancel_hits)
+			fail_msg("stats.cancels %" PRIu64 ", cancels that returned 1 %ld",
+			         st[0].cancels + st[1].cancels, total_cancel_hits);
+		if ((long)(st[0].restarts + st[1].restarts) != restarts)
+			fail_msg("stats.restarts %" PRIu64 ", HRT_RESTART returned %ld",
+			         st[0].restarts + st[1].restarts, restarts);
+		assert_int_equal(fires_sum + nambig, atomic_load(&main_cbs));
 	}
 	printf("stress: %d ops by %d workers on %d timers in %.2f s, all fired %.2f s later"
 	       " (%ld tree checks meanwhile)\n",
@@ -817,8 +839,8 @@ static void test_stress(void)
 	       ", greedy runs %" PRIu64 "+%" PRIu64 ", reprograms %" PRIu64 "+%" PRIu64 "\n",
 	       st[0].passes, st[1].passes, st[0].wakeups, st[1].wakeups, st[0].expired_greedy,
 	       st[1].expired_greedy, st[0].reprograms, st[1].reprograms);
-	CHECK(hrt_base_free(B[0]) == 0);
-	CHECK(hrt_base_free(B[1]) == 0);
+	assert_int_equal(hrt_base_free(B[0]), 0);
+	assert_int_equal(hrt_base_free(B[1]), 0);
 	free(M);
 }
 
@@ -844,18 +866,18 @@ static enum hrt_restart bt_cb(struct hrt_timer *t, hrt_time_t now)
 	x->clock_seen = now_ns();
 	atomic_fetch_add(&x->runs, 1);
 	if (atomic_load(&x->stop_base))
-		CHECK(hrt_base_stop(hrt_timer_get_base(t)) == 0);
+		assert_int_equal(hrt_base_stop(hrt_timer_get_base(t)), 0);
 	atomic_store(&x->returned, 0);
 	atomic_store(&x->entered, 1);
 	while (!atomic_load(&x->release)) {
 		if (now_ns() > end) {
-			failf(__FILE__, __LINE__, "blocked callback never released");
+			fail_msg("blocked callback never released");
 			break;
 		}
 		sleep_ns(200 * US);
 	}
 	if (atomic_load(&x->restart)) {
-		CHECK(hrt_timer_forward(t, now, 10 * SEC) >= 1);
+		assert_true(hrt_timer_forward(t, now, 10 * SEC) >= 1);
 		atomic_store(&x->returned, 1);
 		return HRT_RESTART;
 	}
@@ -898,15 +920,18 @@ static int cancel_waits(struct bt *x, const char *what)
 
 	call_spawn(&c, do_cancel, x);
 	sleep_ns(50 * MS);
-	CHECKF(!atomic_load(&c.done), "hrt_timer_cancel returned while the callback ran");
+	if (atomic_load(&c.done))
+		fail_msg("hrt_timer_cancel returned while the callback ran");
 	atomic_store(&x->release, 1);
 	if (!call_join(&c, 5 * SEC)) {
-		failf(__FILE__, __LINE__, "hrt_timer_cancel never returned");
+		fail_msg("hrt_timer_cancel never returned");
 		return 0;
 	}
-	CHECKF(c.seen == 1, "cancel returned before the callback did");
-	CHECKF(c.ret == 1, "cancel of %s returned %d", what, c.ret);
-	CHECK(!hrt_timer_is_queued(&x->t));
+	if (c.seen != 1)
+		fail_msg("cancel returned before the callback did");
+	if (c.ret != 1)
+		fail_msg("cancel of %s returned %d", what, c.ret);
+	assert_false(hrt_timer_is_queued(&x->t));
 	return 1;
 }
 
@@ -921,7 +946,7 @@ static void do_start_far(struct call *c)
 
 /* cancel from another thread waits for the running callback; try_cancel is
  * -EBUSY then and does nothing; start does not wait. */
-static void test_cancel_waits(void)
+static void test_cancel_waits_for_running_callback(void **state)
 {
 	struct hrt_base *b = hrt_base_new(CLOCK_MONOTONIC);
 	struct loop l;
@@ -929,51 +954,54 @@ static void test_cancel_waits(void)
 	struct call s;
 	int ok = 1;
 
+	(void)state;
 	bt_init(&x);
 	loop_start(&l, b);
-	CHECK(hrt_timer_start(&x.t, b, 1 * MS, HRT_MODE_REL) == 0);
+	assert_int_equal(hrt_timer_start(&x.t, b, 1 * MS, HRT_MODE_REL), 0);
 	if (!wait_set(&x.entered, 5 * SEC)) {
-		failf(__FILE__, __LINE__, "timer never fired");
+		fail_msg("timer never fired");
 		ok = 0;
 	}
 	if (ok) {
-		CHECK(hrt_timer_is_running(&x.t) == 1);
-		CHECK(!hrt_timer_is_queued(&x.t));
-		CHECK(hrt_timer_try_cancel(&x.t) == -EBUSY);
-		CHECK(!atomic_load(&x.returned));
+		assert_int_equal(hrt_timer_is_running(&x.t), 1);
+		assert_false(hrt_timer_is_queued(&x.t));
+		assert_int_equal(hrt_timer_try_cancel(&x.t), -EBUSY);
+		assert_false(atomic_load(&x.returned));
 
 		/* A start while the callback runs returns at once and queues it. */
 		call_spawn(&s, do_start_far, &x);
 		if (!call_join(&s, 5 * SEC)) {
-			failf(__FILE__, __LINE__, "hrt_timer_start waited for the running callback");
+			fail_msg("hrt_timer_start waited for the running callback");
 			atomic_store(&x.release, 1);
 			call_join(&s, 5 * SEC);
 		}
-		CHECK(s.ret == 0);
-		CHECK(hrt_timer_is_queued(&x.t));
-		CHECK(hrt_timer_try_cancel(&x.t) == -EBUSY);     /* still running */
-		CHECK(hrt_timer_is_queued(&x.t));                /* and nothing done */
+		assert_int_equal(s.ret, 0);
+		assert_true(hrt_timer_is_queued(&x.t));
+		assert_int_equal(hrt_timer_try_cancel(&x.t), -EBUSY);     /* still running */
+		assert_true(hrt_timer_is_queued(&x.t));                /* and nothing done */
 
 		/* cancel must wait for the callback, then dequeue the re-start. */
 		if (!cancel_waits(&x, "the re-started timer")) {
 			ok = 0;
 		} else {
-			CHECK(!hrt_timer_is_running(&x.t));
+			assert_false(hrt_timer_is_running(&x.t));
 			sleep_ns(30 * MS);
-			CHECKF(atomic_load(&x.runs) == 1, "cancelled timer ran (%d runs)",
-			       atomic_load(&x.runs));
+			if (atomic_load(&x.runs) != 1)
+				fail_msg("cancelled timer ran (%d runs)",
+				         atomic_load(&x.runs));
 		}
 	}
 	if (ok) {
 		/* try_cancel during the callback leaves the re-start queued: it runs. */
 		bt_rearm(&x);
-		CHECK(hrt_timer_start(&x.t, b, 1 * MS, HRT_MODE_REL) == 0);
+		assert_int_equal(hrt_timer_start(&x.t, b, 1 * MS, HRT_MODE_REL), 0);
 		ok = wait_set(&x.entered, 5 * SEC);
-		CHECKF(ok, "timer never fired");
+		if (!ok)
+			fail_msg("timer never fired");
 		if (ok) {
-			CHECK(hrt_timer_start(&x.t, b, 2 * MS, HRT_MODE_REL) == 0);
-			CHECK(hrt_timer_try_cancel(&x.t) == -EBUSY);
-			CHECK(hrt_timer_try_cancel(&x.t) == -EBUSY);
+			assert_int_equal(hrt_timer_start(&x.t, b, 2 * MS, HRT_MODE_REL), 0);
+			assert_int_equal(hrt_timer_try_cancel(&x.t), -EBUSY);
+			assert_int_equal(hrt_timer_try_cancel(&x.t), -EBUSY);
 			atomic_store(&x.release, 1);
 			{
 				hrt_time_t end = now_ns() + 5 * SEC;
@@ -981,9 +1009,9 @@ static void test_cancel_waits(void)
 				while (atomic_load(&x.runs) < 3 && now_ns() < end)
 					sleep_ns(200 * US);
 			}
-			CHECKF(atomic_load(&x.runs) == 3,
-			       "the start try_cancel refused to cancel never ran (%d runs)",
-			       atomic_load(&x.runs));
+			if (atomic_load(&x.runs) != 3)
+				fail_msg("the start try_cancel refused to cancel never ran (%d runs)",
+				         atomic_load(&x.runs));
 			/* Now not running: try_cancel does cancel (nothing queued). */
 			while (!atomic_load(&x.returned))
 				sleep_ns(200 * US);
@@ -992,7 +1020,7 @@ static void test_cancel_waits(void)
 
 			while ((r = hrt_timer_try_cancel(&x.t)) == -EBUSY && now_ns() < end)
 				sleep_ns(200 * US);
-			CHECK(r == 0);
+			assert_int_equal(r, 0);
 		}
 	}
 	if (ok) {
@@ -1002,21 +1030,22 @@ static void test_cancel_waits(void)
 
 		bt_rearm(&x);
 		atomic_store(&x.restart, 1);
-		CHECK(hrt_timer_start(&x.t, b, 1 * MS, HRT_MODE_REL) == 0);
+		assert_int_equal(hrt_timer_start(&x.t, b, 1 * MS, HRT_MODE_REL), 0);
 		ok = wait_set(&x.entered, 5 * SEC);
-		CHECKF(ok, "timer never fired");
+		if (!ok)
+			fail_msg("timer never fired");
 		if (ok) {
 			runs = atomic_load(&x.runs);
 			if (cancel_waits(&x, "a timer its callback restarted")) {
-				CHECK(hrt_base_count(b) == 0);
+				assert_int_equal(hrt_base_count(b), 0);
 				sleep_ns(20 * MS);
-				CHECK(atomic_load(&x.runs) == runs);
+				assert_int_equal(atomic_load(&x.runs), runs);
 			}
 		}
 	}
 	atomic_store(&x.release, 1);
 	if (loop_finish(&l, 1))
-		CHECK(hrt_base_free(b) == 0);
+		assert_int_equal(hrt_base_free(b), 0);
 }
 
 /* Callbacks that cancel: themselves, another timer of their base, a timer
@@ -1080,7 +1109,7 @@ static void cx_init(struct cx *x, int mode)
 	hrt_timer_init(&x->t, cx_cb);
 }
 
-static void test_cancel_in_callback(void)
+static void test_callback_cancels_itself_and_others(void **state)
 {
 	struct hrt_base *a = hrt_base_new(CLOCK_MONOTONIC), *b = hrt_base_new(CLOCK_MONOTONIC);
 	struct loop la, lb;
@@ -1088,40 +1117,48 @@ static void test_cancel_in_callback(void)
 	struct bt blk;
 	int ok;
 
+	(void)state;
 	loop_start(&la, a);
 	loop_start(&lb, b);
 
 	/* Its own timer: returns (no deadlock), 0 then 1 after a re-start. */
 	cx_init(&s, CX_SELF);
-	CHECK(hrt_timer_start(&s.t, a, 1 * MS, HRT_MODE_REL) == 0);
+	assert_int_equal(hrt_timer_start(&s.t, a, 1 * MS, HRT_MODE_REL), 0);
 	ok = wait_set(&s.done, 5 * SEC);
-	CHECKF(ok, "a callback cancelling its own timer never finished");
+	if (!ok)
+		fail_msg("a callback cancelling its own timer never finished");
 	if (ok) {
-		CHECKF(s.r1 == 0, "self cancel returned %d", s.r1);
-		CHECKF(s.r2 == 0, "self try_cancel returned %d", s.r2);
-		CHECK(s.r3 == 0);
-		CHECKF(s.r4 == 1, "self cancel after self start returned %d", s.r4);
+		if (s.r1 != 0)
+			fail_msg("self cancel returned %d", s.r1);
+		if (s.r2 != 0)
+			fail_msg("self try_cancel returned %d", s.r2);
+		assert_int_equal(s.r3, 0);
+		if (s.r4 != 1)
+			fail_msg("self cancel after self start returned %d", s.r4);
 		sleep_ns(10 * MS);
-		CHECK(!hrt_timer_is_queued(&s.t));
-		CHECK(hrt_base_count(a) == 0);
-		CHECK(atomic_load(&s.runs) == 1);
+		assert_false(hrt_timer_is_queued(&s.t));
+		assert_int_equal(hrt_base_count(a), 0);
+		assert_int_equal(atomic_load(&s.runs), 1);
 	}
 
 	/* Its own timer re-started by another thread meanwhile: cancel takes
 	 * that start back, without waiting for itself. */
 	cx_init(&sr, CX_SELF_RESTARTED);
-	CHECK(hrt_timer_start(&sr.t, a, 1 * MS, HRT_MODE_REL) == 0);
+	assert_int_equal(hrt_timer_start(&sr.t, a, 1 * MS, HRT_MODE_REL), 0);
 	ok = wait_set(&sr.entered, 5 * SEC);
-	CHECKF(ok, "timer never fired");
+	if (!ok)
+		fail_msg("timer never fired");
 	if (ok) {
-		CHECK(hrt_timer_start(&sr.t, b, 2 * MS, HRT_MODE_REL) == 0);  /* other base */
+		assert_int_equal(hrt_timer_start(&sr.t, b, 2 * MS, HRT_MODE_REL), 0);  /* other base */
 		ok = wait_set(&sr.done, 5 * SEC);
-		CHECKF(ok, "self cancel of a re-started timer never returned");
+		if (!ok)
+			fail_msg("self cancel of a re-started timer never returned");
 		if (ok) {
-			CHECKF(sr.r1 == 1, "self cancel of the re-start returned %d", sr.r1);
+			if (sr.r1 != 1)
+				fail_msg("self cancel of the re-start returned %d", sr.r1);
 			sleep_ns(20 * MS);
-			CHECK(atomic_load(&sr.runs) == 1);
-			CHECK(!hrt_timer_is_queued(&sr.t));
+			assert_int_equal(atomic_load(&sr.runs), 1);
+			assert_false(hrt_timer_is_queued(&sr.t));
 		}
 	}
 
@@ -1136,24 +1173,28 @@ static void test_cancel_in_callback(void)
 		 * held up past y's expiry before starting o (then o sees it ran). */
 		hrt_time_t at = now_ns() + 5 * MS;
 
-		CHECK(hrt_timer_start(&z.t, a, 3600 * SEC, HRT_MODE_REL) == 0);
-		CHECK(hrt_timer_start(&y.t, a, at + 1, HRT_MODE_ABS) == 0);
-		CHECK(hrt_timer_start(&o.t, a, at, HRT_MODE_ABS) == 0);
+		assert_int_equal(hrt_timer_start(&z.t, a, 3600 * SEC, HRT_MODE_REL), 0);
+		assert_int_equal(hrt_timer_start(&y.t, a, at + 1, HRT_MODE_ABS), 0);
+		assert_int_equal(hrt_timer_start(&o.t, a, at, HRT_MODE_ABS), 0);
 	}
 	ok = wait_set(&o.done, 5 * SEC);
-	CHECKF(ok, "a callback cancelling other timers never finished");
+	if (!ok)
+		fail_msg("a callback cancelling other timers never finished");
 	if (ok && o.other_runs) {
 		printf("cancel_in_callback: preempted, the later timer ran first (legal)\n");
-		CHECK(o.r1 == 0);
-		CHECK(o.r2 == 1);
+		assert_int_equal(o.r1, 0);
+		assert_int_equal(o.r2, 1);
 	} else if (ok) {
-		CHECKF(o.r1 == 1, "cancel of the next due timer from a callback returned %d", o.r1);
-		CHECKF(o.r2 == 1, "cancel of a far timer from a callback returned %d", o.r2);
-		CHECK(o.r3 == 0);
+		if (o.r1 != 1)
+			fail_msg("cancel of the next due timer from a callback returned %d", o.r1);
+		if (o.r2 != 1)
+			fail_msg("cancel of a far timer from a callback returned %d", o.r2);
+		assert_int_equal(o.r3, 0);
 		sleep_ns(20 * MS);
-		CHECKF(atomic_load(&y.runs) == 0, "timer cancelled by a callback ran");
-		CHECK(atomic_load(&z.runs) == 0);
-		CHECK(hrt_base_count(a) == 0);
+		if (atomic_load(&y.runs) != 0)
+			fail_msg("timer cancelled by a callback ran");
+		assert_int_equal(atomic_load(&z.runs), 0);
+		assert_int_equal(hrt_base_count(a), 0);
 	}
 
 	/* A timer whose callback runs (blocked) on base b, cancelled from a
@@ -1161,29 +1202,33 @@ static void test_cancel_in_callback(void)
 	bt_init(&blk);
 	cx_init(&cr, CX_CROSS);
 	cr.blocked = &blk;
-	CHECK(hrt_timer_start(&blk.t, b, 1 * MS, HRT_MODE_REL) == 0);
+	assert_int_equal(hrt_timer_start(&blk.t, b, 1 * MS, HRT_MODE_REL), 0);
 	ok = wait_set(&blk.entered, 5 * SEC);
-	CHECKF(ok, "timer never fired");
+	if (!ok)
+		fail_msg("timer never fired");
 	if (ok) {
-		CHECK(hrt_timer_start(&cr.t, a, 1 * MS, HRT_MODE_REL) == 0);
+		assert_int_equal(hrt_timer_start(&cr.t, a, 1 * MS, HRT_MODE_REL), 0);
 		ok = wait_set(&cr.entered, 5 * SEC);
-		CHECKF(ok, "timer never fired");
+		if (!ok)
+			fail_msg("timer never fired");
 		sleep_ns(50 * MS);
-		CHECKF(!atomic_load(&cr.done),
-		       "cancel from a callback did not wait for the other base's callback");
+		if (atomic_load(&cr.done))
+			fail_msg("cancel from a callback did not wait for the other base's callback");
 		atomic_store(&blk.release, 1);
 		ok = ok && wait_set(&cr.done, 5 * SEC);
-		CHECKF(ok, "cross-base cancel from a callback never returned");
+		if (!ok)
+			fail_msg("cross-base cancel from a callback never returned");
 		if (ok) {
-			CHECK(cr.seen_before == 0);
-			CHECKF(cr.seen_after == 1, "cancel returned before the callback it waited for");
-			CHECK(cr.r1 == 0);
+			assert_int_equal(cr.seen_before, 0);
+			if (cr.seen_after != 1)
+				fail_msg("cancel returned before the callback it waited for");
+			assert_int_equal(cr.r1, 0);
 		}
 	}
 	atomic_store(&blk.release, 1);
 	if (loop_finish(&la, 1) & loop_finish(&lb, 1)) {
-		CHECK(hrt_base_free(a) == 0);
-		CHECK(hrt_base_free(b) == 0);
+		assert_int_equal(hrt_base_free(a), 0);
+		assert_int_equal(hrt_base_free(b), 0);
 	}
 }
 
@@ -1233,25 +1278,28 @@ static int woken(struct rt *near, struct hrt_base *b, const char *what)
 	t0 = now_ns();
 	call_spawn(&c, do_start_near, near);
 	ok = call_join(&c, 5 * SEC);
-	CHECKF(ok && c.ret == 0, "%s: start failed or blocked", what);
+	if (!(ok && c.ret == 0))
+		fail_msg("%s: start failed or blocked", what);
 	ok = ok && wait_set(&near->runs, 2 * SEC);
-	CHECKF(ok, "%s: a start 20 ms away from another thread did not wake the loop "
-	       "within 2 s", what);
+	if (!ok)
+		fail_msg("%s: a start 20 ms away from another thread did not wake the loop "
+		         "within 2 s", what);
 	if (ok) {
-		CHECK(near->clock_seen >= near->soft && near->now_seen >= near->soft);
-		CHECK(near->soft >= t0 + 20 * MS);
-		CHECK(near->base_seen == b);
+		assert_true(near->clock_seen >= near->soft && near->now_seen >= near->soft);
+		assert_true(near->soft >= t0 + 20 * MS);
+		assert_int_equal(near->base_seen, b);
 	}
 	return ok;
 }
 
-static void test_wakeups(void)
+static void test_earlier_start_wakes_loop_cancel_runs_nothing_early(void **state)
 {
 	struct hrt_base *a = hrt_base_new(CLOCK_MONOTONIC), *b = hrt_base_new(CLOCK_MONOTONIC);
 	struct loop la, lb;
 	struct rt far, near, e, m, lt;
 	int tries;
 
+	(void)state;
 	loop_start(&la, a);
 	loop_start(&lb, b);
 
@@ -1262,17 +1310,17 @@ static void test_wakeups(void)
 	/* A timer 10 s away, then a nearer start. */
 	rt_init(&far);
 	rt_init(&near);
-	CHECK(hrt_timer_start(&far.t, a, 10 * SEC, HRT_MODE_REL) == 0);
+	assert_int_equal(hrt_timer_start(&far.t, a, 10 * SEC, HRT_MODE_REL), 0);
 	woken(&near, a, "new earliest timer");
-	CHECK(atomic_load(&far.runs) == 0);
+	assert_int_equal(atomic_load(&far.runs), 0);
 
 	/* The 10 s timer itself re-started 20 ms away... */
 	woken(&far, a, "re-armed earlier");
 	/* ...and, queued 10 s away on a, moved 20 ms away onto b. */
 	rt_init(&far);
-	CHECK(hrt_timer_start(&far.t, a, 10 * SEC, HRT_MODE_REL) == 0);
+	assert_int_equal(hrt_timer_start(&far.t, a, 10 * SEC, HRT_MODE_REL), 0);
 	woken(&far, b, "moved to the other base");
-	CHECK(hrt_base_count(a) == 0);
+	assert_int_equal(hrt_base_count(a), 0);
 
 	/* The converse: cancelling the earliest runs nothing early.  e is
 	 * cancelled at once; l and m (a range) must not run before their soft
@@ -1285,38 +1333,38 @@ static void test_wakeups(void)
 		rt_init(&e);
 		rt_init(&m);
 		rt_init(&lt);
-		CHECK(hrt_timer_start(&e.t, a, t0 + 150 * MS, HRT_MODE_ABS) == 0);
-		CHECK(hrt_timer_start_range(&m.t, a, t0 + 250 * MS, 100 * MS, HRT_MODE_ABS) == 0);
-		CHECK(hrt_timer_start(&lt.t, a, t0 + 300 * MS, HRT_MODE_ABS) == 0);
-		CHECK(hrt_base_next_event(a) == t0 + 150 * MS);
+		assert_int_equal(hrt_timer_start(&e.t, a, t0 + 150 * MS, HRT_MODE_ABS), 0);
+		assert_int_equal(hrt_timer_start_range(&m.t, a, t0 + 250 * MS, 100 * MS, HRT_MODE_ABS), 0);
+		assert_int_equal(hrt_timer_start(&lt.t, a, t0 + 300 * MS, HRT_MODE_ABS), 0);
+		assert_int_equal(hrt_base_next_event(a), t0 + 150 * MS);
 		r = hrt_timer_cancel(&e.t);
 		if (r == 0) {
-			CHECK(atomic_load(&e.runs) == 1);
+			assert_int_equal(atomic_load(&e.runs), 1);
 			hrt_timer_cancel(&m.t);
 			hrt_timer_cancel(&lt.t);
 			continue;
 		}
-		CHECK(r == 1);
-		CHECK(hrt_base_next_event(a) == t0 + 300 * MS);     /* lt: earliest hard */
+		assert_int_equal(r, 1);
+		assert_int_equal(hrt_base_next_event(a), t0 + 300 * MS);     /* lt: earliest hard */
 		if (!wait_set(&lt.runs, 5 * SEC) || !wait_set(&m.runs, 5 * SEC))
-			failf(__FILE__, __LINE__, "timers after a cancelled earliest never ran");
-		CHECK(atomic_load(&e.runs) == 0);
-		CHECKF(m.clock_seen >= t0 + 250 * MS && m.now_seen >= t0 + 250 * MS,
-		       "range timer ran %" PRId64 " ns before its soft expiry",
-		       t0 + 250 * MS - m.clock_seen);
-		CHECKF(lt.clock_seen >= t0 + 300 * MS && lt.now_seen >= t0 + 300 * MS,
-		       "timer ran %" PRId64 " ns before its expiry", t0 + 300 * MS - lt.clock_seen);
+			fail_msg("timers after a cancelled earliest never ran");
+		assert_int_equal(atomic_load(&e.runs), 0);
+		if (!(m.clock_seen >= t0 + 250 * MS && m.now_seen >= t0 + 250 * MS))
+			fail_msg("range timer ran %" PRId64 " ns before its soft expiry",
+			         t0 + 250 * MS - m.clock_seen);
+		if (!(lt.clock_seen >= t0 + 300 * MS && lt.now_seen >= t0 + 300 * MS))
+			fail_msg("timer ran %" PRId64 " ns before its expiry", t0 + 300 * MS - lt.clock_seen);
 		break;
 	}
 	if (tries == 3)
 		printf("wakeups: the cancel-earliest case was preempted 3 times, not checked\n");
 	if (loop_finish(&la, 1) & loop_finish(&lb, 1)) {
-		CHECK(hrt_base_free(a) == 0);
-		CHECK(hrt_base_free(b) == 0);
+		assert_int_equal(hrt_base_free(a), 0);
+		assert_int_equal(hrt_base_free(b), 0);
 	}
 }
 
-static void test_stop(void)
+static void test_base_stop_ends_loop(void **state)
 {
 	struct hrt_base *b = hrt_base_new(CLOCK_MONOTONIC), *c = hrt_base_new(CLOCK_MONOTONIC);
 	struct loop l;
@@ -1324,29 +1372,32 @@ static void test_stop(void)
 	struct bt blk;
 	int ok;
 
+	(void)state;
 	/* From another thread, the loop idle. */
 	loop_start(&l, b);
 	sleep_ns(20 * MS);
-	CHECK(!atomic_load(&l.done));
+	assert_false(atomic_load(&l.done));
 	if (!loop_finish(&l, 1))
 		return;
 
 	/* Run again on the same base: timers still fire, stop again. */
 	loop_start(&l, b);
 	rt_init(&x);
-	CHECK(hrt_timer_start(&x.t, b, 2 * MS, HRT_MODE_REL) == 0);
-	CHECKF(wait_set(&x.runs, 5 * SEC), "timer did not fire in a restarted loop");
+	assert_int_equal(hrt_timer_start(&x.t, b, 2 * MS, HRT_MODE_REL), 0);
+	if (!wait_set(&x.runs, 5 * SEC))
+		fail_msg("timer did not fire in a restarted loop");
 	if (!loop_finish(&l, 1))
 		return;
 
 	/* Before the loop starts (a base whose loop never ran, and this one). */
-	CHECK(hrt_base_stop(c) == 0);
+	assert_int_equal(hrt_base_stop(c), 0);
 	loop_start(&l, c);
 	ok = loop_finish(&l, 0);
-	CHECKF(ok, "hrt_base_loop did not return after a stop made before it started");
+	if (!ok)
+		fail_msg("hrt_base_loop did not return after a stop made before it started");
 	if (!ok)
 		return;
-	CHECK(hrt_base_stop(b) == 0);
+	assert_int_equal(hrt_base_stop(b), 0);
 	loop_start(&l, b);
 	if (!loop_finish(&l, 0))
 		return;
@@ -1354,12 +1405,13 @@ static void test_stop(void)
 	/* From another thread while a callback runs: returns once it has. */
 	bt_init(&blk);
 	loop_start(&l, b);
-	CHECK(hrt_timer_start(&blk.t, b, 1 * MS, HRT_MODE_REL) == 0);
+	assert_int_equal(hrt_timer_start(&blk.t, b, 1 * MS, HRT_MODE_REL), 0);
 	ok = wait_set(&blk.entered, 5 * SEC);
-	CHECKF(ok, "timer never fired");
-	CHECK(hrt_base_stop(b) == 0);
+	if (!ok)
+		fail_msg("timer never fired");
+	assert_int_equal(hrt_base_stop(b), 0);
 	sleep_ns(10 * MS);
-	CHECK(!atomic_load(&l.done));
+	assert_false(atomic_load(&l.done));
 	atomic_store(&blk.release, 1);
 	if (!loop_finish(&l, 0))
 		return;
@@ -1369,25 +1421,27 @@ static void test_stop(void)
 	atomic_store(&blk.stop_base, 1);
 	atomic_store(&blk.release, 1);
 	loop_start(&l, b);
-	CHECK(hrt_timer_start(&blk.t, b, 1 * MS, HRT_MODE_REL) == 0);
-	CHECKF(wait_set(&blk.returned, 5 * SEC), "timer never fired");
+	assert_int_equal(hrt_timer_start(&blk.t, b, 1 * MS, HRT_MODE_REL), 0);
+	if (!wait_set(&blk.returned, 5 * SEC))
+		fail_msg("timer never fired");
 	if (!loop_finish(&l, 0))
 		return;
-	CHECK(atomic_load(&blk.runs) == 1);
-	CHECK(hrt_base_free(b) == 0);
-	CHECK(hrt_base_free(c) == 0);
+	assert_int_equal(atomic_load(&blk.runs), 1);
+	assert_int_equal(hrt_base_free(b), 0);
+	assert_int_equal(hrt_base_free(c), 0);
 }
 
 int main(int argc, char **argv)
 {
-	static const struct { const char *name; void (*fn)(void); } tests[] = {
-		{ "cancel_waits", test_cancel_waits },
-		{ "cancel_in_callback", test_cancel_in_callback },
-		{ "wakeups", test_wakeups },
-		{ "stop", test_stop },
-		{ "stress", test_stress },
+	static const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_cancel_waits_for_running_callback),
+		cmocka_unit_test(test_callback_cancels_itself_and_others),
+		cmocka_unit_test(test_earlier_start_wakes_loop_cancel_runs_nothing_early),
+		cmocka_unit_test(test_base_stop_ends_loop),
+		cmocka_unit_test(test_concurrent_start_rearm_cancel_match_model),
 	};
 	hrt_time_t t_all = now_ns();
+	int failed;
 
 	if (argc > 1) {
 		seed = strtoull(argv[1], NULL, 0);
@@ -1409,16 +1463,8 @@ int main(int argc, char **argv)
 #endif
 	);
 	setvbuf(stdout, NULL, _IOLBF, 0);
-	for (size_t i = 0; i < sizeof(tests) / sizeof(tests[0]); i++) {
-		hrt_time_t t0 = now_ns();
-		int before = atomic_load(&failures);
-
-		tests[i].fn();
-		printf("%s %s (%.2f s)\n", atomic_load(&failures) == before ? "ok  " : "FAIL",
-		       tests[i].name, (double)(now_ns() - t0) / SEC);
-	}
-	printf("%s: %d failed checks, %.2f s, seed %llu\n",
-	       atomic_load(&failures) ? "FAILED" : "passed", atomic_load(&failures),
+	failed = cmocka_run_group_tests(tests, NULL, NULL);
+	printf("%s: %d failed test(s), %.2f s, seed %llu\n", failed ? "FAILED" : "passed", failed,
 	       (double)(now_ns() - t_all) / SEC, seed);
-	return atomic_load(&failures) ? 1 : 0;
+	return failed ? 1 : 0;
 }
