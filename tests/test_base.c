@@ -17,6 +17,7 @@
 #include "unit.h"
 
 #include "hrt.h"
+#include "wheel.h"
 
 #define US 1000
 
@@ -200,8 +201,8 @@ static void test_saturation_and_forward(void **s)
 	assert_int_equal(hrt_timer_start_range(&x.t, b, HRT_TIME_MAX - 10, 100, HRT_MODE_REL), 0);
 	assert_int_equal(hrt_timer_get_soft(&x.t), HRT_TIME_MAX);
 	assert_int_equal(hrt_timer_get_hard(&x.t), HRT_TIME_MAX);
-	/* A runnable timer's hard saturates at the pass cap, not at "never"
-	 * (issue 11, defect 8: else nothing arms a wake-up for it). */
+	/* A runnable timer's hard saturates at the pass cap, not at "never":
+	 * else nothing would arm a wake-up for it. */
 	assert_int_equal(hrt_timer_start_range(&x.t, b, 5, HRT_TIME_MAX, HRT_MODE_ABS), 0);
 	assert_int_equal(hrt_timer_get_hard(&x.t), HRT_TIME_MAX - 2);
 	assert_int_equal(hrt_timer_forward(&x.t, 10, 1), 0);    /* queued: refused */
@@ -517,8 +518,8 @@ static hrt_time_t min_hard(struct hrt_timer *tm, const char *on, int n)
 /* Where timers go: asking for next_event (as every start on an fd base
  * does) finds the earliest far timer without moving it into the tree, so
  * the horizon stays near and later far starts stay O(1) in the wheel; a
- * timer due within ~67 ms (64 jiffies) of the last pass goes straight to
- * the tree, one further goes to the wheel. */
+ * timer due within HRT_WHEEL_NEAR jiffies (~67 ms) of the last pass goes
+ * straight to the tree, one further goes to the wheel. */
 static void test_wheel_placement(void **s)
 {
 	enum { NW = 2000 };
@@ -528,25 +529,27 @@ static void test_wheel_placement(void **s)
 	unsigned long long x = 0x9e3779b97f4a7c15ull;
 	struct hrt_stats st;
 	hrt_time_t now = 1000 * (hrt_time_t)PERIOD;     /* 1 s */
+	const hrt_time_t jiffy = (hrt_time_t)1 << HRT_WHEEL_SHIFT;
+	const hrt_time_t near = HRT_WHEEL_NEAR / 2 * jiffy, far = 3 * HRT_WHEEL_NEAR * jiffy;
 
 	(void)s;
 	/* Near the last pass: the tree at once; further: the wheel. */
 	assert_int_equal(hrt_base_run(b, now, 0), 0);
 	hrt_timer_init(&tm[NW], count_cb);
 	hrt_timer_init(&tm[NW + 1], count_cb);
-	assert_int_equal(hrt_timer_start(&tm[NW], b, now + 50 * (hrt_time_t)PERIOD,
+	assert_int_equal(hrt_timer_start(&tm[NW], b, now + near,
 					 HRT_MODE_ABS), 0);
 	hrt_base_get_stats(b, &st);
 	assert_int_equal(st.tree_ops, 1);
-	assert_int_equal(hrt_timer_start(&tm[NW + 1], b, now + 200 * (hrt_time_t)PERIOD,
+	assert_int_equal(hrt_timer_start(&tm[NW + 1], b, now + far,
 					 HRT_MODE_ABS), 0);
 	hrt_base_get_stats(b, &st);
 	assert_int_equal(st.tree_ops, 1);
 	counted = 0;
-	assert_int_equal(hrt_base_run(b, now + 200 * (hrt_time_t)PERIOD, 0), 2);
+	assert_int_equal(hrt_base_run(b, now + far, 0), 2);
 	hrt_base_get_stats(b, &st);
 	assert_int_equal(st.wheel_moves, 1);            /* only the far one moved */
-	now += 200 * (hrt_time_t)PERIOD;
+	now += far;
 	hrt_base_reset_stats(b);
 
 	for (int i = 0; i < NW; i++)

@@ -38,16 +38,14 @@
 #include "unit.h"
 
 #include "hrt.h"
+#include "wheel.h"
 
 #define NT 192          /* timers */
 #define NB 2            /* bases */
 #define UNIT 10         /* coarse times so that ties are common */
 
 /* The wheel's layout (wheel.h), to aim times at its boundaries. */
-#define JSHIFT 20       /* a jiffy is 2^20 ns */
-#define LBITS 6         /* 64 slots per level */
-#define NLEVELS 8
-#define JIFFY ((hrt_time_t)1 << JSHIFT)
+#define JIFFY ((hrt_time_t)1 << HRT_WHEEL_SHIFT)
 
 enum action { A_NONE, A_FORWARD, A_RESTART_SAME, A_START_OTHER, A_CANCEL_OTHER,
 	      A_START_SELF, A_START_SELF_NORESTART, A_START_CANCEL_SELF, A_QUERY,
@@ -116,7 +114,7 @@ static long rr(long n);
 
 static int rand_level(void)
 {
-	return rr(2) ? focus : (int)rr(NLEVELS);
+	return rr(2) ? focus : (int)rr(HRT_WHEEL_LEVELS);
 }
 
 /* What the run went through (summed over epochs and bases). */
@@ -142,10 +140,13 @@ static uint64_t rnd(void)
 
 static long rr(long n) { return (long)(rnd() % (uint64_t)n); }
 
-#define FAIL(...) do { \
-	fprintf(stderr, "FAIL seed=%llu step=%ld: ", seed, step); \
-	fprintf(stderr, __VA_ARGS__); fprintf(stderr, "\n  replay: %s %llu %ld\n", \
-		"build/tests/test_diff", seed, step + 1); fail(); } while (0)
+/* A difference from the model: where (seed, step, how to replay), then
+ * unit.h's fail_msg with file:line and what differs. */
+#define fail_step(...) do { \
+	fprintf(stderr, "seed=%llu step=%ld (replay: build/tests/test_diff %llu %ld)\n", \
+		seed, step, seed, step + 1); \
+	fail_msg(__VA_ARGS__); \
+} while (0)
 
 static hrt_time_t sat_add(hrt_time_t a, hrt_time_t b)
 {
@@ -170,18 +171,12 @@ static int base_index(struct hrt_base *b)
 	return -1;
 }
 
-/* Jiffies, for aiming only: j(t) = ((uint64)t ^ 2^63) >> 20. */
-static uint64_t jiffy(hrt_time_t t)
-{
-	return ((uint64_t)t ^ (UINT64_C(1) << 63)) >> JSHIFT;
-}
-
 /* The first instant of jiffy j; HRT_TIME_MAX past the end of time. */
 static hrt_time_t jtime(uint64_t j)
 {
-	if (j >> (64 - JSHIFT))
+	if (j >> (64 - HRT_WHEEL_SHIFT))
 		return HRT_TIME_MAX;
-	return (hrt_time_t)((j << JSHIFT) ^ (UINT64_C(1) << 63));
+	return (hrt_time_t)((j << HRT_WHEEL_SHIFT) ^ (UINT64_C(1) << 63));
 }
 
 /* The first instant of the k-th level-`level` slot boundary from t's slot
@@ -189,9 +184,9 @@ static hrt_time_t jtime(uint64_t j)
  * pass at t leaves). */
 static hrt_time_t grid(hrt_time_t t, int level, long k)
 {
-	unsigned sh = (unsigned)level * LBITS;
+	unsigned sh = (unsigned)level * HRT_WHEEL_BITS;
 
-	return jtime(((jiffy(t) >> sh) + (uint64_t)k) << sh);
+	return jtime(((hrt__wheel_jiffy(t) >> sh) + (uint64_t)k) << sh);
 }
 
 static hrt_time_t horizon_of(hrt_time_t now)
@@ -199,10 +194,10 @@ static hrt_time_t horizon_of(hrt_time_t now)
 	return grid(now, 0, 1);
 }
 
-/* 2^(20 + 6 level): one level-`level` slot. */
+/* One level-`level` slot: 2^(HRT_WHEEL_SHIFT + HRT_WHEEL_BITS * level) ns. */
 static hrt_time_t level_span(int level)
 {
-	return (hrt_time_t)1 << (JSHIFT + LBITS * level);
+	return (hrt_time_t)1 << (HRT_WHEEL_SHIFT + HRT_WHEEL_BITS * level);
 }
 
 /* Model ------------------------------------------------------------------- */
@@ -314,14 +309,17 @@ static int rand_jump_level(void)
 {
 	int l = 1;
 
-	while (l < NLEVELS - 1 && rr(2))
+	while (l < HRT_WHEEL_LEVELS - 1 && rr(2))
 		l++;
 	return l;
 }
 
 static void pick_when(struct when *w)
 {
-	static const long jk[] = { 0, 1, 1, 2, 3, 63, 64, 65, 4096 };
+	/* Jiffies from the pass: just past it, about the near horizon, and a
+	 * level-2 slot away. */
+	static const long jk[] = { 0, 1, 1, 2, 3, HRT_WHEEL_NEAR - 1, HRT_WHEEL_NEAR,
+				   HRT_WHEEL_NEAR + 1, HRT_WHEEL_SLOTS * HRT_WHEEL_SLOTS };
 	long r = rr(64);
 
 	w->level = rand_level();
@@ -439,7 +437,7 @@ static hrt_time_t rand_interval(void)
 {
 	switch (rr(8)) {
 	case 0: return (1 + rr(3)) * JIFFY + rand_d();
-	case 1: return level_span((int)rr(NLEVELS)) + rand_d();
+	case 1: return level_span((int)rr(HRT_WHEEL_LEVELS)) + rand_d();
 	default: return (1 + rr(20)) * UNIT;
 	}
 }
@@ -560,7 +558,7 @@ static void check_base(int b)
 	char why[128];
 
 	if (hrt_base_check(B[b], why, sizeof(why)))
-		FAIL("base %d: %s", b, why);
+		fail_step("base %d: %s", b, why);
 }
 
 static enum hrt_restart r_callback(struct hrt_timer *t, hrt_time_t now)
@@ -646,10 +644,10 @@ static void compare_state(void)
 			hrt_time_t rn = hrt_base_next_event(B[b]), mn = m_next(b);
 
 			if (rn != mn)
-				FAIL("base %d next_event %" PRId64 " != model %" PRId64, b, rn, mn);
+				fail_step("base %d next_event %" PRId64 " != model %" PRId64, b, rn, mn);
 		}
 		if (hrt_base_count(B[b]) != m_count(b))
-			FAIL("base %d count %zu != model %zu", b, hrt_base_count(B[b]), m_count(b));
+			fail_step("base %d count %zu != model %zu", b, hrt_base_count(B[b]), m_count(b));
 		/* Field by field: wheel_*, nodes_visited and reprograms are the
 		 * implementation's business, not the model's. */
 		hrt_base_get_stats(B[b], &s);
@@ -658,7 +656,7 @@ static void compare_state(void)
 		    s.greedy_walks != m->greedy_walks || s.starts != m->starts ||
 		    s.cancels != m->cancels || s.restarts != m->restarts ||
 		    s.late != m->late || s.late_max_ns != m->late_max_ns)
-			FAIL("base %d stats differ (real/model: passes %" PRIu64 "/%" PRIu64
+			fail_step("base %d stats differ (real/model: passes %" PRIu64 "/%" PRIu64
 			     ", expired %" PRIu64 "/%" PRIu64 ", greedy %" PRIu64 "/%" PRIu64
 			     ", walks %" PRIu64 "/%" PRIu64 ", starts %" PRIu64 "/%" PRIu64
 			     ", cancels %" PRIu64 "/%" PRIu64 ", restarts %" PRIu64 "/%" PRIu64
@@ -675,12 +673,12 @@ static void compare_timer(int i)
 	struct hrt_timer *t = &W[i].t;
 
 	if (hrt_timer_is_queued(t) != M[i].queued)
-		FAIL("timer %d queued %d != model %d", i, hrt_timer_is_queued(t), M[i].queued);
+		fail_step("timer %d queued %d != model %d", i, hrt_timer_is_queued(t), M[i].queued);
 	if (M[i].queued && base_index(hrt_timer_get_base(t)) != M[i].base)
-		FAIL("timer %d on base %d != model %d", i, base_index(hrt_timer_get_base(t)),
+		fail_step("timer %d on base %d != model %d", i, base_index(hrt_timer_get_base(t)),
 		     M[i].base);
 	if (hrt_timer_get_soft(t) != M[i].soft || hrt_timer_get_hard(t) != M[i].hard)
-		FAIL("timer %d soft/hard %" PRId64 "/%" PRId64 " != model %" PRId64 "/%" PRId64,
+		fail_step("timer %d soft/hard %" PRId64 "/%" PRId64 " != model %" PRId64 "/%" PRId64,
 		     i, hrt_timer_get_soft(t), hrt_timer_get_hard(t), M[i].soft, M[i].hard);
 }
 
@@ -702,7 +700,8 @@ static hrt_time_t pass_time(hrt_time_t now)
 	if (r < 55)
 		return rr(4) ? sat_add(horizon_of(now), rr(3) - 1) : sat_add(now, 1);
 	if (r < 58)
-		return sat_add(now, (rr(2) ? 1 + rr(3) : 63 + rr(3)) * JIFFY + rand_d());
+		return sat_add(now, (rr(2) ? 1 + rr(3) : HRT_WHEEL_NEAR - 1 + rr(3)) * JIFFY +
+				    rand_d());
 	if (r < 61) {
 		l = rand_jump_level();
 		if (rr(2))
@@ -713,7 +712,7 @@ static hrt_time_t pass_time(hrt_time_t now)
 		switch (rr(3)) {
 		case 0: return sat_add(now, -rr(40) * UNIT);
 		case 1: return -rr(45) * UNIT;
-		default: return sat_add(-level_span((int)rr(NLEVELS)), rand_d());
+		default: return sat_add(-level_span((int)rr(HRT_WHEEL_LEVELS)), rand_d());
 		}
 	}
 	if (!rr(128))
@@ -733,17 +732,17 @@ static void do_pass(void)
 	rn = hrt_base_run(B[b], now, idle);
 	mn = m_run(b, now, idle, policy);
 	if (rn != mn || rlen != mlen)
-		FAIL("pass on base %d at %" PRId64 " (idle %d, policy %d) ran %zu, model %zu",
+		fail_step("pass on base %d at %" PRId64 " (idle %d, policy %d) ran %zu, model %zu",
 		     b, now, idle, policy, rn, mn);
 	for (int k = 0; k < rlen && k < LOGMAX; k++)
 		if (rlog[k][0] != mlog[k][0] || rlog[k][1] != mlog[k][1] ||
 		    rlog[k][2] != mlog[k][2])
-			FAIL("pass on base %d at %" PRId64 " (idle %d, policy %d): callback #%d "
+			fail_step("pass on base %d at %" PRId64 " (idle %d, policy %d): callback #%d "
 			     "was timer %ld (results %ld %ld), model timer %ld (results %ld %ld)",
 			     b, now, idle, policy, k, rlog[k][0], rlog[k][1], rlog[k][2],
 			     mlog[k][0], mlog[k][1], mlog[k][2]);
 	if (hrt_base_now(B[b]) != MB[b].now)
-		FAIL("base %d now %" PRId64 " != %" PRId64, b, hrt_base_now(B[b]), MB[b].now);
+		fail_step("base %d now %" PRId64 " != %" PRId64, b, hrt_base_now(B[b]), MB[b].now);
 	if (now >= HRT_TIME_MAX - 2) {
 		seen.end_of_time++;
 		if (epoch_end > step + 256)
@@ -777,7 +776,7 @@ static void do_start(int i, int b)
 	r = slack || rr(2) ? hrt_timer_start_range(&w->t, B[b], v, slack, rel)
 			   : hrt_timer_start(&w->t, B[b], v, rel);
 	if (r)
-		FAIL("start returned %d", r);
+		fail_step("start returned %d", r);
 	m_start(i, b, v, slack, rel);
 }
 
@@ -801,7 +800,7 @@ static void do_forward(int i, int b)
 	f = hrt_timer_forward(&W[i].t, now, iv);
 	mf = m_forward(i, now, iv);
 	if (f != mf)
-		FAIL("forward(%d, %" PRId64 ", %" PRId64 ") = %" PRIu64 ", model %" PRIu64,
+		fail_step("forward(%d, %" PRId64 ", %" PRId64 ") = %" PRIu64 ", model %" PRIu64,
 		     i, now, iv, f, mf);
 }
 
@@ -825,7 +824,7 @@ static void new_bases(void)
 	qmask = (uint64_t[]){ 0, 1, 7 }[rr(3)];
 	nt = (int[]){ NT, NT, 24, 6 }[rr(4)];
 	coarse = rr(3) ? 36 : 8;
-	focus = (int)rr(NLEVELS);
+	focus = (int)rr(HRT_WHEEL_LEVELS);
 	epoch_end = step + 1 + rr(1L << 17);
 	seen.epochs++;
 }
@@ -839,7 +838,7 @@ static void free_bases(void)
 		int r = hrt_timer_cancel(&W[i].t), m = m_cancel(i);
 
 		if (r != m)
-			FAIL("final cancel(%d) = %d, model %d", i, r, m);
+			fail_step("final cancel(%d) = %d, model %d", i, r, m);
 		compare_timer(i);
 	}
 	compare_state();
@@ -867,13 +866,13 @@ static void one_op(void)
 		r = hrt_timer_cancel(&W[i].t);
 		m = m_cancel(i);
 		if (r != m)
-			FAIL("cancel(%d) = %d, model %d", i, r, m);
+			fail_step("cancel(%d) = %d, model %d", i, r, m);
 		break;
 	case 11:
 		r = hrt_timer_try_cancel(&W[i].t);
 		m = m_cancel(i);
 		if (r != m)
-			FAIL("try_cancel(%d) = %d, model %d", i, r, m);
+			fail_step("try_cancel(%d) = %d, model %d", i, r, m);
 		break;
 	case 12:
 		do_forward(i, b);
@@ -881,7 +880,7 @@ static void one_op(void)
 	case 13:
 		if (hrt_timer_start_range(&W[i].t, B[b], 0, -1, HRT_MODE_ABS) != -EINVAL ||
 		    hrt_timer_start_range(&W[i].t, B[b], 0, 0, (enum hrt_mode)7) != -EINVAL)
-			FAIL("bad start arguments accepted");
+			fail_step("bad start arguments accepted");
 		break;
 	default:
 		do_pass();
