@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * bench/coalesce.c - does the kernel coalesce hrt's wake-ups (issue 13)?
+ * bench/coalesce.c - does the kernel coalesce hrt's wake-ups?
  *
  * On one CPU: a background child sleeping exactly (clock_nanosleep
  * TIMER_ABSTIME, thread slack 1 ns) at BG Hz, and an hrt_base_loop thread

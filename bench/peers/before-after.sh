@@ -1,7 +1,8 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
-# before-after.sh - hrt before and after issue 10.  Builds libhrt.a of
-# BASE (the commit the issue starts from) from `git archive` in a temporary
+# before-after.sh - hrt before and after the O(1) wheel and the
+# single-thread base.  Builds libhrt.a of BASE (ed5a506, the last commit
+# before that work) from `git archive` in a temporary
 # directory, links the current bench_hrt.c (programs hrt and hrt-fd; hrt-st
 # has no "before": HRT_BASE_UNLOCKED did not exist) against it and against
 # HRT_LIB, runs the two builds alternating at every N (who goes first
