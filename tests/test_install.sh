@@ -8,6 +8,7 @@
 # Also: the shared library exports hrt_ symbols only, with the right soname;
 # the man pages are installed; make uninstall leaves no file behind.
 set -eu
+. "$(dirname "$0")/lib.sh"
 O=${O:-build}
 stage=$(mktemp -d)
 trap 'rm -rf "$stage"' EXIT
@@ -35,12 +36,16 @@ check_prefix() { # prefix libdir
 	for f in "$prefix/include/hrt.h" "$libdir/libhrt.a" "$libdir/libhrt.so" \
 		"$libdir/pkgconfig/hrt.pc" "$prefix/bin/hrt" "$prefix/share/man/man1/hrt.1" \
 		"$prefix/share/man/man3/libhrt.3"; do
-		test -e "$dest$f" || { echo "missing after install: $f"; exit 1; }
+		test -e "$dest$f" || fail "missing after install: $f"
+		ok
 	done
 	pc="$dest$libdir/pkgconfig/hrt.pc"
-	test "$(pc_get "$pc" prefix)" = "$prefix" || { echo "hrt.pc for $prefix:"; cat "$pc"; exit 1; }
-	test "$(pc_get "$pc" libdir)" = "$libdir" || { echo "hrt.pc libdir, want $libdir:"; cat "$pc"; exit 1; }
-	grep -q '^includedir=${prefix}/include$' "$pc" || { echo "includedir not \${prefix}-relative:"; cat "$pc"; exit 1; }
+	fail_log=$pc
+	test "$(pc_get "$pc" prefix)" = "$prefix" || fail "hrt.pc for $prefix names another prefix"
+	test "$(pc_get "$pc" libdir)" = "$libdir" || fail "hrt.pc libdir, want $libdir"
+	grep -q '^includedir=${prefix}/include$' "$pc" || fail "includedir not \${prefix}-relative"
+	fail_log=
+	ok
 	if command -v pkg-config >/dev/null 2>&1; then
 		cflags=$(PKG_CONFIG_SYSROOT_DIR="$dest" PKG_CONFIG_PATH="$dest$libdir/pkgconfig" pkg-config --cflags hrt)
 		libs=$(PKG_CONFIG_SYSROOT_DIR="$dest" PKG_CONFIG_PATH="$dest$libdir/pkgconfig" pkg-config --libs hrt)
@@ -53,18 +58,25 @@ check_prefix() { # prefix libdir
 	echo "$prefix ($how): $cflags $libs"
 	cc -std=c11 -Wall -Wextra -Werror ${SAN_FLAGS:-} $cflags -o "$stage/ex$3" "$stage/ex.c" $libs -pthread
 	LD_LIBRARY_PATH="$dest$libdir" "$stage/ex$3" > "$stage/out"
-	test "$(grep -c '^run ' "$stage/out")" -eq 3 || { cat "$stage/out"; exit 1; }
+	fail_log=$stage/out
+	test "$(grep -c '^run ' "$stage/out")" -eq 3 || fail "the README example did not run 3 timers"
+	fail_log=
+	ok
 	so="$dest$libdir/libhrt.so"
 	soname=$(objdump -p "$so" | awk '/SONAME/ { print $2 }')
-	test "$soname" = libhrt.so.0 || { echo "soname $soname"; exit 1; }
+	test "$soname" = libhrt.so.0 || fail "soname $soname"
+	ok
 	bad=$(nm -D --defined-only "$so" | awk '$2 ~ /[TDBR]/ { print $3 }' | grep -v '^hrt_' || true)
-	test -z "$bad" || { echo "exported without the hrt_ prefix:"; echo "$bad"; exit 1; }
+	test -z "$bad" || fail "exported without the hrt_ prefix:" $bad
+	ok
 	nfun=$(nm -D --defined-only "$so" | grep -c ' T hrt_')
 	make -s uninstall PREFIX="$prefix" LIBDIR="$libdir" DESTDIR="$dest" >/dev/null
 	left=$(find "$dest" -type f -o -type l)
-	test -z "$left" || { echo "left after make uninstall:"; echo "$left"; exit 1; }
+	test -z "$left" || fail "left after make uninstall:" $left
+	ok
 	echo "$prefix: installed, linked, ran, uninstalled; $nfun functions exported"
 }
 
 check_prefix /opt/hrt /opt/hrt/lib 1
 check_prefix /usr/local /usr/local/lib/x86_64-linux-gnu 2
+echo "test_install: $n checks passed"

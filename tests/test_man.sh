@@ -8,29 +8,31 @@
 # function-like macro of hrt.h (libhrt.3 names the library).  Skips when
 # man-db or groff is missing.
 set -u
-command -v man >/dev/null 2>&1 || { echo "SKIP: man page check (install man-db)"; exit 77; }
-command -v groff >/dev/null 2>&1 || { echo "SKIP: man page check (install groff-base)"; exit 77; }
+. "$(dirname "$0")/lib.sh"
+need man "man page check" man-db
+need groff "man page check" groff-base
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-bad=0
-n=0
+pages=0
 for p in man/*.[0-9]; do
-	n=$((n + 1))
+	pages=$((pages + 1))
 	target=$(sed -n 's/^\.so //p' "$p")
 	if [ -n "$target" ]; then
-		[ -f "man/${target#*/}" ] || { echo "$p: .so $target: no such page"; bad=1; }
+		[ -f "man/${target#*/}" ] || fail "$p: .so $target: no such page"
+		ok
 		continue
 	fi
 	# -l: this file; MANWIDTH fixes line breaking; LC_ALL=C.UTF-8 as a user has
 	MANWIDTH=80 LC_ALL=C.UTF-8 man --warnings -l "$p" >"$tmp/out" 2>"$tmp/err"
 	rc=$?
 	if [ "$rc" -ne 0 ] || [ -s "$tmp/err" ]; then
-		echo "$p: man exit $rc"; cat "$tmp/err"; bad=1
-	elif [ "$(wc -l < "$tmp/out")" -lt 10 ]; then
-		echo "$p: rendered to fewer than 10 lines"; bad=1
+		fail_log=$tmp/err
+		fail "$p: man exit $rc"
 	fi
+	[ "$(wc -l < "$tmp/out")" -ge 10 ] || fail "$p: rendered to fewer than 10 lines"
+	ok
 done
-[ "$n" -gt 0 ] || { echo "no pages in man/"; exit 1; }
+[ "$pages" -gt 0 ] || fail "no pages in man/"
 
 # The names hrt.h declares: HRT_EXTERN functions (the identifier before the
 # first parenthesis of the declaration's first line) and function-like macros.
@@ -38,7 +40,7 @@ sed -n 's/^HRT_EXTERN[^(]*[^A-Za-z0-9_(]\([A-Za-z_][A-Za-z0-9_]*\)(.*/\1/p' \
 	include/hrt.h | sort -u >"$tmp/funcs"
 sed -n 's/^#define[[:space:]]\{1,\}\([A-Za-z_][A-Za-z0-9_]*\)(.*/\1/p' \
 	include/hrt.h | sort -u >"$tmp/macros"
-[ -s "$tmp/funcs" ] || { echo "include/hrt.h: no HRT_EXTERN function found"; exit 1; }
+[ -s "$tmp/funcs" ] || fail "include/hrt.h: no HRT_EXTERN function found"
 sort -u "$tmp/funcs" "$tmp/macros" >"$tmp/declared"
 
 # The names on a page's NAME line(s): from .SH NAME up to the "\-" that
@@ -57,30 +59,30 @@ resolve() {
 for p in man/*.3; do
 	grep -q '^\.so ' "$p" && continue
 	names "$p" >"$tmp/names"
-	[ -s "$tmp/names" ] || { echo "$p: empty NAME line"; bad=1; continue; }
+	[ -s "$tmp/names" ] || fail "$p: empty NAME line"
 	[ "$p" = man/libhrt.3 ] && continue
 	while read -r f; do
 		grep -qx "$f" "$tmp/declared" ||
-			{ echo "$p: NAME lists $f, which include/hrt.h does not declare"; bad=1; }
+			fail "$p: NAME lists $f, which include/hrt.h does not declare"
+		ok
 	done <"$tmp/names"
 	cat "$tmp/names" >>"$tmp/listed"
 done
 while read -r f; do
 	p="man/$f.3"
-	if [ ! -f "$p" ]; then
-		echo "include/hrt.h: $f has no page (add $p, a .so link at most)"; bad=1
-		continue
-	fi
+	[ -f "$p" ] || fail "include/hrt.h: $f has no page (add $p, a .so link at most)"
 	r=$(resolve "$p")
 	[ -f "$r" ] && names "$r" | grep -qx "$f" ||
-		{ echo "$p: its page $r does not list $f on its NAME line"; bad=1; }
+		fail "$p: its page $r does not list $f on its NAME line"
+	ok
 done <"$tmp/funcs"
 # A link whose name no page lists is stale (a function that was removed).
 for p in man/*.3; do
 	grep -q '^\.so ' "$p" || continue
 	f=$(basename "$p" .3)
-	grep -qx "$f" "$tmp/listed" || { echo "$p: no page lists $f"; bad=1; }
+	grep -qx "$f" "$tmp/listed" || fail "$p: no page lists $f"
+	ok
 done
 
-[ "$bad" -eq 0 ] && echo "$n pages render without warnings; $(wc -l < "$tmp/funcs") functions of hrt.h each have a page"
-exit "$bad"
+echo "test_man: $n checks passed; $pages pages render without warnings;" \
+	"$(wc -l < "$tmp/funcs") functions of hrt.h each have a page"

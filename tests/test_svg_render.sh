@@ -9,18 +9,19 @@
 HRT=${HRT:-build/hrt}
 case "$HRT" in /*) ;; *) HRT=$(pwd)/$HRT ;; esac
 repo=$(pwd)
-command -v chromium >/dev/null 2>&1 || { echo "SKIP: SVG rendering (install chromium)"; exit 77; }
-command -v python3 >/dev/null 2>&1 || { echo "SKIP: SVG rendering (install python3)"; exit 77; }
-tmp=$(mktemp -d) || exit 1
+. "$repo/tests/lib.sh"
+need chromium "SVG rendering" chromium
+need python3 "SVG rendering" python3
+tmp=$(mktemp -d) || fail "mktemp"
 trap 'rm -rf "$tmp"' EXIT
-cd "$tmp" || exit 1
-"$HRT" demo >demo.txt || { echo "hrt demo failed"; exit 1; }
-"$HRT" sim --short --svg sim.svg >sim.txt || { echo "hrt sim failed"; exit 1; }
+cd "$tmp" || fail "cd $tmp"
+"$HRT" demo >demo.txt || fail "hrt demo"
+"$HRT" sim --short --svg sim.svg >sim.txt || fail "hrt sim"
 "$HRT" replay --svg replay.svg "$repo/data/trace.hrt.xz" >replay.txt 2>&1 ||
-	{ echo "hrt replay --svg failed"; exit 1; }
-n=0
+	fail "hrt replay --svg"
+svgs=0
 for svg in *.svg; do
-	n=$((n + 1))
+	svgs=$((svgs + 1))
 	size=$(python3 - "$svg" <<'PY'
 import re, sys
 head = open(sys.argv[1], encoding="utf-8").read(4000)
@@ -30,7 +31,7 @@ if not m:
 k = lambda v, u: round(float(v) * (4 / 3 if u == "pt" else 1))
 print(k(m.group(1), m.group(2)), k(m.group(3), m.group(4)))
 PY
-) || { echo "FAIL $svg: $size"; exit 1; }
+) || fail "$svg: $size"
 	set -- $size
 	w=$1 h=$2
 	printf '<html><body style="margin:0;background:#ff00ff"><img src="%s"></body></html>\n' \
@@ -39,8 +40,10 @@ PY
 	timeout 120 chromium --headless --no-sandbox --disable-gpu --hide-scrollbars \
 		--screenshot="$tmp/$svg.png" --window-size=$((w + 40)),$((h + 40)) \
 		"file://$tmp/$svg.html" >"$svg.log" 2>&1
-	[ -s "$svg.png" ] || { echo "FAIL $svg: no screenshot"; tail -5 "$svg.log"; exit 1; }
-	python3 - "$svg.png" "$w" "$h" <<'PY' || exit 1
+	fail_log=$svg.log
+	[ -s "$svg.png" ] || fail "$svg: no screenshot"
+	fail_log=
+	python3 - "$svg.png" "$w" "$h" <<'PY' || fail "$svg: rendering"
 import struct, sys, zlib
 path, w, h = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
 data = open(path, "rb").read()
@@ -84,16 +87,17 @@ for y, line in enumerate(rows):
 bw, bh = x1 - x0 + 1, y1 - y0 + 1
 name = path[:-4]
 if x1 < 0:
-    sys.exit(f"FAIL {name}: nothing rendered")
+    sys.exit(f"{name}: nothing rendered")
 if abs(bw - w) > 1 or abs(bh - h) > 1:
-    sys.exit(f"FAIL {name}: rendered {bw}x{bh}, declared {w}x{h}")
+    sys.exit(f"{name}: rendered {bw}x{bh}, declared {w}x{h}")
 if ink < bw * bh // 500:
-    sys.exit(f"FAIL {name}: blank ({ink} drawn pixels of {bw * bh})")
+    sys.exit(f"{name}: blank ({ink} drawn pixels of {bw * bh})")
 print(f"ok {name}: {bw}x{bh} as declared, {ink} drawn pixels")
 PY
+	ok
 done
 # demo-timeline, sim, replay, and demo-tree where Graphviz is installed
 want=3
 command -v dot >/dev/null 2>&1 && want=4
-[ "$n" -eq "$want" ] || { echo "FAIL: $n SVG files written, expected $want"; ls; exit 1; }
-echo "$n SVG files rendered"
+[ "$svgs" -eq "$want" ] || fail "$svgs SVG files written, expected $want:" *
+echo "test_svg_render: $n checks passed, $svgs SVG files rendered"

@@ -1,0 +1,24 @@
+# SPDX-License-Identifier: MIT
+# lib.sh - the helpers every tests/*.sh sources, so that the shell tests
+# report in one style (tests/run.sh reads their exit status):
+#
+#   ok                  counts a check that held (in $n; print it at the end)
+#   fail MSG...         prints "FAIL: MSG" and, if fail_log names a file
+#                       that exists, its lines as "  NAME: ..." (NAME its
+#                       base name: what the failed command wrote), exits 1
+#   skip WHAT PACKAGE   prints "SKIP: WHAT (install PACKAGE)", exits 77
+#   need CMD WHAT PACKAGE   skip WHAT unless CMD is on the PATH
+#
+# A script stops at its first failed check, as a unit.h test does.
+n=0
+fail_log=
+ok() { n=$((n + 1)); }
+fail() {
+	echo "FAIL: $*"
+	if [ -n "$fail_log" ] && [ -f "$fail_log" ]; then
+		sed "s|^|  ${fail_log##*/}: |" "$fail_log"
+	fi
+	exit 1
+}
+skip() { echo "SKIP: $1 (install $2)"; exit 77; }
+need() { command -v "$1" >/dev/null 2>&1 || skip "$2" "$3"; }
