@@ -227,7 +227,7 @@ static void test_saturation_and_forward(void **s)
 }
 
 /* soft > now never runs; hard <= now always runs, greedy or not. */
-static void test_window_rules(void **s)
+static void test_soft_never_early_hard_never_skipped(void **s)
 {
 	struct hrt_base *b = hrt_base_new(HRT_CLOCK_VIRTUAL);
 	struct named a = { .name = 'a' }, c = { .name = 'c' };
@@ -273,7 +273,7 @@ static enum hrt_restart self_cb(struct hrt_timer *t, hrt_time_t now)
 	return HRT_NORESTART;
 }
 
-static void test_callbacks(void **s)
+static void test_callback_restarts_once_per_pass_and_may_free_itself(void **s)
 {
 	struct hrt_base *b = hrt_base_new(HRT_CLOCK_VIRTUAL);
 	struct self st = { .b = b };
@@ -315,7 +315,7 @@ static enum hrt_restart starter(struct hrt_timer *t, hrt_time_t now)
 	return HRT_NORESTART;
 }
 
-static void test_started_in_pass(void **s)
+static void test_timer_started_due_in_pass_runs_in_that_pass(void **s)
 {
 	struct hrt_base *b = hrt_base_new(HRT_CLOCK_VIRTUAL);
 	struct named a = { .name = 'S' };
@@ -498,7 +498,7 @@ static void restart_cost(unsigned flags)
 	assert_int_equal(hrt_base_free(b), 0);
 }
 
-static void test_restart_cost(void **s)
+static void test_restart_costs_bounded_tree_ops(void **s)
 {
 	(void)s;
 	restart_cost(0);
@@ -596,12 +596,12 @@ int main(void)
 		cmocka_unit_test(test_bad_arguments),
 		cmocka_unit_test(test_greedy_env),
 		cmocka_unit_test(test_saturation_and_forward),
-		cmocka_unit_test(test_window_rules),
-		cmocka_unit_test(test_callbacks),
-		cmocka_unit_test(test_started_in_pass),
+		cmocka_unit_test(test_soft_never_early_hard_never_skipped),
+		cmocka_unit_test(test_callback_restarts_once_per_pass_and_may_free_itself),
+		cmocka_unit_test(test_timer_started_due_in_pass_runs_in_that_pass),
 		cmocka_unit_test(test_move_between_bases),
 		cmocka_unit_test(test_greedy_log_bound),
-		cmocka_unit_test(test_restart_cost),
+		cmocka_unit_test(test_restart_costs_bounded_tree_ops),
 		cmocka_unit_test(test_wheel_placement),
 	};
 

@@ -159,8 +159,8 @@ static void random_ops(int augmented)
 	compare(&root, augmented, -1);
 }
 
-static void test_plain(void **s) { (void)s; random_ops(0); }
-static void test_augmented(void **s) { (void)s; random_ops(1); }
+static void test_random_ops_keep_invariants_plain(void **s) { (void)s; random_ops(0); }
+static void test_random_ops_keep_invariants_augmented(void **s) { (void)s; random_ops(1); }
 
 /* Ascending and descending insertion: the classic degenerate orders. */
 static void test_sequential(void **s)
@@ -205,7 +205,7 @@ static int check(struct hrt_rb_root *root)
 }
 
 /* Each corruption is caught and named. */
-static void test_checker_catches(void **s)
+static void test_checker_names_each_corruption(void **s)
 {
 	struct hrt_rb_root root;
 	struct hrt_rb_node *n;
@@ -252,10 +252,10 @@ static void test_checker_catches(void **s)
 int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_plain),
-		cmocka_unit_test(test_augmented),
+		cmocka_unit_test(test_random_ops_keep_invariants_plain),
+		cmocka_unit_test(test_random_ops_keep_invariants_augmented),
 		cmocka_unit_test(test_sequential),
-		cmocka_unit_test(test_checker_catches),
+		cmocka_unit_test(test_checker_names_each_corruption),
 	};
 
 	if (argc > 1)
