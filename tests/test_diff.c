@@ -419,8 +419,9 @@ static hrt_time_t slack_eval(const struct slack *s, hrt_time_t soft)
 	return __builtin_sub_overflow(hard, soft, &slack) ? HRT_TIME_MAX : slack;
 }
 
-/* A start's soft expiry and slack; sometimes the issue's huge slack
- * (soft in 1 ms, hard in an hour or at the end of time). */
+/* A start's soft expiry and slack; sometimes a huge slack (soft in 1 ms,
+ * hard in an hour or at the end of time), as a caller gives a timer that
+ * only has to run eventually: soft and hard far apart in the wheel. */
 static void pick_start(struct when *w, struct slack *s)
 {
 	pick_when(w);

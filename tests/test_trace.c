@@ -36,14 +36,14 @@ static const struct bad {
 	{ "# hrt-trace v1\n0 0 start 1 5 10\n3 0 cancel", 0, 3, "truncated last line" },
 	{ "# hrt-trace v1\n0 0 idle\n\x01\x02\xff\x00zz\n", 31, 3, "binary data" },
 	{ "# hrt-trace v1\n0 9999 idle\n", 0, 2, "out of range" },
-	/* issue 12 item 5: errors name the field */
+	/* Errors name the field, so a user finds it in a long line. */
 	{ "# hrt-trace v1\n0 0 start A x9 10\n", 0, 2,
 	  "field 5 (SOFT) 'x9': expected a soft expiry in ns" },
 	{ "# hrt-trace v1\n0 0 start A 1 -3\n", 0, 2, "field 6 (HARD) '-3': expected a hard expiry" },
 	{ "# hrt-trace v1\n0 x1 idle\n", 0, 2, "field 2 (CPU) 'x1': expected a CPU number" },
 	{ "# hrt-trace v1\n0 0 start A 1 2\n1 0 cancel B\n", 0, 3,
 	  "field 4 (ID) 'B': cancel of an id that no earlier start armed" },
-	/* issue 11 defect 8: above INT64_MAX is an error, not INT64_MAX */
+	/* Above INT64_MAX is an error, not silently INT64_MAX. */
 	{ "# hrt-trace v1\n0 0 start A 5 9223372036854775808\n", 0, 2,
 	  "field 6 (HARD) '9223372036854775808': above INT64_MAX" },
 	{ "# hrt-trace v1\n99999999999999999999999 0 idle\n", 0, 2, "field 1 (T) '9999" },
@@ -128,8 +128,8 @@ static void test_detection(void **state)
 	trace_close(r);
 }
 
-/* Issue 11 defect 1: more than 1,024 distinct ids crashed trace_close
- * (freed by id count instead of by chunk).  10^5 ids, each started once. */
+/* More than 1,024 distinct ids: trace_close frees the ids by chunk (it
+ * once freed them by id count and crashed).  10^5 ids, each started once. */
 static void test_many_ids(void **state)
 {
 	const int n = 100000;
@@ -151,8 +151,8 @@ static void test_many_ids(void **state)
 	free(buf);
 }
 
-/* Issue 12 item 5: v1 ids are any run of non-blanks, interned; the token
- * comes back from trace_id_name().  `1` and `0x1` are two timers. */
+/* v1 ids are opaque: any run of non-blanks, interned; the token comes back
+ * from trace_id_name().  `1` and `0x1` are two timers. */
 static void test_opaque_ids(void **state)
 {
 	const char *v1 = "# hrt-trace v1\n"
@@ -194,8 +194,8 @@ static void test_opaque_ids(void **state)
 	trace_close(r);
 }
 
-/* Issue 11 defect 9: function names are valid UTF-8, and can be cut
- * without splitting a character. */
+/* Function names are valid UTF-8 and are cut without splitting a
+ * character, so every output format stays valid. */
 static void test_utf8_names(void **state)
 {
 	const char *p = PS("1.0", "timer:hrtimer_start",
@@ -220,8 +220,8 @@ static void test_utf8_names(void **state)
 	assert_int_equal(trace_utf8_prefix("abc", 63), 3);
 }
 
-/* Issue 11 defect 9: --lenient skips an over-long line wherever it falls
- * in the buffer (memory here; files, pipes and .xz in test_cli.sh). */
+/* --lenient skips an over-long line wherever it falls in the buffer
+ * (memory here; files, pipes and .xz in test_cli.sh). */
 static void test_long_line(void **state)
 {
 	const size_t sizes[] = { 65537, 100000, 300000 };

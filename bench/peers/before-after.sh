@@ -76,7 +76,7 @@ $5 == "ns_per_op" || $5 == "ns_per_timer" {
 }
 END {
 	print "program,workload,n,metric,before,before_min,before_max,after,after_min,after_max,after_over_before" > csv
-	printf "# hrt before (%s, the start of issue 10) and after (%s), %s\n", base, after, date
+	printf "# hrt before (%s, before the O(1) wheel) and after (%s), %s\n", base, after, date
 	printf "# ns, median of %d rounds of medians [min-max over all rounds]; the same\n", rounds
 	printf "# bench_hrt.c and workload.h for both\n"
 	printf "%-8s %-14s %-13s %8s %-22s %-22s %12s\n", "program", "workload", "metric", "N",
