@@ -70,7 +70,9 @@ static void test_ranged_sleep_starts_after_soft_ends_by_hard(void **state)
 		int r = hrt__coalesce_plan(now, owner, soft, hard, div, &until, &slack);
 
 		if (hard <= now) {
-			assert_true(r == 1 && until <= now && slack == 0);
+			assert_int_equal(r, 1);
+			assert_true(until <= now);
+			assert_int_equal(slack, 0);
 			continue;
 		}
 		/* The documented bound: T <= now + (hard - now) * div / (div + 1). */
@@ -122,7 +124,9 @@ static void test_window_ends_at_latest_soft_before_earliest_hard(void **state)
 		int n = round < 250 ? 1 + (int)(rnd() % 30) : 2000, i, minh = -1;
 		hrt_time_t owner, soft, hard, best, ws, wh;
 
-		assert_true(hrt_base_wait_window(b, &ws, &wh) == 0 && ws == HRT_TIME_MAX && wh == HRT_TIME_MAX);
+		assert_int_equal(hrt_base_wait_window(b, &ws, &wh), 0);
+		assert_int_equal(ws, HRT_TIME_MAX);
+		assert_int_equal(wh, HRT_TIME_MAX);
 		hrt_base_set_time(b, 1000 * MS);
 		for (i = 0; i < n; i++) {
 			hrt_time_t s = 1000 * MS + (hrt_time_t)(rnd() % (200 * MS));
@@ -146,10 +150,12 @@ static void test_window_ends_at_latest_soft_before_earliest_hard(void **state)
 			assert_true(soft >= owner && soft <= best);
 		i = hrt_base_wait_window(b, &ws, &wh);
 		assert_true(i == 0 || i == 1);
-		if (i == 1)
+		if (i == 1) {
 			assert_true(ws >= owner && wh <= hard && ws <= wh);
-		else
-			assert_true(ws == hard && wh == hard);
+		} else {
+			assert_int_equal(ws, hard);
+			assert_int_equal(wh, hard);
+		}
 		for (i = 0; i < n; i++)
 			hrt_timer_cancel(&ts[i]);
 		assert_int_equal(hrt_base_free(b), 0);

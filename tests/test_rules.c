@@ -430,9 +430,10 @@ static void test_fork_child_gets_echild_and_keeps_parent_timer(void **state)
 	}
 	assert_true(pid > 0);
 	assert_int_equal(waitpid(pid, &status, 0), pid);
-	assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
 	if (!WIFEXITED(status) || WEXITSTATUS(status))
 		fprintf(stderr, "fork: child status %#x\n", status);
+	assert_true(WIFEXITED(status));
+	assert_int_equal(WEXITSTATUS(status), 0);
 	/* The child's cancel did not disarm the shared timerfd. */
 	assert_int_equal(timerfd_gettime(fd, &its), 0);
 	assert_true(its.it_value.tv_sec != 0 || its.it_value.tv_nsec != 0);
@@ -602,10 +603,12 @@ static void test_unlocked_base_refuses_other_threads(void **state)
 	pthread_t th;
 
 	(void)state;
-	assert_true(hrt_base_new_flags(HRT_CLOCK_VIRTUAL, 2u) == NULL && errno == EINVAL);
+	assert_null(hrt_base_new_flags(HRT_CLOCK_VIRTUAL, 2u));
+	assert_int_equal(errno, EINVAL);
 	ub = hrt_base_new_flags(HRT_CLOCK_VIRTUAL, HRT_BASE_UNLOCKED);
 	lb = hrt_base_new(HRT_CLOCK_VIRTUAL);
-	assert_true(ub && lb);
+	assert_non_null(ub);
+	assert_non_null(lb);
 	hrt_timer_init(&ut, unlocked_cb);
 	hrt_timer_init(&lt_, unlocked_cb);
 	assert_int_equal(hrt_timer_start_range(&ut, ub, 100, 10, HRT_MODE_ABS), 0);

@@ -431,7 +431,8 @@ static void test_reprogram_only_when_earliest_hard_changes(void **state)
 	assert_int_equal(REPROGRAMS(), 6);
 	assert_true(disarmed(fd));
 	assert_int_equal(last_flags, 0);
-	assert_true(last_its.it_value.tv_sec == 0 && last_its.it_value.tv_nsec == 0);
+	assert_int_equal(last_its.it_value.tv_sec, 0);
+	assert_int_equal(last_its.it_value.tv_nsec, 0);
 	assert_int_equal(SETTIMES(), REPROGRAMS());
 	assert_int_equal(n_read, 0);
 #undef REPROGRAMS

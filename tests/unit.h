@@ -26,7 +26,10 @@
  * failure in an atomic counter and returns, so the thread goes on as a
  * non-fatal check would.  The test that is running fails when its function
  * returns, after it has joined its threads.  Outside a test (no test
- * running) such a failure exits the program with status 1.
+ * running) such a failure exits the program with status 1.  A failure on
+ * the runner's thread while the test's own threads still run leaves them
+ * running, unjoined: what they use may be gone, so the program may end
+ * early after the FILE:LINE line (tests/run.sh counts it failed either way).
  *
  * The 77 follows the project's skip convention (tests/run.sh): a test that
  * cannot run because a package is missing prints
