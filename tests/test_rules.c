@@ -618,7 +618,7 @@ static void test_unlocked_base_refuses_other_threads(void **state)
 	/* Nothing changed. */
 	assert_int_equal(hrt_base_count(ub), 1);
 	assert_int_equal(hrt_base_next_event(ub), 110);
-	assert_int_equal(hrt_timer_get_base(&lt_), lb);
+	assert_ptr_equal(hrt_timer_get_base(&lt_), lb);
 	assert_int_equal(hrt_base_check(ub, NULL, 0), 0);
 	hrt_base_get_stats(ub, &st);
 	assert_int_equal(st.starts, 1);

@@ -1287,7 +1287,7 @@ static int woken(struct rt *near, struct hrt_base *b, const char *what)
 	if (ok) {
 		assert_true(near->clock_seen >= near->soft && near->now_seen >= near->soft);
 		assert_true(near->soft >= t0 + 20 * MS);
-		assert_int_equal(near->base_seen, b);
+		assert_ptr_equal(near->base_seen, b);
 	}
 	return ok;
 }
