@@ -8,6 +8,10 @@
  * check).  The queued timers are the timer set's (timerset.h); the base
  * reaches them only through its functions.
  *
+ * Entry checks: every public call of the base layer opens with the
+ * helpers below (base_foreign, hrt__walking, base_fd_entry, query_lock),
+ * and only here, so that one guard can replace them in one place.
+ *
  * Locking: one mutex per base, taken by every public call and dropped
  * around callbacks.  A hrt_base_walk_tree callback runs with it held, so
  * queries of that base skip it (hrt__walking) and changes are refused.  A
