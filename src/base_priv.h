@@ -3,9 +3,10 @@
  * base_priv.h - the base's own header, shared by the files of the base
  * layer and by nothing else: struct hrt_base, its locking, the entry
  * checks and the device update.  The files: base.c (timer semantics and
- * the pass), lifecycle.c (new and free), wakeup.c (the device glue),
- * coalesce.c (the window and its plan), introspect.c (count, stats, walk,
- * check).  The queued timers are the timer set's (timerset.h); the base
+ * the pass), wakeup.c (the device glue), coalesce.c (the window and its
+ * plan), introspect.c (count, stats, walk, check); none of them names the
+ * loop.  lifecycle.c (new and free) sits above the base and the loop and
+ * hangs the one on the other.  The queued timers are the timer set's (timerset.h); the base
  * reaches them only through its functions.
  *
  * Entry checks: every public call of the base layer opens with the
