@@ -217,7 +217,7 @@ HRT_EXTERN int hrt_timer_start_range(struct hrt_timer *t, struct hrt_base *nb,
 	/* A timer whose callback is running stays on its base (cancel must
 	 * find the callback to wait for it). */
 	target = ob != nb && ob->running == t ? ob : nb;
-	if (s & HRT_TS_QUEUED)
+	if (hrt__tset_queued(s))
 		hrt__tset_del(&ob->set, t, s);
 	if (ob != target)
 		hrt__tset_forget_pass(t);
@@ -269,7 +269,7 @@ static int cancel(struct hrt_timer *t, int wait)
 				return ret;
 		}
 	}
-	if (s & HRT_TS_QUEUED) {
+	if (hrt__tset_queued(s)) {
 		hrt__tset_del(&b->set, t, s);
 		b->stats.cancels++;
 		base_wakeup_update(b);
@@ -310,7 +310,7 @@ HRT_EXTERN uint64_t hrt_timer_forward(struct hrt_timer *t, hrt_time_t now, hrt_t
 		s = hrt__tset_state(t);
 	soft = __atomic_load_n(&t->hrt__soft, __ATOMIC_RELAXED);
 	hard = __atomic_load_n(&t->hrt__hard, __ATOMIC_RELAXED);
-	if (!(s & HRT_TS_QUEUED) && hard <= now) {
+	if (!hrt__tset_queued(s) && hard <= now) {
 		q = ((uint64_t)now - (uint64_t)hard) / (uint64_t)interval;  /* exact: now >= hard */
 		n = q == UINT64_MAX ? q : q + 1;
 		soft = add_intervals(soft, n, interval);
@@ -325,7 +325,7 @@ HRT_EXTERN uint64_t hrt_timer_forward(struct hrt_timer *t, hrt_time_t now, hrt_t
 
 HRT_EXTERN int hrt_timer_is_queued(const struct hrt_timer *t)
 {
-	return t && (hrt__tset_state(t) & HRT_TS_QUEUED);
+	return t && hrt__tset_queued(hrt__tset_state(t));
 }
 
 HRT_EXTERN int hrt_timer_is_running(const struct hrt_timer *t)
@@ -388,7 +388,7 @@ static void run_one(struct hrt_base *b, struct hrt_timer *t, hrt_time_t now)
 	if (r == HRT_RESTART) {
 		uintptr_t s = hrt__tset_state(t);
 
-		if (!(s & HRT_TS_QUEUED) && st_base(s) == b) {
+		if (!hrt__tset_queued(s) && st_base(s) == b) {
 			hrt__tset_add(&b->set, t);
 			b->stats.restarts++;
 		}

@@ -65,6 +65,12 @@ static inline struct hrt_tset *hrt__tset_of(uintptr_t s)
 	return (struct hrt_tset *)(s & ~(uintptr_t)HRT_TS_MASK);
 }
 
+/* The timer of state word s is on its set. */
+static inline int hrt__tset_queued(uintptr_t s)
+{
+	return !!(s & HRT_TS_QUEUED);
+}
+
 static inline void hrt__tset_mark(struct hrt_timer *t, struct hrt_tset *ts, unsigned bits)
 {
 	__atomic_store_n(&t->hrt__base_state, (uintptr_t)ts | bits, __ATOMIC_RELEASE);
