@@ -2,7 +2,8 @@
 # hrt - high-resolution range timers.  Plain GNU make.
 #
 #   make                 libhrt.a, libhrt.so, the hrt tool
-#   make test            build and run every test (SANITIZE=1: ASan+UBSan,
+#   make test            build and run every test, and check the layering
+#                        (tests/check_layers.sh; SANITIZE=1: ASan+UBSan,
 #                        SANITIZE=thread: TSan; each in its own build dir)
 #   make demo            hrt demo, replay of the shipped trace, a sim sweep
 #   make bench           engine and wake-up benchmarks
@@ -189,7 +190,7 @@ $(O)/readme_uv.o: README.md include/hrt.h
 
 test check: $(LIB_A) $(LIB_SO) $(HRT_BIN) $(TEST_BINS) $(FUZZ_REPLAY) $(EXAMPLE_TESTS) $(O)/readme_example $(README_UV)
 	O=$(O) HRT=$(HRT_BIN) SAN_FLAGS='$(SAN_FLAGS)' SKIPPED='$(strip $(TEST_SKIPPED))' sh tests/run.sh \
-	  $(TEST_BINS) $(FUZZ_REPLAY) $(EXAMPLE_TESTS) $(O)/readme_example tests/test_install.sh tests/test_man.sh tests/test_cli.sh tests/test_svg_render.sh
+	  $(TEST_BINS) $(FUZZ_REPLAY) $(EXAMPLE_TESTS) $(O)/readme_example tests/check_layers.sh tests/test_install.sh tests/test_man.sh tests/test_cli.sh tests/test_svg_render.sh
 
 # The shipped trace is xz-compressed: without xz the replay step is skipped.
 # It ends with the verdict on the shipped trace.

@@ -351,7 +351,7 @@ HRT_EXTERN int hrt_base_walk_tree(struct hrt_base *base,
  * NULL base.  Never modifies the base. */
 HRT_EXTERN int hrt_base_check(struct hrt_base *base, char *why, size_t len);
 
-/* Real wake-ups (timerfd.c, loop.c) --------------------------------------- */
+/* Real wake-ups (wakeup.c, timerfd.c, loop.c) ----------------------------- */
 
 /*
  * A non-blocking, close-on-exec timerfd on the base's clock, owned by the
@@ -402,7 +402,7 @@ HRT_EXTERN int hrt_base_loop(struct hrt_base *base);
  * error. */
 HRT_EXTERN int hrt_base_stop(struct hrt_base *base);
 
-/* Coalesced sleep (base.c, loop.c) ----------------------------------------- */
+/* Coalesced sleep (coalesce.c, loop.c) ------------------------------------- */
 
 #include <stdbool.h>
 

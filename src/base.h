@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * base.h - what base.c offers the layers around it (internal): the loop
- * above it (loop.c) and the tests.  struct hrt_base, its lock and every
- * field are base.c's alone; the device below is device.h.
+ * base.h - what the base layer offers the layers above it (internal): the
+ * loop (loop.c) and the tests.  struct hrt_base and every field of it are
+ * the base's alone (base_priv.h); the device below is device.h.  Nothing
+ * here names the loop's functions: the base never calls the loop, except
+ * as its device.
  */
 #ifndef HRT_BASE_H
 #define HRT_BASE_H
@@ -12,12 +14,13 @@
 
 struct hrt_loop;
 
-/* Entry check of the calls that use the device: -EPERM from another
+/* wakeup.c.  Entry check of the calls that use the device: -EPERM from another
  * thread on an unlocked base, -EDEADLK from a hrt_base_walk_tree callback
  * (the lock is held), -ECHILD in a child forked after the base was made
  * (the fds are the parent's); else 0. */
 int hrt__base_fd_entry(const struct hrt_base *b);
-/* The base's loop state (loop.h). */
+/* The base's loop state (loop.h): made and freed with the base
+ * (lifecycle.c), only kept by it. */
 struct hrt_loop *hrt__base_loop(struct hrt_base *b);
 /* The device's handler: one wake-up, `event` an ack() result (device.h).
  * In one critical section: counts it, reads the clock, runs the pass if
@@ -30,13 +33,14 @@ ssize_t hrt__base_dispatch(struct hrt_base *b, int idle, int *read_err);
 /* Retries an arm that failed: 0 once the device is armed (or a pass that
  * runs will arm it at its end), else the arm's -errno. */
 int hrt__base_rearm(struct hrt_base *b);
-/* The coalesced sleep's window (loop.c header): 0 if nothing is queued;
+/* coalesce.c.  The coalesced sleep's window (loop.c header): 0 if nothing is queued;
  * else 1 with the earliest hard expiry *hard, the soft expiry *owner of
  * the timer that has it, and *soft, the latest soft expiry <= *hard found
  * (>= *owner; a bounded search). */
 int hrt__base_window(struct hrt_base *b, hrt_time_t *owner, hrt_time_t *soft,
 		     hrt_time_t *hard);
 
+/* base.c.  The clock's time now, in ns. */
 hrt_time_t hrt__clock_now(clockid_t clock);
 /* The rule (loop.c header): 1 with the instant to sleep until and the
  * thread slack to sleep with, or 0 if no ranged sleep fits (sleep exactly

@@ -53,7 +53,7 @@ struct hrt_device {
 	const struct hrt_device_ops *ops;
 };
 
-/* base.c.  Installs d as b's device (NULL: none) and returns the one it
+/* wakeup.c.  Installs d as b's device (NULL: none) and returns the one it
  * had, which the caller now owns (loop.c puts it back; a test closes it).
  * `holds` says what d is armed for: HRT_DEV_NEW (disarmed, as a new
  * timerfd), HRT_DEV_SAME (what the old device was: d is stacked on it), or

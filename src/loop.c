@@ -45,8 +45,10 @@
  * time (they would share the stop and the eventfd).
  */
 #include <errno.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
@@ -57,6 +59,26 @@
 
 #include "base.h"
 #include "loop.h"
+
+struct hrt_loop {
+	struct hrt_device dev;          /* installed while the loop runs */
+	struct hrt_device *below;       /* the timerfd device under it */
+	pthread_mutex_t lock;           /* everything below; not taken if unlocked */
+	int unlocked;                   /* the base is HRT_BASE_UNLOCKED */
+	int epfd, efd;                  /* -1 until the first loop */
+	int stop;                       /* hrt_base_stop asked */
+	int looping;                    /* a loop runs (a second: -EBUSY) */
+	int arm_failed;                 /* the last forwarded arm failed */
+	int coalescing;                 /* the ranged-sleep path runs */
+	int sleeping;                   /* in a sleep ending by sleep_hard (or
+					 * planning one): an earlier arm pokes */
+	int nosys;                      /* epoll_pwait2 said ENOSYS */
+	hrt_time_t sleep_hard;
+	hrt_time_t tfd_at;              /* coalescing: what the timerfd holds
+					 * (1: unknown) */
+	hrt__pwait2_fn pwait2;          /* test seam; NULL: the system call */
+	void *pwait2_ctx;
+};
 
 static inline void loop_lock(struct hrt_loop *l)
 {
@@ -135,30 +157,37 @@ static int loop_fd(const struct hrt_device *d)
 
 static void loop_close(struct hrt_device *d)
 {
-	(void)d;        /* embedded in the base; never installed at hrt_base_free */
+	(void)d;        /* the loop's own: never installed at hrt_base_free */
 }
 
 static const struct hrt_device_ops loop_ops = { loop_arm, loop_ack, loop_fd, loop_close };
 
-int hrt__loop_init(struct hrt_loop *l, int unlocked)
+struct hrt_loop *hrt__loop_new(int unlocked)
 {
-	memset(l, 0, sizeof(*l));
+	struct hrt_loop *l = calloc(1, sizeof(*l));
+
+	if (!l)
+		return NULL;
 	l->dev.ops = &loop_ops;
 	l->unlocked = unlocked;
 	l->epfd = l->efd = -1;
 	l->tfd_at = 1;
-	return unlocked ? 0 : pthread_mutex_init(&l->lock, NULL);
+	if (!unlocked && pthread_mutex_init(&l->lock, NULL)) {
+		free(l);
+		return NULL;
+	}
+	return l;
 }
 
-void hrt__loop_fini(struct hrt_loop *l)
+void hrt__loop_free(struct hrt_loop *l)
 {
 	if (l->epfd >= 0)
 		close(l->epfd);
 	if (l->efd >= 0)
 		close(l->efd);
-	l->epfd = l->efd = -1;
 	if (!l->unlocked)
 		pthread_mutex_destroy(&l->lock);
+	free(l);
 }
 
 int hrt__loop_busy(struct hrt_loop *l)

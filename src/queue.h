@@ -2,7 +2,8 @@
 /*
  * queue.h - the timer queue (internal): timers ordered by hard expiry, equal
  * keys in insertion order, each node augmented with the minimum soft expiry
- * of its subtree, the leftmost node cached.  No locking: the base serialises.
+ * of its subtree, the leftmost node cached.  No locking: the timer set's
+ * caller serialises (timerset.h holds the two queues of a base).
  *
  * A node may be queued "excluded": it keeps its place in the order but no
  * due-search finds it (it counts as soft expiry HRT_TIME_MAX in the

@@ -21,9 +21,9 @@
  *      of two timers with equal hard expiry, the one in the tree was always
  *      started first: the tree's insertion order stays FIFO.
  *
- * Timers leave the wheel in slot order on a list ("out"), which the base
- * inserts into the tree in that order.  No allocation: the slots belong to
- * the base.  No locking: the base serialises.
+ * Timers leave the wheel in slot order on a list ("out"), which the timer
+ * set (timerset.h) inserts into the tree in that order.  No allocation:
+ * the slots belong to the set.  No locking: the set's caller serialises.
  */
 #ifndef HRT_WHEEL_H
 #define HRT_WHEEL_H

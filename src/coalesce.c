@@ -1,0 +1,102 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * coalesce.c - the coalesced sleep's arithmetic: the base's switch, its
+ * wake-up window (the timer set's search, taken under the base lock) and
+ * the plan that turns a window into an instant and a slack (the rule is in
+ * loop.c's header and hrt.h).  hrt_base_wait_window hands the same plan to
+ * programs with loops of their own.  Nothing here sleeps or arms.
+ */
+#include <sys/resource.h>
+
+#include "base_priv.h"
+
+HRT_EXTERN int hrt_base_set_coalesce(struct hrt_base *b, bool on)
+{
+	if (!b)
+		return -EINVAL;
+	__atomic_store_n(&b->coalesce, on ? 1 : 0, __ATOMIC_RELAXED);
+	return 0;
+}
+
+HRT_EXTERN bool hrt_base_get_coalesce(const struct hrt_base *b)
+{
+	return b && __atomic_load_n(&b->coalesce, __ATOMIC_RELAXED);
+}
+
+/* Keep the top three bits: the slack changes (a prctl) only when the window
+ * does by more than an eighth, and never grows past it. */
+static hrt_time_t slack_round_down(hrt_time_t x)
+{
+	int k = 63 - __builtin_clzll((unsigned long long)x);
+
+	return k < 3 ? x : x & ~(((hrt_time_t)1 << (k - 2)) - 1);
+}
+
+int hrt__base_window(struct hrt_base *b, hrt_time_t *owner, hrt_time_t *soft,
+		     hrt_time_t *hard)
+{
+	int have;
+
+	base_lock(b);
+	have = hrt__tset_window(&b->set, owner, soft, hard);
+	base_unlock(b);
+	return have;
+}
+
+int hrt__slack_div(void)
+{
+	int nice;
+
+	errno = 0;
+	nice = getpriority(PRIO_PROCESS, 0);    /* this thread's, on Linux */
+	return errno == 0 && nice > 0 ? 200 : 1000;
+}
+
+int hrt__coalesce_plan(hrt_time_t now, hrt_time_t owner, hrt_time_t soft,
+		       hrt_time_t hard, int div, hrt_time_t *until, hrt_time_t *slack)
+{
+	hrt_time_t d, bound, t0, q;
+
+	if (hard <= now) {              /* due: no sleep */
+		*until = hard;
+		*slack = 0;
+		return 1;
+	}
+	/* The kernel widens the slack to (sleep length) / div: start no later
+	 * than `bound`, where that estimate still ends by `hard`. */
+	d = hard - now;
+	bound = now + d - (d / (div + 1) + (d % (div + 1) != 0));
+	t0 = soft < bound ? soft : bound;
+	if (t0 < owner)
+		return 0;
+	q = slack_round_down(hard - t0);        /* >= 1: t0 <= bound < hard */
+	*until = hard - q < bound ? hard - q : bound;
+	*slack = q;
+	return 1;
+}
+
+HRT_EXTERN int hrt_base_wait_window(struct hrt_base *b, hrt_time_t *soft, hrt_time_t *hard)
+{
+	hrt_time_t owner, s, h, until, slack;
+	int have;
+
+	if (!b || !soft || !hard)
+		return -EINVAL;
+	if (base_foreign(b))
+		return -EPERM;
+	base_lock(b);
+	have = hrt__tset_window(&b->set, &owner, &s, &h);
+	base_unlock(b);
+	if (!have) {
+		*soft = *hard = HRT_TIME_MAX;
+		return 0;
+	}
+	if (!hrt__coalesce_plan(hrt_base_now(b), owner, s, h, hrt__slack_div(),
+				&until, &slack)) {
+		*soft = *hard = h;
+		return 0;
+	}
+	*soft = until;
+	*hard = until + slack;
+	return 1;
+}

@@ -1,0 +1,97 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * introspect.c - looking at a base without changing what it will do: the
+ * count, the stats, the tree walk and the consistency check.  Queries take
+ * the base lock unless this thread holds it already (a query from a walk
+ * callback, base_priv.h); the walk holds it across its callbacks, so the
+ * callback sees a set that cannot change.
+ */
+#include <string.h>
+
+#include "base_priv.h"
+
+HRT_EXTERN size_t hrt_base_count(const struct hrt_base *b)
+{
+	size_t n;
+	int locked;
+
+	if (!b || base_foreign(b))
+		return 0;
+	locked = query_lock(b);
+	n = hrt__tset_count(&b->set);
+	query_unlock(b, locked);
+	return n;
+}
+
+HRT_EXTERN void hrt_base_get_stats(const struct hrt_base *b, struct hrt_stats *out)
+{
+	int locked;
+
+	if (!b || !out || base_foreign(b))
+		return;
+	locked = query_lock(b);
+	*out = b->stats;
+	hrt__tset_get_stats(&b->set, out);
+	query_unlock(b, locked);
+}
+
+HRT_EXTERN void hrt_base_reset_stats(struct hrt_base *b)
+{
+	if (!b || hrt__walking || base_foreign(b))
+		return;
+	base_lock(b);
+	memset(&b->stats, 0, sizeof(b->stats));
+	hrt__tset_reset_stats(&b->set);
+	base_unlock(b);
+}
+
+HRT_EXTERN int hrt_base_walk_tree(struct hrt_base *b,
+				  void (*fn)(const struct hrt_tree_node *n, void *ctx), void *ctx)
+{
+	const struct hrt_base *outer = hrt__walking;
+	size_t n;
+
+	if (!b || !fn)
+		return -EINVAL;
+	if (base_foreign(b))
+		return -EPERM;
+	if (outer && outer != b)        /* b's lock after outer's: may deadlock */
+		return -EDEADLK;
+	if (!outer) {
+		base_lock(b);
+		/* Every far timer into the tree: it shows them, and the wheel
+		 * stays empty while fn runs (nothing may start), so a query
+		 * from fn (next_event) never changes the tree being walked. */
+		hrt__tset_gather(&b->set);
+		hrt__walking = b;
+	}
+	n = hrt__tset_walk(&b->set, fn, ctx);
+	if (!outer) {
+		hrt__walking = NULL;
+		base_unlock(b);
+	}
+	return n > (size_t)INT32_MAX ? INT32_MAX : (int)n;
+}
+
+HRT_EXTERN int hrt_base_check(struct hrt_base *b, char *why, size_t len)
+{
+	const char *w;
+	int locked;
+
+	if (!b)
+		return -EINVAL;
+	if (base_foreign(b))
+		return -EPERM;
+	locked = query_lock(b);
+	w = hrt__tset_check(&b->set);
+	query_unlock(b, locked);
+	if (!w)
+		return 0;
+	if (why && len) {
+		size_t n = strlen(w) < len - 1 ? strlen(w) : len - 1;
+
+		memcpy(why, w, n);
+		why[n] = '\0';
+	}
+	return -EUCLEAN;
+}

@@ -1,0 +1,338 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * timerset.c - the queued timers of one base: the tree side of add, the
+ * pass's searches and its end, the earliest hard expiry, the coalescing
+ * window, the walk and the checker (timerset.h states the rules S1-S3).
+ * No locking, no callbacks: the base serialises and runs them.
+ */
+#include "timerset.h"
+
+static void enqueue_tree(struct hrt_tset *ts, struct hrt_timer *t);
+
+/* Every insert into and erase from a tree, counted (stats.tree_ops). */
+static inline void tree_add(struct hrt_tset *ts, struct hrt_queue *q, struct hrt_timer *t,
+			    int excluded)
+{
+	ts->tree_ops++;
+	hrt__queue_add(q, t, excluded);
+}
+
+static inline void tree_del(struct hrt_tset *ts, struct hrt_queue *q, struct hrt_timer *t)
+{
+	ts->tree_ops++;
+	hrt__queue_del(q, t);
+}
+
+void hrt__tset_init(struct hrt_tset *ts, hrt_time_t now)
+{
+	hrt__queue_init(&ts->queue);
+	hrt__queue_init(&ts->pend);
+	ts->ran_n = 0;
+	ts->in_pass = 0;
+	ts->pass_id = 0;
+	ts->tree_ops = 0;
+	ts->wheel_moves = 0;
+	hrt__wheel_init(&ts->wheel, now);
+}
+
+/* The first timer of the main queue that this pass may still run: the
+ * leftmost, past at most ran_n excluded ones. */
+static inline struct hrt_timer *first_live(const struct hrt_tset *ts)
+{
+	const struct hrt_rb_node *n = ts->queue.leftmost;
+
+	while (n && hrt__queue_is_excluded(hrt__queue_timer(n)))
+		n = hrt__rb_next(n);
+	return hrt__queue_timer(n);
+}
+
+/* Of two candidates, the first in queue order; ties go to the main queue,
+ * whose timers were all queued before the pending ones (S1). */
+static inline struct hrt_timer *earlier(struct hrt_timer *q, struct hrt_timer *p)
+{
+	return p && (!q || p->hrt__hard < q->hrt__hard) ? p : q;
+}
+
+/* The first timer in queue order not taken in this pass, whatever its soft
+ * expiry; NULL if none. */
+static struct hrt_timer *first_untaken(const struct hrt_tset *ts)
+{
+	struct hrt_timer *t = first_live(ts);
+
+	if (ts->pend.count)     /* first pending timer that has not run */
+		t = earlier(t, hrt__queue_next_due(&ts->pend, HRT_QUEUE_NOW_MAX + 1,
+						   &(uint64_t){ 0 }));
+	return t;
+}
+
+void hrt__tset_ran_forget(struct hrt_tset *ts, const struct hrt_timer *t)
+{
+	unsigned i;
+
+	for (i = 0; i < ts->ran_n; i++) {
+		if (ts->ran[i] == t) {
+			ts->ran[i] = ts->ran[--ts->ran_n];
+			return;
+		}
+	}
+}
+
+/* The timers on out (each on no structure, hrt__ran_pass valid) into the
+ * trees, in list order; all but `fresh` came from the wheel. */
+void hrt__tset_add_out(struct hrt_tset *ts, struct hrt_list_node *out,
+		       const struct hrt_timer *fresh)
+{
+	while (!hrt__list_empty(out)) {
+		struct hrt_timer *t = hrt__wheel_timer(out->hrt__next);
+
+		hrt__wheel_list_del(&t->hrt__off.hrt__link);
+		if (t != fresh)
+			ts->wheel_moves++;
+		enqueue_tree(ts, t);
+	}
+}
+
+/* t is on no structure and its hrt__ran_pass is valid. */
+static void enqueue_tree(struct hrt_tset *ts, struct hrt_timer *t)
+{
+	if (ts->in_pass) {
+		int ran = t->hrt__off.hrt__ran_pass == ts->pass_id;
+
+		if (ran && !ts->pend.count && ts->ran_n < HRT_TSET_RAN_MAX) {
+			tree_add(ts, &ts->queue, t, 1);         /* the restart path */
+			ts->ran[ts->ran_n++] = t;
+			hrt__tset_mark(t, ts, HRT_TS_QUEUED);
+			return;
+		}
+		/* Behind a pending timer, or marks full: S1 needs `pend`. */
+		if (ran || ts->pend.count) {
+			tree_add(ts, &ts->pend, t, ran);
+			hrt__tset_mark(t, ts, HRT_TS_QUEUED | HRT_TS_PENDING);
+			return;
+		}
+	}
+	tree_add(ts, &ts->queue, t, 0);         /* may still run in this pass */
+	hrt__tset_mark(t, ts, HRT_TS_QUEUED);
+}
+
+/* The wheel's earliest timers into the trees; step: only one step towards
+ * them (hrt__wheel_step_first), which may move none. */
+static void wheel_pull(struct hrt_tset *ts, int step)
+{
+	struct hrt_list_node out;
+
+	hrt__list_init(&out);
+	if (step)
+		hrt__wheel_step_first(&ts->wheel, &out);
+	else
+		hrt__wheel_pull_first(&ts->wheel, &out);
+	hrt__tset_add_out(ts, &out, NULL);
+}
+
+void hrt__tset_gather(struct hrt_tset *ts)
+{
+	struct hrt_list_node out;
+
+	hrt__list_init(&out);
+	hrt__wheel_take_all(&ts->wheel, &out);
+	hrt__tset_add_out(ts, &out, NULL);
+}
+
+hrt_time_t hrt__tset_next(struct hrt_tset *ts, int in_tree)
+{
+	for (;;) {
+		struct hrt_timer *t = hrt__queue_first(&ts->queue), *p = hrt__queue_first(&ts->pend);
+		hrt_time_t next = t ? t->hrt__hard : HRT_TIME_MAX, w;
+
+		if (p && p->hrt__hard < next)
+			next = p->hrt__hard;
+		/* Every wheel timer's hard expiry is >= the horizon's start,
+		 * and >= its slot's: only a tie or worse needs the wheel. */
+		if (next < hrt__wheel_horizon(&ts->wheel) || !ts->wheel.count ||
+		    next <= hrt__wheel_first(&ts->wheel))
+			return next;
+		if (!in_tree && hrt__wheel_scan_first(&ts->wheel, &w))
+			return w < next ? w : next;
+		wheel_pull(ts, !in_tree);       /* !in_tree: a big first slot, one step */
+	}
+}
+
+/* The pass ------------------------------------------------------------- */
+
+void hrt__tset_pass_begin(struct hrt_tset *ts, uint64_t id, hrt_time_t now)
+{
+	struct hrt_list_node out;
+
+	ts->in_pass = 1;
+	ts->pass_id = id;
+	/* S3: every timer a search at now may return is in a tree (W1). */
+	hrt__list_init(&out);
+	hrt__wheel_advance(&ts->wheel, hrt__wheel_hz_for(now), &out);
+	hrt__tset_add_out(ts, &out, NULL);
+}
+
+struct hrt_timer *hrt__tset_first_due(struct hrt_tset *ts, hrt_time_t now)
+{
+	for (;;) {
+		struct hrt_timer *t = first_untaken(ts);
+
+		if (!t || t->hrt__soft > now)
+			return NULL;    /* (no wheel timer is soft-expired: S3) */
+		/* A far hard expiry: first only if no wheel timer comes first. */
+		if (t->hrt__hard >= hrt__wheel_horizon(&ts->wheel) && ts->wheel.count &&
+		    t->hrt__hard > hrt__wheel_first(&ts->wheel)) {
+			wheel_pull(ts, 0);
+			continue;
+		}
+		return t;
+	}
+}
+
+struct hrt_timer *hrt__tset_next_due(struct hrt_tset *ts, hrt_time_t now, uint64_t *visited)
+{
+	struct hrt_timer *t = hrt__queue_next_due(&ts->queue, now, visited);
+
+	if (ts->pend.count)
+		t = earlier(t, hrt__queue_next_due(&ts->pend, now, visited));
+	return t;
+}
+
+void hrt__tset_pass_end(struct hrt_tset *ts)
+{
+	struct hrt_timer *t;
+
+	while (ts->ran_n)
+		hrt__queue_unexclude(ts->ran[--ts->ran_n]);
+	while ((t = hrt__queue_first(&ts->pend))) {
+		tree_del(ts, &ts->pend, t);
+		tree_add(ts, &ts->queue, t, 0);
+		hrt__tset_mark(t, ts, HRT_TS_QUEUED);
+	}
+	ts->in_pass = 0;
+}
+
+/* The coalescing window ------------------------------------------------ */
+
+/* The latest soft expiry <= hard in the subtree at n, pruning subtrees whose
+ * least soft expiry is later; visits at most *budget nodes, so the window
+ * costs O(1) whatever is queued (a lower bound is still a valid window). */
+static void window_walk(const struct hrt_rb_node *n, hrt_time_t hard,
+			hrt_time_t *soft, unsigned *budget)
+{
+	while (n && *budget) {
+		const struct hrt_timer *t = hrt__queue_timer(n);
+
+		if (t->hrt__subtree_soft > hard)
+			return;
+		--*budget;
+		if (!hrt__queue_is_excluded(t) && t->hrt__soft <= hard &&
+		    t->hrt__soft > *soft)
+			*soft = t->hrt__soft;
+		window_walk(n->hrt__left, hard, soft, budget);
+		n = n->hrt__right;
+	}
+}
+
+#define HRT_WINDOW_VISITS 64
+
+int hrt__tset_window(struct hrt_tset *ts, hrt_time_t *owner, hrt_time_t *soft,
+		     hrt_time_t *hard)
+{
+	unsigned budget = HRT_WINDOW_VISITS;
+	struct hrt_timer *t;
+
+	/* Makes the earliest hard expiry a tree's; the wheel's soft expiries
+	 * are all >= it then (the bounded search may miss ties: a lower
+	 * bound is still a valid window). */
+	hrt__tset_next(ts, 1);
+	t = first_untaken(ts);
+	if (!t)
+		return 0;
+	*owner = *soft = t->hrt__soft;
+	*hard = t->hrt__hard;
+	window_walk(ts->queue.root.node, *hard, soft, &budget);
+	window_walk(ts->pend.root.node, *hard, soft, &budget);
+	return 1;
+}
+
+/* Introspection -------------------------------------------------------- */
+
+static void walk(const struct hrt_rb_node *n, int depth,
+		 void (*fn)(const struct hrt_tree_node *, void *), void *ctx)
+{
+	struct hrt_tree_node info;
+
+	if (!n)
+		return;
+	walk(n->hrt__left, depth + 1, fn, ctx);
+	info.timer = hrt__queue_timer(n);
+	if (hrt__queue_is_excluded(info.timer)) {      /* re-queued by this pass */
+		walk(n->hrt__right, depth + 1, fn, ctx);
+		return;
+	}
+	info.left = hrt__queue_timer(n->hrt__left);
+	info.right = hrt__queue_timer(n->hrt__right);
+	info.subtree_soft = info.timer->hrt__subtree_soft;
+	info.depth = depth;
+	info.red = !hrt__rb_is_black(n);
+	fn(&info, ctx);
+	walk(n->hrt__right, depth + 1, fn, ctx);
+}
+
+size_t hrt__tset_walk(const struct hrt_tset *ts,
+		      void (*fn)(const struct hrt_tree_node *n, void *ctx), void *ctx)
+{
+	walk(ts->queue.root.node, 0, fn, ctx);
+	return ts->queue.count - ts->ran_n;
+}
+
+static int wheel_state_bad(const struct hrt_timer *t, const void *ts)
+{
+	return hrt__tset_state(t) != ((uintptr_t)ts | HRT_TS_QUEUED | HRT_TS_WHEEL);
+}
+
+const char *hrt__tset_check(const struct hrt_tset *ts)
+{
+	const uintptr_t me = (uintptr_t)ts;
+	const struct hrt_rb_node *n;
+	unsigned excluded = 0, i;
+	int err;
+
+	if ((err = hrt__queue_check(&ts->queue)) || (err = hrt__queue_check(&ts->pend)))
+		return hrt__rb_strerror(err);
+	for (n = ts->queue.leftmost; n; n = hrt__rb_next(n)) {
+		const struct hrt_timer *t = hrt__queue_timer(n);
+
+		if (hrt__tset_state(t) != (me | HRT_TS_QUEUED))
+			return "queued timer with a wrong state word";
+		if (hrt__queue_is_excluded(t))
+			excluded++;
+	}
+	/* Excluded timers in the main queue: exactly the remembered ones. */
+	if (excluded != ts->ran_n || (ts->ran_n && !ts->in_pass))
+		return "excluded timers in the main queue not the re-queued ones";
+	for (i = 0; i < ts->ran_n; i++)
+		if (hrt__tset_state(ts->ran[i]) != (me | HRT_TS_QUEUED) ||
+		    !hrt__queue_is_excluded(ts->ran[i]))
+			return "a re-queued timer is not excluded in the main queue";
+	for (n = ts->pend.leftmost; n; n = hrt__rb_next(n))
+		if (hrt__tset_state(hrt__queue_timer(n)) != (me | HRT_TS_QUEUED | HRT_TS_PENDING))
+			return "pending timer with a wrong state word";
+	if (!ts->in_pass && ts->pend.count)
+		return "pending timers outside a pass";
+	return hrt__wheel_check(&ts->wheel, wheel_state_bad, ts);
+}
+
+void hrt__tset_get_stats(const struct hrt_tset *ts, struct hrt_stats *out)
+{
+	out->tree_ops += ts->tree_ops;
+	out->wheel_moves += ts->wheel_moves;
+	out->wheel_cascades += ts->wheel.cascades;
+}
+
+void hrt__tset_reset_stats(struct hrt_tset *ts)
+{
+	ts->tree_ops = 0;
+	ts->wheel_moves = 0;
+	ts->wheel.cascades = 0;
+}

@@ -1,0 +1,211 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * timerset.h - the queued timers of one base (internal; timerset.c), as
+ * lib/timerqueue.c is for one hrtimer clock base, one level up: it orders
+ * timers and answers searches, takes no lock and runs no callback.  Its
+ * caller (the base) serialises every call and runs the callbacks.
+ *
+ * A set is four containers acting as one queue:
+ *   queue  the main tree (queue.h), by hard expiry, FIFO among equals;
+ *   pend   during a pass, the timers queued after a timer that already ran
+ *          in it was re-queued (all later than everything in `queue`);
+ *   ran[]  the restart marks: timers that ran in this pass and were
+ *          re-queued into `queue` excluded (no search of the pass finds
+ *          them), at most HRT_TSET_RAN_MAX, then `pend` takes over;
+ *   wheel  far timers (wheel.h), moved into a tree before anything could
+ *          need them there.
+ * Its rules:
+ *   S1  FIFO: timers with equal hard expiry leave in the order they were
+ *       queued, whichever container held them meanwhile.
+ *   S2  once per pass: between hrt__tset_pass_begin and _end, no search
+ *       returns a timer that was taken (hrt__tset_take) in that pass.
+ *   S3  a search at `now` after pass_begin(now) sees every timer it could
+ *       return: the wheel holds none whose soft expiry is <= now.
+ *
+ * The timer's state word (hrt__base_state) is the set's: the set's address
+ * (64-aligned) or'ed with HRT_TS_* bits; the set writes it, whoever owns
+ * the set reads which set a timer is on from it.
+ */
+#ifndef HRT_TIMERSET_H
+#define HRT_TIMERSET_H
+
+#include "queue.h"
+#include "wheel.h"
+
+/* State bits in the low bits of timer->hrt__base_state. */
+#define HRT_TS_QUEUED   1u      /* on the set (either tree or the wheel) */
+#define HRT_TS_PENDING  2u      /* in `pend` (only during a pass) */
+#define HRT_TS_WHEEL    4u      /* in the wheel */
+#define HRT_TS_MASK     63u
+
+#define HRT_TSET_RAN_MAX 16
+
+struct hrt_tset {
+	struct hrt_queue queue;
+	struct hrt_queue pend;
+	struct hrt_timer *ran[HRT_TSET_RAN_MAX];
+	unsigned ran_n;
+	int in_pass;
+	uint64_t pass_id;               /* of the current (or last) pass */
+	uint64_t tree_ops;              /* inserts and erases, both trees */
+	uint64_t wheel_moves;           /* timers moved from the wheel to a tree */
+	struct hrt_wheel wheel;
+} __attribute__((aligned(64)));
+
+/* The state word ------------------------------------------------------- */
+
+static inline uintptr_t hrt__tset_state(const struct hrt_timer *t)
+{
+	return __atomic_load_n(&t->hrt__base_state, __ATOMIC_ACQUIRE);
+}
+
+/* The set a state word names (NULL: a timer never started). */
+static inline struct hrt_tset *hrt__tset_of(uintptr_t s)
+{
+	return (struct hrt_tset *)(s & ~(uintptr_t)HRT_TS_MASK);
+}
+
+/* The timer of state word s is on its set. */
+static inline int hrt__tset_queued(uintptr_t s)
+{
+	return !!(s & HRT_TS_QUEUED);
+}
+
+static inline void hrt__tset_mark(struct hrt_timer *t, struct hrt_tset *ts, unsigned bits)
+{
+	__atomic_store_n(&t->hrt__base_state, (uintptr_t)ts | bits, __ATOMIC_RELEASE);
+}
+
+/* A timer of no set becomes ts's, not queued.  bind: a plain store, when
+ * only one thread can see the timer; claim: a compare-and-swap from *s
+ * (updated on failure), so two first starts on different sets cannot both
+ * win. */
+static inline void hrt__tset_bind(struct hrt_timer *t, struct hrt_tset *ts)
+{
+	__atomic_store_n(&t->hrt__base_state, (uintptr_t)ts, __ATOMIC_RELEASE);
+}
+
+static inline int hrt__tset_claim(struct hrt_timer *t, struct hrt_tset *ts, uintptr_t *s)
+{
+	return __atomic_compare_exchange_n(&t->hrt__base_state, s, (uintptr_t)ts, 0,
+					   __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE);
+}
+
+/* Queries --------------------------------------------------------------- */
+
+static inline size_t hrt__tset_count(const struct hrt_tset *ts)
+{
+	return ts->queue.count + ts->pend.count + ts->wheel.count;
+}
+
+static inline int hrt__tset_in_pass(const struct hrt_tset *ts)
+{
+	return ts->in_pass;
+}
+
+static inline uint64_t hrt__tset_pass_id(const struct hrt_tset *ts)
+{
+	return ts->pass_id;
+}
+
+/* "Ran in this pass" is per set: a timer that moves to another set
+ * forgets it. */
+static inline void hrt__tset_forget_pass(struct hrt_timer *t)
+{
+	t->hrt__off.hrt__ran_pass = 0;
+}
+
+/* Add and del: inline, they are the whole of a start or cancel ---------- */
+
+void hrt__tset_add_out(struct hrt_tset *ts, struct hrt_list_node *out,
+		       const struct hrt_timer *fresh);
+void hrt__tset_ran_forget(struct hrt_tset *ts, const struct hrt_timer *t);
+
+/* t (on no structure, its expiries set, hrt__ran_pass valid) onto ts: a far
+ * timer into the wheel (O(1)), a near one into a tree. */
+static inline void hrt__tset_add(struct hrt_tset *ts, struct hrt_timer *t)
+{
+	struct hrt_list_node out;
+
+	hrt__list_init(&out);
+	if (hrt__wheel_place(&ts->wheel, t, &out)) {
+		hrt__tset_mark(t, ts, HRT_TS_QUEUED | HRT_TS_WHEEL);
+		return;
+	}
+	hrt__tset_add_out(ts, &out, t);         /* t last, behind the slot W2 took */
+}
+
+/* t (queued on ts with state word s) off it, still ts's; hrt__ran_pass
+ * valid again (an excluded timer ran in the current pass). */
+static inline void hrt__tset_del(struct hrt_tset *ts, struct hrt_timer *t, uintptr_t s)
+{
+	uint64_t ran = 0;
+
+	if (s & HRT_TS_WHEEL) {
+		hrt__wheel_del(&ts->wheel, t);
+		ran = t->hrt__off.hrt__ran_pass;        /* untouched in the wheel */
+	} else if (s & HRT_TS_PENDING) {
+		if (hrt__queue_is_excluded(t))
+			ran = ts->pass_id;
+		ts->tree_ops++;
+		hrt__queue_del(&ts->pend, t);
+	} else {
+		if (hrt__queue_is_excluded(t)) {
+			ran = ts->pass_id;
+			hrt__tset_ran_forget(ts, t);
+		}
+		ts->tree_ops++;
+		hrt__queue_del(&ts->queue, t);
+	}
+	t->hrt__off.hrt__ran_pass = ran;
+	hrt__tset_mark(t, ts, 0);
+}
+
+/* t (queued on ts) off it to run in the current pass (S2). */
+static inline void hrt__tset_take(struct hrt_tset *ts, struct hrt_timer *t)
+{
+	hrt__tset_del(ts, t, hrt__tset_state(t));
+	t->hrt__off.hrt__ran_pass = ts->pass_id;
+}
+
+/* The rest (timerset.c) ------------------------------------------------- */
+
+void hrt__tset_init(struct hrt_tset *ts, hrt_time_t now);
+/* A pass at `now` (<= HRT_QUEUE_NOW_MAX) numbered `id` (unique on this set,
+ * never 0) starts: the wheel's horizon moves past now (S3). */
+void hrt__tset_pass_begin(struct hrt_tset *ts, uint64_t id, hrt_time_t now);
+/* The first timer in queue order that this pass has not taken, if its soft
+ * expiry is <= now; else NULL.  The leftmost run. */
+struct hrt_timer *hrt__tset_first_due(struct hrt_tset *ts, hrt_time_t now);
+/* The first timer in queue order, not taken in this pass, whose soft
+ * expiry is <= now, or NULL; adds the tree nodes examined to *visited.
+ * The greedy walk. */
+struct hrt_timer *hrt__tset_next_due(struct hrt_tset *ts, hrt_time_t now, uint64_t *visited);
+/* The pass is over: the taken timers that were re-queued become plain
+ * again, `pend` joins `queue` in queueing order (S1). */
+void hrt__tset_pass_end(struct hrt_tset *ts);
+/* The earliest hard expiry of all timers (HRT_TIME_MAX: none).  in_tree:
+ * and that timer is in a tree afterwards; else a small first wheel slot
+ * is only scanned, so asking does not pull far timers into the tree. */
+hrt_time_t hrt__tset_next(struct hrt_tset *ts, int in_tree);
+/* The coalescing window: 0 if nothing is queued; else 1 with the earliest
+ * hard expiry *hard of the timers this pass may still run, the soft expiry
+ * *owner of the timer that has it, and *soft, the latest soft expiry <=
+ * *hard found (>= *owner; a bounded search, so a lower bound). */
+int hrt__tset_window(struct hrt_tset *ts, hrt_time_t *owner, hrt_time_t *soft,
+		     hrt_time_t *hard);
+/* Every wheel timer into the trees (a walk shows them). */
+void hrt__tset_gather(struct hrt_tset *ts);
+/* Calls fn on every node of the main tree in order, except the re-queued
+ * ones; fn must not change the set.  The number of nodes shown. */
+size_t hrt__tset_walk(const struct hrt_tset *ts,
+		      void (*fn)(const struct hrt_tree_node *n, void *ctx), void *ctx);
+/* NULL, or the first broken structural property (trees, marks, wheel,
+ * every state word). */
+const char *hrt__tset_check(const struct hrt_tset *ts);
+/* Adds the set's counters to *out (tree_ops, wheel_moves, wheel_cascades);
+ * reset zeroes them. */
+void hrt__tset_get_stats(const struct hrt_tset *ts, struct hrt_stats *out);
+void hrt__tset_reset_stats(struct hrt_tset *ts);
+
+#endif /* HRT_TIMERSET_H */

@@ -1,0 +1,147 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * wakeup.c - the base's side of the wake-up device (device.h), as
+ * hrtimer_interrupt is the hrtimer side of clockevents: making the timerfd
+ * (hrt_base_fd), installing another device (the loop stacks itself on the
+ * timerfd), and the one way a wake-up comes back up, hrt__base_wakeup,
+ * which counts it, runs the pass and re-arms in one critical section.  The
+ * arm on the way down is base_wakeup_update (base_priv.h), inline because
+ * every start and cancel ends with it.
+ */
+#include "base_priv.h"
+#include "timerfd.h"
+
+int hrt__base_fd_entry(const struct hrt_base *b)
+{
+	return base_fd_entry(b);
+}
+
+struct hrt_loop *hrt__base_loop(struct hrt_base *b)
+{
+	return b->loop;
+}
+
+struct hrt_device *hrt__base_device(struct hrt_base *b)
+{
+	return __atomic_load_n(&b->dev, __ATOMIC_ACQUIRE);
+}
+
+struct hrt_device *hrt__base_set_device(struct hrt_base *b, struct hrt_device *d, int holds)
+{
+	struct hrt_device *old;
+
+	base_lock(b);
+	old = b->dev;
+	__atomic_store_n(&b->dev, d, __ATOMIC_RELEASE);
+	if (holds == HRT_DEV_NEW)
+		b->armed = HRT_TIME_MAX;
+	else if (holds != HRT_DEV_SAME)
+		b->armed = HRT_ARMED_EXPIRED;
+	base_wakeup_update(b);
+	base_unlock(b);
+	return old;
+}
+
+HRT_EXTERN int hrt_base_fd(struct hrt_base *b)
+{
+	struct hrt_device *d;
+	int fd;
+
+	if (!b || base_is_virtual(b))
+		return -EINVAL;
+	if ((fd = base_fd_entry(b)))
+		return fd;
+	base_lock(b);
+	if (!b->dev) {
+		d = hrt__timerfd_new(b->clock, NULL);
+		if (!d) {
+			fd = -errno;
+			base_unlock(b);
+			return fd;
+		}
+		__atomic_store_n(&b->dev, d, __ATOMIC_RELEASE);
+		b->armed = HRT_TIME_MAX;        /* a new timerfd is disarmed */
+		base_wakeup_update(b);
+	}
+	fd = b->dev->ops->fd(b->dev);
+	base_unlock(b);
+	return fd;
+}
+
+/*
+ * One critical section per wake-up.  The clock is read after the device
+ * was drained, so the pass never runs at an instant earlier than the
+ * expiry that woke it: a late wake-up can only merge passes, never add one.
+ * An ack that found nothing (another thread re-armed the device between
+ * the host's poll and the read, e.g. by cancelling the timer it fired for)
+ * runs no pass unless something is hard-due or the last arm failed: the
+ * device did not fire, so there is no interrupt to answer.
+ */
+ssize_t hrt__base_wakeup(struct hrt_base *b, int event, int idle)
+{
+	hrt_time_t now;
+	size_t n = 0;
+	int due, err;
+
+	base_lock(b);
+	now = hrt__clock_now(b->clock);
+	if (event == HRT_DEV_FIRED) {
+		b->stats.wakeups++;
+		b->armed = HRT_ARMED_EXPIRED;   /* fired: any next instant re-arms */
+		due = 1;
+	} else if (event == -ECANCELED) {
+		b->stats.clock_jumps++;
+		b->armed = HRT_ARMED_EXPIRED;   /* re-arm: renews CANCEL_ON_SET */
+		due = 1;
+	} else {
+		due = b->armed == HRT_ARMED_EXPIRED || hrt__tset_next(&b->set, 0) <= now;
+	}
+	if (due)
+		n = hrt__base_run_locked(b, now, idle);   /* re-arms at its end */
+	base_wakeup_update(b);                  /* retries an arm that failed */
+	err = b->armed == HRT_ARMED_EXPIRED ? b->arm_err : 0;
+	base_unlock(b);
+	return err ? err : (ssize_t)n;
+}
+
+ssize_t hrt__base_dispatch(struct hrt_base *b, int idle, int *read_err)
+{
+	struct hrt_device *d;
+	int err, ev;
+
+	*read_err = 0;
+	if ((err = base_fd_entry(b)))
+		return err;
+	d = hrt__base_device(b);
+	if (!d)
+		return -EINVAL;
+	ev = d->ops->ack(d);
+	if (ev < 0 && ev != -ECANCELED) {       /* EBADF: the host closed our fd */
+		*read_err = ev;
+		return ev;
+	}
+	return hrt__base_wakeup(b, ev, idle);
+}
+
+HRT_EXTERN ssize_t hrt_base_dispatch(struct hrt_base *b, int idle)
+{
+	int read_err;
+
+	if (!b)
+		return -EINVAL;
+	return hrt__base_dispatch(b, idle, &read_err);
+}
+
+int hrt__base_rearm(struct hrt_base *b)
+{
+	int err;
+
+	base_lock(b);
+	if (b->armed == HRT_ARMED_EXPIRED)
+		base_wakeup_update(b);
+	/* EXPIRED without an arm error: the device fired and a pass running
+	 * on another thread re-arms at its end (a failure there pokes us). */
+	err = b->armed == HRT_ARMED_EXPIRED ? b->arm_err : 0;
+	base_unlock(b);
+	return err;
+}

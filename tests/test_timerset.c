@@ -1,0 +1,404 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * test_timerset.c - the timer set (timerset.h) driven directly, with no
+ * base, against a sorted-array oracle: timers ordered by (hard expiry,
+ * when added), each with a "taken in this pass" flag.  Random adds
+ * (re-adds of queued timers delete first, as a start does), deletes and
+ * passes; inside a pass the leftmost run and the greedy walk take timers
+ * one by one and, as callbacks would, restart them and add and delete
+ * others.  After every step: the set's answer to each search equals the
+ * oracle's (rules S1-S3: FIFO, once per pass, nothing hidden in the
+ * wheel), the count and every state word agree, and the set's checker
+ * passes.  Expiries spread over every wheel level, with many ties.
+ *     build/tests/test_timerset [SEED [STEPS]]
+ * A failure prints the seed and the step; both replay from the command line.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "unit.h"
+
+#include "timerset.h"
+
+#define N 400
+
+static struct hrt_timer timers[N];
+static struct {
+	int in;                 /* queued */
+	int taken;              /* taken in the current pass */
+	uint64_t seq;           /* when added */
+} m[N];
+static struct hrt_tset ts;
+static uint64_t seq, pass_id;
+static hrt_time_t now;
+static unsigned long long seed = 1;
+static long steps = 20000, step;
+static int active = N;          /* timers in play: few empty the near range */
+static uint64_t rng_state;
+static struct {
+	uint64_t passes, taken, restarts, visited;
+} tally;
+
+static uint64_t rng(void)
+{
+	uint64_t z = (rng_state += 0x9e3779b97f4a7c15ull);
+
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+	return z ^ (z >> 31);
+}
+
+static hrt_time_t sat_add(hrt_time_t a, uint64_t d)
+{
+	return d > (uint64_t)(HRT_TIME_MAX - a) ? HRT_TIME_MAX : a + (hrt_time_t)d;
+}
+
+/* An expiry from now on over every wheel level (a few in the past, a few
+ * "never"), with few distinct values so that equal hard expiries and so
+ * the FIFO rule are common. */
+static void rnd_expiry(struct hrt_timer *t)
+{
+	unsigned k = (unsigned)(rng() % 44);
+	uint64_t d = rng() % 2 ? (rng() % 4) << k : rng() & ((UINT64_C(1) << k) - 1);
+	hrt_time_t soft, hard;
+
+	if (rng() % 64 == 0) {
+		t->hrt__soft = t->hrt__hard = HRT_TIME_MAX;
+		return;
+	}
+	soft = rng() % 8 == 0 ? now - (hrt_time_t)(rng() % 100000) : sat_add(now, d);
+	hard = rng() % 2 ? soft : sat_add(soft, rng() % 3 ? rng() % 4000000 : d);
+	/* as the base caps it: a timer that can run gets a reachable hard */
+	if (soft <= HRT_QUEUE_NOW_MAX && hard > HRT_QUEUE_NOW_MAX)
+		hard = HRT_QUEUE_NOW_MAX;
+	t->hrt__soft = soft;
+	t->hrt__hard = hard;
+}
+
+/* a before b in queue order (S1) */
+static int before(int a, int b)
+{
+	if (timers[a].hrt__hard != timers[b].hrt__hard)
+		return timers[a].hrt__hard < timers[b].hrt__hard;
+	return m[a].seq < m[b].seq;
+}
+
+/* The first queued timer in queue order not taken in this pass, with soft
+ * expiry <= due (HRT_TIME_MAX: any); -1 if none. */
+static int model_first(hrt_time_t due)
+{
+	int best = -1;
+
+	for (int i = 0; i < N; i++)
+		if (m[i].in && !m[i].taken && timers[i].hrt__soft <= due &&
+		    (best < 0 || before(i, best)))
+			best = i;
+	return best;
+}
+
+static hrt_time_t model_next(void)
+{
+	hrt_time_t h = HRT_TIME_MAX;
+
+	for (int i = 0; i < N; i++)
+		if (m[i].in && timers[i].hrt__hard < h)
+			h = timers[i].hrt__hard;
+	return h;
+}
+
+static struct hrt_timer *ptr(int i)
+{
+	return i < 0 ? NULL : &timers[i];
+}
+
+static void add(int i)
+{
+	struct hrt_timer *t = &timers[i];
+	uintptr_t s = hrt__tset_state(t);
+
+	if (s & HRT_TS_QUEUED)
+		hrt__tset_del(&ts, t, s);
+	else if (!hrt__tset_of(s))
+		hrt__tset_bind(t, &ts);
+	rnd_expiry(t);
+	hrt__tset_add(&ts, t);
+	m[i].in = 1;
+	m[i].seq = ++seq;
+}
+
+static void del(int i)
+{
+	uintptr_t s = hrt__tset_state(&timers[i]);
+
+	assert_int_equal(!!(s & HRT_TS_QUEUED), m[i].in);
+	if (m[i].in) {
+		hrt__tset_del(&ts, &timers[i], s);
+		m[i].in = 0;
+	}
+}
+
+static void check_all(void)
+{
+	size_t n = 0;
+
+	assert_null(hrt__tset_check(&ts));
+	for (int i = 0; i < N; i++) {
+		uintptr_t s = hrt__tset_state(&timers[i]);
+
+		n += m[i].in;
+		assert_int_equal(!!(s & HRT_TS_QUEUED), m[i].in);
+		if (s)
+			assert_ptr_equal(hrt__tset_of(s), &ts);
+	}
+	assert_int_equal(hrt__tset_count(&ts), n);
+}
+
+/* The window outside a pass: the first timer's soft and hard, and a soft
+ * expiry between its and the latest one <= its hard. */
+static void check_window(void)
+{
+	hrt_time_t owner, soft, hard, latest;
+	int f = model_first(HRT_TIME_MAX), r = hrt__tset_window(&ts, &owner, &soft, &hard);
+
+	assert_int_equal(r, f >= 0);
+	if (f < 0)
+		return;
+	assert_int_equal(owner, timers[f].hrt__soft);
+	assert_int_equal(hard, timers[f].hrt__hard);
+	latest = owner;
+	for (int i = 0; i < N; i++)
+		if (m[i].in && timers[i].hrt__soft <= hard && timers[i].hrt__soft > latest)
+			latest = timers[i].hrt__soft;
+	assert_true(owner <= soft && soft <= latest);
+}
+
+struct walk_ctx {
+	int last;
+	size_t n;
+};
+
+static void walk_fn(const struct hrt_tree_node *n, void *ctx)
+{
+	struct walk_ctx *w = ctx;
+	int i = (int)(n->timer - timers);
+
+	assert_true(m[i].in);
+	if (w->last >= 0)
+		assert_true(before(w->last, i));
+	w->last = i;
+	w->n++;
+}
+
+/* Outside a pass: every timer shown, in queue order. */
+static void check_walk(void)
+{
+	struct walk_ctx w = { -1, 0 };
+	size_t n;
+
+	hrt__tset_gather(&ts);
+	n = hrt__tset_walk(&ts, walk_fn, &w);
+	assert_int_equal(n, w.n);
+	assert_int_equal(n, hrt__tset_count(&ts));
+}
+
+/* What a callback may do: restart its own timer, add and delete others. */
+static void callback(int i)
+{
+	if (rng() % 2) {
+		add(i);
+		tally.restarts++;
+	}
+	for (int k = (int)(rng() % 4); k > 0; k--) {
+		int j = (int)(rng() % (unsigned)active);
+
+		if (rng() % 2)
+			add(j);
+		else
+			del(j);
+	}
+	check_all();
+}
+
+static void take(struct hrt_timer *t)
+{
+	int i = (int)(t - timers);
+
+	hrt__tset_take(&ts, t);
+	m[i].in = 0;
+	m[i].taken = 1;
+	tally.taken++;
+	callback(i);
+}
+
+static void pass(void)
+{
+	struct hrt_timer *t;
+	uint64_t visited = 0;
+
+	switch (rng() % 4) {
+	case 0:
+		break;                                  /* the same instant again */
+	case 1:
+		now = sat_add(now, rng() % 4000000);
+		break;
+	default:
+		now = sat_add(now, rng() % (UINT64_C(1) << (rng() % 40)));
+		break;
+	}
+	if (now > HRT_QUEUE_NOW_MAX)
+		now = HRT_QUEUE_NOW_MAX;
+	hrt__tset_pass_begin(&ts, ++pass_id, now);
+	tally.passes++;
+	check_all();
+	for (;;) {      /* the leftmost run */
+		int f = model_first(HRT_TIME_MAX);
+
+		t = hrt__tset_first_due(&ts, now);
+		assert_ptr_equal(t, f >= 0 && timers[f].hrt__soft <= now ? ptr(f) : NULL);
+		if (!t)
+			break;
+		take(t);
+	}
+	if (rng() % 2) {        /* the greedy walk */
+		while ((t = hrt__tset_next_due(&ts, now, &visited))) {
+			assert_ptr_equal(t, ptr(model_first(now)));
+			take(t);
+		}
+		assert_int_equal(model_first(now), -1);
+	}
+	hrt__tset_pass_end(&ts);
+	for (int i = 0; i < N; i++)
+		m[i].taken = 0;
+	tally.visited += visited;
+}
+
+static void test_timerset_matches_oracle(void **state)
+{
+	(void)state;
+	rng_state = seed;
+	memset(timers, 0, sizeof(timers));
+	memset(m, 0, sizeof(m));
+	now = (hrt_time_t)(rng() % (UINT64_C(1) << 50)) - ((hrt_time_t)1 << 49);
+	hrt__tset_init(&ts, now);
+	for (step = 0; step < steps; step++) {
+		int i;
+
+		if (step % 1000 == 0)
+			active = (int[]){ 4, 16, 64, N }[rng() % 4];
+		i = (int)(rng() % (unsigned)active);
+
+		switch (rng() % 16) {
+		case 0: case 1: case 2: case 3: case 4: case 5: case 6:
+			add(i);
+			break;
+		case 7: case 8: case 9:
+			del(i);
+			break;
+		case 10:
+			assert_int_equal(hrt__tset_next(&ts, (int)(rng() % 2)), model_next());
+			break;
+		case 11:
+			check_window();
+			break;
+		case 12:
+			if (rng() % 8 == 0)
+				check_walk();
+			break;
+		default:
+			pass();
+			break;
+		}
+		check_all();
+	}
+	printf("%ld steps: %llu passes took %llu timers (%llu restarted), %llu greedy nodes; "
+	       "%llu wheel moves, %llu cascades, %llu tree ops\n", steps,
+	       (unsigned long long)tally.passes, (unsigned long long)tally.taken,
+	       (unsigned long long)tally.restarts, (unsigned long long)tally.visited,
+	       (unsigned long long)ts.wheel_moves, (unsigned long long)ts.wheel.cascades,
+	       (unsigned long long)ts.tree_ops);
+}
+
+/* More than HRT_TSET_RAN_MAX restarts in one pass: the marks fill up and
+ * the pending tree takes over, and neither lets a timer run twice. */
+static void test_timerset_restarts_past_the_marks(void **state)
+{
+	struct hrt_timer *t;
+	int runs = 0;
+
+	(void)state;
+	memset(timers, 0, sizeof(timers));
+	memset(m, 0, sizeof(m));
+	now = 1000;
+	hrt__tset_init(&ts, 0);
+	for (int i = 0; i < 3 * HRT_TSET_RAN_MAX; i++) {
+		timers[i].hrt__soft = timers[i].hrt__hard = 500 + i % 3;
+		hrt__tset_bind(&timers[i], &ts);
+		hrt__tset_add(&ts, &timers[i]);
+	}
+	hrt__tset_pass_begin(&ts, 1, now);
+	while ((t = hrt__tset_first_due(&ts, now))) {
+		hrt__tset_take(&ts, t);
+		runs++;
+		t->hrt__soft = t->hrt__hard = now;      /* due again: not in this pass */
+		hrt__tset_add(&ts, t);
+		assert_null(hrt__tset_check(&ts));
+	}
+	assert_null(hrt__tset_next_due(&ts, now, &(uint64_t){ 0 }));
+	assert_int_equal(runs, 3 * HRT_TSET_RAN_MAX);
+	hrt__tset_pass_end(&ts);
+	assert_null(hrt__tset_check(&ts));
+	/* The next pass runs them all again, in the order they were re-added:
+	 * the first run's order, by old hard expiry, then FIFO. */
+	hrt__tset_pass_begin(&ts, 2, now);
+	for (int i = 0; i < 3 * HRT_TSET_RAN_MAX; i++) {
+		t = hrt__tset_first_due(&ts, now);
+		assert_non_null(t);
+		assert_ptr_equal(t, &timers[i / HRT_TSET_RAN_MAX + 3 * (i % HRT_TSET_RAN_MAX)]);
+		hrt__tset_take(&ts, t);
+	}
+	hrt__tset_pass_end(&ts);
+	assert_int_equal(hrt__tset_count(&ts), 0);
+}
+
+static void test_timerset_check_catches_a_wrong_state_word(void **state)
+{
+	(void)state;
+	memset(timers, 0, sizeof(timers));
+	hrt__tset_init(&ts, 0);
+	timers[0].hrt__soft = timers[0].hrt__hard = 10;                  /* tree */
+	timers[1].hrt__soft = timers[1].hrt__hard = (hrt_time_t)1 << 40; /* wheel */
+	for (int i = 0; i < 2; i++) {
+		hrt__tset_bind(&timers[i], &ts);
+		hrt__tset_add(&ts, &timers[i]);
+	}
+	assert_true(hrt__tset_state(&timers[1]) & HRT_TS_WHEEL);
+	assert_null(hrt__tset_check(&ts));
+	timers[0].hrt__base_state |= HRT_TS_PENDING;
+	assert_string_equal(hrt__tset_check(&ts), "queued timer with a wrong state word");
+	timers[0].hrt__base_state &= ~(uintptr_t)HRT_TS_PENDING;
+	timers[1].hrt__base_state &= ~(uintptr_t)HRT_TS_WHEEL;
+	assert_string_equal(hrt__tset_check(&ts), "wheel timer with a wrong state word");
+	timers[1].hrt__base_state |= HRT_TS_WHEEL;
+	assert_null(hrt__tset_check(&ts));
+}
+
+int main(int argc, char **argv)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_timerset_matches_oracle),
+		cmocka_unit_test(test_timerset_restarts_past_the_marks),
+		cmocka_unit_test(test_timerset_check_catches_a_wrong_state_word),
+	};
+	int failed;
+
+	if (argc > 1)
+		seed = strtoull(argv[1], NULL, 0);
+	if (argc > 2)
+		steps = strtol(argv[2], NULL, 0);
+	printf("test_timerset seed %llu, %ld steps\n", seed, steps);
+	failed = cmocka_run_group_tests(tests, NULL, NULL);
+	if (failed && failed != 77)
+		printf("replay: build/tests/test_timerset %llu %ld (stopped at step %ld)\n",
+		       seed, steps, step);
+	return failed;
+}
