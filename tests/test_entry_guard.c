@@ -527,7 +527,23 @@ static long long do_wait_window(struct ctx *c)
 
 /*
  * Expected results.  The owner column is the control: what the call does
- * in the prepared world with no situation in the way.
+ * in the prepared world with no situation in the way.  Where hrt.h says
+ * nothing, the values chosen (OURS) follow these rules:
+ *  - calls that touch no existing base (hrt_version, hrt_base_new*,
+ *    hrt_timer_init of a fresh timer) work everywhere;
+ *  - the walk callback: queries of the walked base answer (hrt.h names
+ *    count, next_event, get_stats, is_running, check and walk; the other
+ *    getters are queries too); every setting or wait is -EDEADLK like the
+ *    calls it names (set_greedy, set_coalesce, wait_window);
+ *  - a callback of a pass may change its base's settings, clock and stats
+ *    and take its fd (hrt.h forbids only free, a pass, and waits);
+ *  - the foreign thread's "nothing" value of hrt_base_get_clock is its
+ *    NULL answer, -1 (0 is CLOCK_REALTIME);
+ *  - a NULL base or timer gets what the other calls give NULL: -EINVAL
+ *    from calls that return an errno, else 0 / NULL / nothing done;
+ *  - hrt_base_loop from the loop's own callback: -EBUSY, as for any second
+ *    loop (the callback rule's "returns 0" for a pass of its own base
+ *    says otherwise).
  */
 static const struct row rows[] = {
 /*	  name, adapter, after, flags,
