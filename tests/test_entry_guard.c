@@ -1160,9 +1160,13 @@ static void *try_base(void *arg)
 }
 
 /*
+ * An unlocked base belongs to the thread that made it, and to no thread
+ * made after that one exited, even one that reuses its stack and TLS
+ * block.  (The other way out, hrt.h naming who may free such a base once
+ * its creator is gone, would change what the later threads expect here.)
  * In a child: no thread can free the base once its creator is gone, so
- * the child's exit takes it.  Up to NV - 1 later threads each try it;
- * v[i] is what each got, v[NV - 1] the count of threads accepted.
+ * the child's exit takes it.  NV - 1 later threads each try it; v[i] is
+ * what each got, v[NV - 1] the count of threads accepted.
  */
 static void heir_child(void *arg, long long *v)
 {
