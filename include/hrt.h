@@ -30,7 +30,9 @@
  * (then return HRT_NORESTART and touch it no more), start, cancel or
  * forward any timer (its own included: a cancel of itself returns at once),
  * query or stop any base, and run passes of other bases.  It must not: free
- * its own base (-EBUSY), run a pass of its own base (returns 0), or wait
+ * its own base (-EBUSY), run a pass or hrt_base_loop of its own base
+ * (returns 0 at once; hrt_base_loop from the loop's own callback: -EBUSY,
+ * as any second loop), or wait
  * (hrt_timer_cancel) for a callback that may itself be waiting for this
  * one - see hrt_timer_cancel.  HRT_RESTART re-queues the timer with the
  * soft and hard expiry it then has (move them with hrt_timer_forward);
@@ -46,7 +48,18 @@
  * after hrt_base_new, hrt_base_fd, hrt_base_dispatch, hrt_base_loop and
  * hrt_base_stop return -ECHILD and starts and cancels never re-arm the
  * timerfd (it is the parent's, shared); timers and passes (hrt_base_run)
- * still work there.  A child that wants wake-ups makes its own base.
+ * still work there, also after a fork made while other threads were
+ * inside calls (the library's fork handlers take every base's lock around
+ * the fork; in the child a pass or a wait of a thread that is not there
+ * is over).  A child that wants wake-ups makes its own base.
+ *
+ * Entry checks.  Every call checks, in this order: its arguments (NULL or
+ * a rejected value: -EINVAL); another thread on an HRT_BASE_UNLOCKED base
+ * (-EPERM); a hrt_base_walk_tree callback of this thread (-EDEADLK for a
+ * call that would change a base); a forked child, for the fd calls
+ * (-ECHILD); a pass or loop of the base's own (hrt_base_run and
+ * hrt_base_loop).  A call that returns no errno answers its "nothing"
+ * value instead (0, NULL, HRT_TIME_MAX, -1 for a clock).
  */
 #ifndef HRT_H
 #define HRT_H
@@ -176,6 +189,9 @@ HRT_EXTERN struct hrt_base *hrt_base_new(clockid_t clock);
  * no stats copied); hrt_base_stop included, so stop such a loop from one of
  * its own callbacks.  Moving a timer between an unlocked base and another
  * base works only on the owner thread of every unlocked base involved.
+ * The owner is the creating thread itself, not its address or TLS block:
+ * no thread started later is ever its owner, so once the creator has
+ * exited nobody can free the base - free it before the thread exits.
  * -EINVAL for an unknown flag.
  */
 #define HRT_BASE_UNLOCKED 1u
@@ -336,8 +352,10 @@ struct hrt_tree_node {
  * queries of this base (count, next_event, get_stats, is_running, check,
  * a nested walk of it) are safe and see the base as it is; every call that
  * changes a base returns -EDEADLK (start, cancel, try_cancel, set_time, fd,
- * dispatch, loop, stop), -EBUSY (free), 0 (forward, run) or does nothing
- * (reset_stats); walking another base returns -EDEADLK.  fn must not query
+ * dispatch, loop, stop, set_greedy, set_coalesce, wait_window), -EBUSY
+ * (free), 0 (forward, run) or does nothing (reset_stats); walking another
+ * base returns -EDEADLK.  During a pass (fn called from a callback) the
+ * timers queued since the pass began are shown too, in key order.  fn must not query
  * another base that another thread may be walking (each would wait for the
  * other's lock).
  */

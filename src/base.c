@@ -20,19 +20,12 @@
 #include "base_priv.h"
 
 _Thread_local const struct hrt_base *hrt__walking HRT_TLS_IE;
+_Thread_local uint64_t hrt__thread_id HRT_TLS_IE;
 unsigned hrt__fork_gen;
 
 /* Pass numbers are unique across bases, so "ran in this pass" needs no
  * base comparison. */
 static uint64_t pass_counter;
-
-/* t is queued (or was last) on an unlocked base of another thread. */
-static inline int timer_foreign(const struct hrt_timer *t)
-{
-	struct hrt_base *b = st_base(hrt__tset_state(t));
-
-	return b && base_foreign(b);
-}
 
 static inline hrt_time_t sat_add(hrt_time_t a, hrt_time_t b)
 {
@@ -74,27 +67,30 @@ hrt_time_t hrt__clock_now(clockid_t clock)
 
 HRT_EXTERN int hrt_base_set_greedy(struct hrt_base *b, enum hrt_greedy policy)
 {
-	if (!b || (policy != HRT_GREEDY_OFF && policy != HRT_GREEDY_IDLE &&
-		   policy != HRT_GREEDY_ALWAYS))
-		return -EINVAL;
+	int err = base_guard(b, G_CHANGE, policy != HRT_GREEDY_OFF &&
+			     policy != HRT_GREEDY_IDLE && policy != HRT_GREEDY_ALWAYS);
+
+	if (err)
+		return err;
 	__atomic_store_n(&b->greedy, (int)policy, __ATOMIC_RELAXED);
 	return 0;
 }
 
 HRT_EXTERN enum hrt_greedy hrt_base_get_greedy(const struct hrt_base *b)
 {
-	return b ? (enum hrt_greedy)__atomic_load_n(&b->greedy, __ATOMIC_RELAXED)
-		 : HRT_GREEDY_OFF;
+	if (base_guard(b, G_QUERY, 0))
+		return HRT_GREEDY_OFF;
+	return (enum hrt_greedy)__atomic_load_n(&b->greedy, __ATOMIC_RELAXED);
 }
 
 HRT_EXTERN clockid_t hrt_base_get_clock(const struct hrt_base *b)
 {
-	return b ? b->clock : (clockid_t)-1;
+	return base_guard(b, G_QUERY, 0) ? (clockid_t)-1 : b->clock;
 }
 
 HRT_EXTERN hrt_time_t hrt_base_now(struct hrt_base *b)
 {
-	if (!b)
+	if (base_guard(b, G_QUERY, 0))
 		return 0;
 	if (base_is_virtual(b))
 		return __atomic_load_n(&b->vnow, __ATOMIC_RELAXED);
@@ -103,14 +99,12 @@ HRT_EXTERN hrt_time_t hrt_base_now(struct hrt_base *b)
 
 HRT_EXTERN int hrt_base_set_time(struct hrt_base *b, hrt_time_t now)
 {
-	int ret = 0;
+	int ret = base_guard(b, G_CHANGE, 0);
 
-	if (!b || !base_is_virtual(b))
+	if (ret)
+		return ret;
+	if (!base_is_virtual(b))
 		return -EINVAL;
-	if (base_foreign(b))
-		return -EPERM;
-	if (hrt__walking)
-		return -EDEADLK;
 	base_lock(b);
 	if (now < b->vnow)
 		ret = -EINVAL;
@@ -122,18 +116,23 @@ HRT_EXTERN int hrt_base_set_time(struct hrt_base *b, hrt_time_t now)
 
 /* Locking a timer's base ---------------------------------------------- */
 
-/* Locks and returns t's base (NULL, nothing locked, if it has none). */
-static struct hrt_base *lock_timer_base(const struct hrt_timer *t, uintptr_t *sp)
+/* Locks t's base into *bp (NULL, nothing locked, if it has none): 0, or
+ * -EPERM, nothing locked, if that base is another thread's unlocked one
+ * (the guard's step 2 for a timer, made on the base the lock confirms). */
+static inline int lock_timer_base(const struct hrt_timer *t, struct hrt_base **bp, uintptr_t *sp)
 {
 	for (;;) {
 		struct hrt_base *b = st_base(hrt__tset_state(t));
 
-		if (!b || base_foreign(b))
-			return NULL;    /* callers check base_foreign first */
+		*bp = b;
+		if (!b)
+			return 0;
+		if (base_foreign(b))
+			return -EPERM;
 		base_lock(b);
 		*sp = hrt__tset_state(t);
 		if (st_base(*sp) == b)
-			return b;
+			return 0;
 		base_unlock(b);         /* moved meanwhile: chase it */
 	}
 }
@@ -147,11 +146,15 @@ static void unlock_two(struct hrt_base *a, struct hrt_base *b)
 
 /*
  * Locks nb and t's current base (address order against deadlock) and
- * returns the latter.  A timer with no base yet is claimed for nb with a
- * compare-and-swap, so two first starts on different bases cannot both
- * believe it is theirs.
+ * returns the latter; NULL, nothing locked, if that base is another
+ * thread's unlocked one (the guard's step 2 for the timer: checked on each
+ * base the timer is found on, so a move onto such a base while this
+ * thread waited for a lock is refused, never followed).  A timer with no
+ * base yet is claimed for nb with a compare-and-swap, so two first starts
+ * on different bases cannot both believe it is theirs.
  */
-static struct hrt_base *lock_for_start(struct hrt_timer *t, struct hrt_base *nb, uintptr_t *sp)
+static inline struct hrt_base *lock_for_start(struct hrt_timer *t, struct hrt_base *nb,
+					      uintptr_t *sp)
 {
 	for (;;) {
 		uintptr_t s = hrt__tset_state(t);
@@ -173,6 +176,8 @@ static struct hrt_base *lock_for_start(struct hrt_timer *t, struct hrt_base *nb,
 		}
 		if (ob == nb) {
 			base_lock(nb);
+		} else if (base_foreign(ob)) {
+			return NULL;
 		} else if (ob < nb) {
 			base_lock(ob);
 			base_lock(nb);
@@ -189,7 +194,7 @@ static struct hrt_base *lock_for_start(struct hrt_timer *t, struct hrt_base *nb,
 
 HRT_EXTERN void hrt_timer_init(struct hrt_timer *t, hrt_callback fn)
 {
-	if (!t)
+	if (timer_guard(t, G_QUERY, 0))         /* touches no base */
 		return;
 	memset(t, 0, sizeof(*t));
 	t->hrt__fn = fn;
@@ -201,19 +206,18 @@ HRT_EXTERN int hrt_timer_start_range(struct hrt_timer *t, struct hrt_base *nb,
 	struct hrt_base *ob, *target;
 	hrt_time_t hard;
 	uintptr_t s;
+	int err = base_guard(nb, G_CHANGE, !t || !t->hrt__fn || slack < 0 ||
+			     (mode != HRT_MODE_ABS && mode != HRT_MODE_REL));
 
-	if (!t || !nb || !t->hrt__fn || slack < 0 ||
-	    (mode != HRT_MODE_ABS && mode != HRT_MODE_REL))
-		return -EINVAL;
-	if (base_foreign(nb) || timer_foreign(t))
-		return -EPERM;
-	if (hrt__walking)
-		return -EDEADLK;
+	if (err)
+		return err;
 	if (mode == HRT_MODE_REL)
 		soft = sat_add(hrt_base_now(nb), soft);
 	hard = cap_hard(soft, sat_add(soft, slack));
 
 	ob = lock_for_start(t, nb, &s);
+	if (!ob)
+		return -EPERM;
 	/* A timer whose callback is running stays on its base (cancel must
 	 * find the callback to wait for it). */
 	target = ob != nb && ob->running == t ? ob : nb;
@@ -242,17 +246,10 @@ static int cancel(struct hrt_timer *t, int wait)
 {
 	struct hrt_base *b;
 	uintptr_t s;
-	int ret = 0;
+	int ret = timer_guard(t, G_CHANGE, 0);
 
-	if (!t)
-		return -EINVAL;
-	if (timer_foreign(t))
-		return -EPERM;
-	if (hrt__walking)
-		return -EDEADLK;
-	b = lock_timer_base(t, &s);
-	if (!b)
-		return 0;
+	if (ret || (ret = lock_timer_base(t, &b, &s)) || !b)
+		return ret;
 	while (b->running == t && !pthread_equal(b->pass_thread, pthread_self())) {
 		if (!wait) {
 			base_unlock(b);
@@ -264,8 +261,7 @@ static int cancel(struct hrt_timer *t, int wait)
 		s = hrt__tset_state(t);
 		if (st_base(s) != b) {          /* moved once it stopped running */
 			base_unlock(b);
-			b = lock_timer_base(t, &s);
-			if (!b)
+			if ((ret = lock_timer_base(t, &b, &s)) || !b)
 				return ret;
 		}
 	}
@@ -303,9 +299,9 @@ HRT_EXTERN uint64_t hrt_timer_forward(struct hrt_timer *t, hrt_time_t now, hrt_t
 	uint64_t n = 0, q;
 	uintptr_t s;
 
-	if (!t || interval <= 0 || hrt__walking || timer_foreign(t))
+	/* A refusal is 0 here: nothing was moved. */
+	if (timer_guard(t, G_CHANGE, interval <= 0) || lock_timer_base(t, &b, &s))
 		return 0;
-	b = lock_timer_base(t, &s);
 	if (!b)
 		s = hrt__tset_state(t);
 	soft = __atomic_load_n(&t->hrt__soft, __ATOMIC_RELAXED);
@@ -325,7 +321,9 @@ HRT_EXTERN uint64_t hrt_timer_forward(struct hrt_timer *t, hrt_time_t now, hrt_t
 
 HRT_EXTERN int hrt_timer_is_queued(const struct hrt_timer *t)
 {
-	return t && hrt__tset_queued(hrt__tset_state(t));
+	if (timer_guard(t, G_QUERY, 0) || timer_foreign(t))
+		return 0;
+	return hrt__tset_queued(hrt__tset_state(t));
 }
 
 HRT_EXTERN int hrt_timer_is_running(const struct hrt_timer *t)
@@ -334,12 +332,12 @@ HRT_EXTERN int hrt_timer_is_running(const struct hrt_timer *t)
 	uintptr_t s;
 	int r;
 
-	if (!t)
+	if (timer_guard(t, G_QUERY, 0))
 		return 0;
 	b = st_base(hrt__tset_state(t));
 	if (b && b == hrt__walking)     /* its lock is ours: t cannot move */
 		return b->running == t;
-	if (!(b = lock_timer_base(t, &s)))
+	if (lock_timer_base(t, &b, &s) || !b)
 		return 0;
 	r = b->running == t;
 	base_unlock(b);
@@ -348,17 +346,23 @@ HRT_EXTERN int hrt_timer_is_running(const struct hrt_timer *t)
 
 HRT_EXTERN hrt_time_t hrt_timer_get_soft(const struct hrt_timer *t)
 {
-	return t ? __atomic_load_n(&t->hrt__soft, __ATOMIC_RELAXED) : 0;
+	if (timer_guard(t, G_QUERY, 0) || timer_foreign(t))
+		return 0;
+	return __atomic_load_n(&t->hrt__soft, __ATOMIC_RELAXED);
 }
 
 HRT_EXTERN hrt_time_t hrt_timer_get_hard(const struct hrt_timer *t)
 {
-	return t ? __atomic_load_n(&t->hrt__hard, __ATOMIC_RELAXED) : 0;
+	if (timer_guard(t, G_QUERY, 0) || timer_foreign(t))
+		return 0;
+	return __atomic_load_n(&t->hrt__hard, __ATOMIC_RELAXED);
 }
 
 HRT_EXTERN struct hrt_base *hrt_timer_get_base(const struct hrt_timer *t)
 {
-	return t ? st_base(hrt__tset_state(t)) : NULL;
+	if (timer_guard(t, G_QUERY, 0) || timer_foreign(t))
+		return NULL;
+	return st_base(hrt__tset_state(t));
 }
 
 /* The expiry pass --------------------------------------------------------- */
@@ -449,7 +453,8 @@ HRT_EXTERN size_t hrt_base_run(struct hrt_base *b, hrt_time_t now, int idle)
 {
 	size_t n;
 
-	if (!b || hrt__walking || base_foreign(b))
+	/* A refusal is 0 here, as a pass of its own base is (step 5). */
+	if (base_guard(b, G_CHANGE, 0))
 		return 0;
 	base_lock(b);
 	n = hrt__base_run_locked(b, now, idle);
@@ -463,7 +468,7 @@ HRT_EXTERN hrt_time_t hrt_base_next_event(struct hrt_base *b)
 	hrt_time_t next;
 	int locked;
 
-	if (!b || base_foreign(b))
+	if (base_guard(b, G_QUERY, 0))
 		return HRT_TIME_MAX;
 	locked = query_lock(b);
 	next = hrt__tset_next(&b->set, 0);
@@ -471,3 +476,15 @@ HRT_EXTERN hrt_time_t hrt_base_next_event(struct hrt_base *b)
 	return next;
 }
 
+
+/* Step 5 of the guard, for hrt_base_loop: this thread runs a pass of b
+ * (so it is in one of b's callbacks). */
+int hrt__base_in_own_pass(struct hrt_base *b)
+{
+	int own;
+
+	base_lock(b);
+	own = hrt__tset_in_pass(&b->set) && pthread_equal(b->pass_thread, pthread_self());
+	base_unlock(b);
+	return own;
+}

@@ -14,11 +14,15 @@
 
 struct hrt_loop;
 
-/* wakeup.c.  Entry check of the calls that use the device: -EPERM from another
- * thread on an unlocked base, -EDEADLK from a hrt_base_walk_tree callback
- * (the lock is held), -ECHILD in a child forked after the base was made
- * (the fds are the parent's); else 0. */
-int hrt__base_fd_entry(const struct hrt_base *b);
+/* wakeup.c.  The entry guard (base_priv.h) of a call that uses the
+ * device: -EINVAL for NULL, -EPERM from another thread on an unlocked
+ * base, -EDEADLK from a hrt_base_walk_tree callback (the lock is held),
+ * -ECHILD in a child forked after the base was made (the fds are the
+ * parent's); else 0. */
+int hrt__base_guard_fd(const struct hrt_base *b);
+/* base.c.  The guard's last step for hrt_base_loop: this thread runs a
+ * pass of b (it is inside one of b's callbacks). */
+int hrt__base_in_own_pass(struct hrt_base *b);
 /* The base's loop state (loop.h): made and freed with the base
  * (lifecycle.c), only kept by it. */
 struct hrt_loop *hrt__base_loop(struct hrt_base *b);

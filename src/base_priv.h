@@ -9,9 +9,22 @@
  * hangs the one on the other.  The queued timers are the timer set's (timerset.h); the base
  * reaches them only through its functions.
  *
- * Entry checks: every public call of the base layer opens with the
- * helpers below (base_foreign, hrt__walking, base_fd_entry, query_lock),
- * and only here, so that one guard can replace them in one place.
+ * The entry guard: every public call of the base layer and of the loop
+ * opens with base_guard or timer_guard below, and no other entry check
+ * exists, so every call meets the situations in one order:
+ *   1. a bad argument (NULL, or a value the call rejects)    -EINVAL
+ *   2. another thread on an unlocked base                     -EPERM
+ *   3. inside a hrt_base_walk_tree callback (its lock held)   -EDEADLK
+ *   4. a child forked after the base was made, for the calls
+ *      that use its fds (they are the parent's)               -ECHILD
+ *   5. a pass or loop of the base's own, for the calls that
+ *      would run one (checked under the lock: run, loop)
+ * A timer's base is known only once it is locked, so for a timer queued
+ * on (or last started on) an unlocked base check 2 is made there, after
+ * the lock, by lock_timer_base and lock_for_start: a timer may move
+ * between the check and the lock.  Queries answer in situation 3 (the
+ * walk holds the lock: query_lock skips it); in situation 2 a call that
+ * has no errno to return answers its "nothing" value.
  *
  * Locking: one mutex per base, taken by every public call and dropped
  * around callbacks.  A hrt_base_walk_tree callback runs with it held, so
@@ -38,7 +51,7 @@ struct hrt_base {
 	struct hrt_tset set;
 	pthread_mutex_t lock;           /* unused by an unlocked base */
 	int unlocked;                   /* HRT_BASE_UNLOCKED */
-	const void *owner;              /* unlocked: &hrt__walking of its thread */
+	uint64_t owner;                 /* unlocked: its thread's hrt__thread_id */
 	pthread_cond_t done;            /* a callback returned (cancel waits) */
 
 	/* Pass state (the set holds the pass's number and its marks). */
@@ -60,6 +73,10 @@ struct hrt_base {
 	int coalesce;                   /* HRT_COALESCE / hrt_base_set_coalesce */
 	struct hrt_loop *loop;          /* hrt_base_loop's state (loop.c); the
 					 * base never looks inside */
+	/* lifecycle.c's list of locked bases, which fork() locks (address
+	 * order) so that a child's copy of every lock is free. */
+	struct hrt_base *fork_next, *fork_prev;
+	struct hrt_base *fork_push;     /* the list's intake, lock-free */
 };
 
 /* `armed` when the device has fired and must be re-armed whatever follows. */
@@ -74,21 +91,30 @@ struct hrt_base {
 #define HRT_TLS_IE
 #endif
 extern _Thread_local const struct hrt_base *hrt__walking HRT_TLS_IE;
+/* This thread's identity as an owner of unlocked bases: 0 until it makes
+ * one, then a number no other thread of the process ever gets (a thread's
+ * address or its TLS block is reused by later threads). */
+extern _Thread_local uint64_t hrt__thread_id HRT_TLS_IE;
 
 /* Bumped in the child of every fork() (lifecycle.c registers it): a base
  * whose fork_gen differs was made by an ancestor and shares its timerfd. */
 extern unsigned hrt__fork_gen;
+
+static inline int base_is_forked(const struct hrt_base *b)
+{
+	return b->fork_gen != __atomic_load_n(&hrt__fork_gen, __ATOMIC_RELAXED);
+}
 
 static inline struct hrt_base *base_of(const struct hrt_tset *ts)
 {
 	return (struct hrt_base *)ts;   /* set is the first member */
 }
 
-/* An unlocked base's thread is named by the address of its hrt__walking:
- * one %fs-relative lea, no call, so the owner check is on in every build. */
+/* Another thread's unlocked base: one TLS load and a compare (a locked
+ * base has owner 0, and no thread's id is 0 once it owns a base). */
 static inline int base_foreign(const struct hrt_base *b)
 {
-	return b->unlocked && b->owner != (const void *)&hrt__walking;
+	return b->owner && b->owner != hrt__thread_id;
 }
 
 static inline void base_lock(const struct hrt_base *b)
@@ -108,22 +134,49 @@ static inline int base_is_virtual(const struct hrt_base *b)
 	return b->clock == HRT_CLOCK_VIRTUAL;
 }
 
-static inline int base_is_forked(const struct hrt_base *b)
-{
-	return b->fork_gen != __atomic_load_n(&hrt__fork_gen, __ATOMIC_RELAXED);
-}
 
-/* Entry check of the calls that use the fds: -EPERM from another thread
- * on an unlocked base, -EDEADLK from a hrt_base_walk_tree callback (the
- * lock is held), -ECHILD in a child forked after the base was made (the
- * fds are the parent's). */
-static inline int base_fd_entry(const struct hrt_base *b)
+/* What a call does, for the guard: a query answers from a walk callback,
+ * a change is refused there, an fd call also in a forked child. */
+#define G_QUERY  0u
+#define G_CHANGE 1u
+#define G_FD     3u     /* a change that uses the fds */
+
+/*
+ * The entry guard of a call on base b (steps 1-4 of the order above);
+ * `bad`: the call's other arguments are invalid.  0, or the -errno to
+ * return.  `kind` is a constant, so each call keeps only its own tests.
+ */
+static inline int base_guard(const struct hrt_base *b, unsigned kind, int bad)
 {
+	if (bad || !b)
+		return -EINVAL;
 	if (base_foreign(b))
 		return -EPERM;
-	if (hrt__walking)
+	if ((kind & G_CHANGE) && hrt__walking)
 		return -EDEADLK;
-	return base_is_forked(b) ? -ECHILD : 0;
+	if (kind == G_FD && base_is_forked(b))
+		return -ECHILD;
+	return 0;
+}
+
+/* The guard of a call on a timer whose base is found under its lock:
+ * steps 1 and 3; step 2 is lock_timer_base's (see above). */
+static inline int timer_guard(const struct hrt_timer *t, unsigned kind, int bad)
+{
+	if (bad || !t)
+		return -EINVAL;
+	if ((kind & G_CHANGE) && hrt__walking)
+		return -EDEADLK;
+	return 0;
+}
+
+/* A lock-free query of t: whether t is on (or was last started on) an
+ * unlocked base of another thread, whose answer is "nothing". */
+static inline int timer_foreign(const struct hrt_timer *t)
+{
+	const struct hrt_base *b = (const struct hrt_base *)hrt__tset_of(hrt__tset_state(t));
+
+	return b && base_foreign(b);
 }
 
 /* Locks b for a read-only query, unless this thread holds it already

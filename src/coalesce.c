@@ -12,15 +12,17 @@
 
 HRT_EXTERN int hrt_base_set_coalesce(struct hrt_base *b, bool on)
 {
-	if (!b)
-		return -EINVAL;
+	int err = base_guard(b, G_CHANGE, 0);
+
+	if (err)
+		return err;
 	__atomic_store_n(&b->coalesce, on ? 1 : 0, __ATOMIC_RELAXED);
 	return 0;
 }
 
 HRT_EXTERN bool hrt_base_get_coalesce(const struct hrt_base *b)
 {
-	return b && __atomic_load_n(&b->coalesce, __ATOMIC_RELAXED);
+	return !base_guard(b, G_QUERY, 0) && __atomic_load_n(&b->coalesce, __ATOMIC_RELAXED);
 }
 
 /* Keep the top three bits: the slack changes (a prctl) only when the window
@@ -78,12 +80,10 @@ int hrt__coalesce_plan(hrt_time_t now, hrt_time_t owner, hrt_time_t soft,
 HRT_EXTERN int hrt_base_wait_window(struct hrt_base *b, hrt_time_t *soft, hrt_time_t *hard)
 {
 	hrt_time_t owner, s, h, until, slack;
-	int have;
+	int have = base_guard(b, G_CHANGE, !soft || !hard);   /* it locks b */
 
-	if (!b || !soft || !hard)
-		return -EINVAL;
-	if (base_foreign(b))
-		return -EPERM;
+	if (have)
+		return have;
 	base_lock(b);
 	have = hrt__tset_window(&b->set, &owner, &s, &h);
 	base_unlock(b);

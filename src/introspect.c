@@ -15,7 +15,7 @@ HRT_EXTERN size_t hrt_base_count(const struct hrt_base *b)
 	size_t n;
 	int locked;
 
-	if (!b || base_foreign(b))
+	if (base_guard(b, G_QUERY, 0))
 		return 0;
 	locked = query_lock(b);
 	n = hrt__tset_count(&b->set);
@@ -27,7 +27,7 @@ HRT_EXTERN void hrt_base_get_stats(const struct hrt_base *b, struct hrt_stats *o
 {
 	int locked;
 
-	if (!b || !out || base_foreign(b))
+	if (base_guard(b, G_QUERY, !out))
 		return;
 	locked = query_lock(b);
 	*out = b->stats;
@@ -37,7 +37,7 @@ HRT_EXTERN void hrt_base_get_stats(const struct hrt_base *b, struct hrt_stats *o
 
 HRT_EXTERN void hrt_base_reset_stats(struct hrt_base *b)
 {
-	if (!b || hrt__walking || base_foreign(b))
+	if (base_guard(b, G_CHANGE, 0))
 		return;
 	base_lock(b);
 	memset(&b->stats, 0, sizeof(b->stats));
@@ -50,11 +50,10 @@ HRT_EXTERN int hrt_base_walk_tree(struct hrt_base *b,
 {
 	const struct hrt_base *outer = hrt__walking;
 	size_t n;
+	int err = base_guard(b, G_QUERY, !fn);
 
-	if (!b || !fn)
-		return -EINVAL;
-	if (base_foreign(b))
-		return -EPERM;
+	if (err)
+		return err;
 	if (outer && outer != b)        /* b's lock after outer's: may deadlock */
 		return -EDEADLK;
 	if (!outer) {
@@ -76,12 +75,10 @@ HRT_EXTERN int hrt_base_walk_tree(struct hrt_base *b,
 HRT_EXTERN int hrt_base_check(struct hrt_base *b, char *why, size_t len)
 {
 	const char *w;
-	int locked;
+	int locked = base_guard(b, G_QUERY, 0);
 
-	if (!b)
-		return -EINVAL;
-	if (base_foreign(b))
-		return -EPERM;
+	if (locked)
+		return locked;
 	locked = query_lock(b);
 	w = hrt__tset_check(&b->set);
 	query_unlock(b, locked);

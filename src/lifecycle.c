@@ -6,6 +6,17 @@
  * both the base and the loop, so that neither names the other: the base
  * reaches the loop only as its device (device.h), the loop the base
  * through base.h.
+ *
+ * fork().  A fork made while another thread is inside a call would leave
+ * the child a copy of that base's lock held by no thread of the child.
+ * So the fork handlers lock every locked base (in address order, the
+ * order every call takes two locks in) before the fork and unlock them in
+ * both processes after it; in the child they also end what the vanished
+ * threads were doing on a base (a pass, waits for a callback).  The bases
+ * are found in a list kept sorted by address under fork_lock; a new base
+ * enters it through a lock-free intake, so that hrt_base_new, allowed
+ * from a walk callback (a base lock held), never waits for fork_lock,
+ * which a fork holds while it waits for the base locks.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -19,15 +30,97 @@ HRT_EXTERN const char *hrt_version(void)
 }
 
 static pthread_once_t atfork_once = PTHREAD_ONCE_INIT;
+static pthread_mutex_t fork_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct hrt_base *fork_list;      /* locked bases, by address */
+static struct hrt_base *fork_intake;    /* new ones, pushed lock-free */
+static uint64_t thread_ids;
 
+/* fork_lock held: the intake into the sorted list. */
+static void fork_list_take_intake(void)
+{
+	struct hrt_base *b = __atomic_exchange_n(&fork_intake, NULL, __ATOMIC_ACQUIRE), *next;
+
+	for (; b; b = next) {
+		struct hrt_base **pp = &fork_list, *prev = NULL;
+
+		next = b->fork_push;
+		while (*pp && *pp < b) {
+			prev = *pp;
+			pp = &(*pp)->fork_next;
+		}
+		b->fork_next = *pp;
+		b->fork_prev = prev;
+		if (*pp)
+			(*pp)->fork_prev = b;
+		*pp = b;
+	}
+}
+
+/* Before a fork: every locked base's lock, except the one a walk callback
+ * of this thread holds already (a callback may fork). */
+static void atfork_prepare(void)
+{
+	pthread_mutex_lock(&fork_lock);
+	fork_list_take_intake();
+	for (struct hrt_base *b = fork_list; b; b = b->fork_next)
+		if (b != hrt__walking)
+			pthread_mutex_lock(&b->lock);
+}
+
+static void atfork_parent(void)
+{
+	for (struct hrt_base *b = fork_list; b; b = b->fork_next)
+		if (b != hrt__walking)
+			pthread_mutex_unlock(&b->lock);
+	pthread_mutex_unlock(&fork_lock);
+}
+
+/* The child has this thread only: a pass another thread was running is
+ * over (its callback will never return here) and nobody waits. */
 static void atfork_child(void)
 {
 	__atomic_add_fetch(&hrt__fork_gen, 1, __ATOMIC_RELAXED);
+	for (struct hrt_base *b = fork_list; b; b = b->fork_next) {
+		if (hrt__tset_in_pass(&b->set) && !pthread_equal(b->pass_thread, pthread_self())) {
+			hrt__tset_pass_end(&b->set);
+			b->running = NULL;
+		}
+		b->waiters = 0;
+		pthread_cond_init(&b->done, NULL);
+		if (b != hrt__walking)
+			pthread_mutex_unlock(&b->lock);
+	}
+	pthread_mutex_unlock(&fork_lock);
 }
 
 static void atfork_register(void)
 {
-	(void)pthread_atfork(NULL, NULL, atfork_child); /* ENOMEM: no fork detection */
+	/* ENOMEM: no fork detection, and a fork during a call may hang the
+	 * child's first call of that base. */
+	(void)pthread_atfork(atfork_prepare, atfork_parent, atfork_child);
+}
+
+static void fork_list_add(struct hrt_base *b)
+{
+	struct hrt_base *head = __atomic_load_n(&fork_intake, __ATOMIC_RELAXED);
+
+	do
+		b->fork_push = head;
+	while (!__atomic_compare_exchange_n(&fork_intake, &head, b, 1, __ATOMIC_RELEASE,
+					    __ATOMIC_RELAXED));
+}
+
+static void fork_list_del(struct hrt_base *b)
+{
+	pthread_mutex_lock(&fork_lock);
+	fork_list_take_intake();
+	if (b->fork_prev)
+		b->fork_prev->fork_next = b->fork_next;
+	else
+		fork_list = b->fork_next;
+	if (b->fork_next)
+		b->fork_next->fork_prev = b->fork_prev;
+	pthread_mutex_unlock(&fork_lock);
 }
 
 static int greedy_from_env(void)
@@ -77,7 +170,11 @@ HRT_EXTERN struct hrt_base *hrt_base_new_flags(clockid_t clock, unsigned flags)
 	hrt__tset_init(&b->set, clock == HRT_CLOCK_VIRTUAL ? 0 : hrt__clock_now(clock));
 	b->clock = clock;
 	b->unlocked = !!(flags & HRT_BASE_UNLOCKED);
-	b->owner = &hrt__walking;
+	if (b->unlocked) {
+		if (!hrt__thread_id)    /* first base of this thread: its number */
+			hrt__thread_id = __atomic_add_fetch(&thread_ids, 1, __ATOMIC_RELAXED);
+		b->owner = hrt__thread_id;
+	}
 	b->greedy = greedy_from_env();
 	b->coalesce = coalesce_from_env();
 	b->armed = HRT_TIME_MAX;
@@ -85,6 +182,8 @@ HRT_EXTERN struct hrt_base *hrt_base_new_flags(clockid_t clock, unsigned flags)
 	b->loop = hrt__loop_new(b->unlocked);
 	if (!b->loop)
 		goto out_cond;
+	if (!b->unlocked)
+		fork_list_add(b);
 	return b;
 
 out_cond:
@@ -103,18 +202,23 @@ HRT_EXTERN int hrt_base_free(struct hrt_base *b)
 
 	if (!b)
 		return 0;
-	if (base_foreign(b))
-		return -EPERM;
-	if (hrt__walking)
-		return -EBUSY;
+	/* The guard, but a walk callback gets -EBUSY: the walk is a use of
+	 * the base that freeing would leave dangling, like a pass. */
+	busy = base_guard(b, G_CHANGE, 0);
+	if (busy)
+		return busy == -EDEADLK ? -EBUSY : busy;
 	base_lock(b);
 	/* Queued timers, a pass (a callback of this base, or another thread's
-	 * pass), a loop or a waiting cancel: freeing would leave them dangling. */
+	 * pass), a loop or a waiting cancel: freeing would leave them dangling.
+	 * No loop runs in a forked child (its loop state may be a copy of a
+	 * running one's, its lock held by a thread that is not there). */
 	busy = hrt__tset_count(&b->set) || hrt__tset_in_pass(&b->set) || b->waiters ||
-	       hrt__loop_busy(b->loop);
+	       (!base_is_forked(b) && hrt__loop_busy(b->loop));
 	base_unlock(b);
 	if (busy)
 		return -EBUSY;
+	if (!b->unlocked)
+		fork_list_del(b);
 	if (b->dev)
 		b->dev->ops->close(b->dev);
 	hrt__loop_free(b->loop);

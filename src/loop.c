@@ -518,11 +518,16 @@ HRT_EXTERN int hrt_base_loop(struct hrt_base *b)
 	struct hrt_loop *l;
 	int err, busy;
 
-	if (!b)
-		return -EINVAL;
-	if ((err = hrt__base_fd_entry(b)))
+	if ((err = hrt__base_guard_fd(b)))
 		return err;
 	l = hrt__base_loop(b);
+	/* A second loop first (-EBUSY, the loop's own callback included),
+	 * then a pass of this thread's own: a callback's loop would wait
+	 * for the pass it is in, so it returns as a nested pass does. */
+	if (hrt__loop_busy(l))
+		return -EBUSY;
+	if (hrt__base_in_own_pass(b))
+		return 0;
 	loop_lock(l);
 	busy = l->looping;
 	l->looping = 1;
@@ -542,9 +547,7 @@ HRT_EXTERN int hrt_base_stop(struct hrt_base *b)
 	uint64_t one = 1;
 	int err;
 
-	if (!b)
-		return -EINVAL;
-	if ((err = hrt__base_fd_entry(b)))      /* a child's stop would end the parent's loop */
+	if ((err = hrt__base_guard_fd(b)))      /* a child's stop would end the parent's loop */
 		return err;
 	l = hrt__base_loop(b);
 	loop_lock(l);

@@ -257,33 +257,49 @@ int hrt__tset_window(struct hrt_tset *ts, hrt_time_t *owner, hrt_time_t *soft,
 
 /* Introspection -------------------------------------------------------- */
 
-static void walk(const struct hrt_rb_node *n, int depth,
-		 void (*fn)(const struct hrt_tree_node *, void *), void *ctx)
+static int node_depth(const struct hrt_rb_node *n)
 {
-	struct hrt_tree_node info;
+	int d = 0;
 
-	if (!n)
-		return;
-	walk(n->hrt__left, depth + 1, fn, ctx);
-	info.timer = hrt__queue_timer(n);
-	if (hrt__queue_is_excluded(info.timer)) {      /* re-queued by this pass */
-		walk(n->hrt__right, depth + 1, fn, ctx);
-		return;
-	}
-	info.left = hrt__queue_timer(n->hrt__left);
-	info.right = hrt__queue_timer(n->hrt__right);
-	info.subtree_soft = info.timer->hrt__subtree_soft;
-	info.depth = depth;
-	info.red = !hrt__rb_is_black(n);
-	fn(&info, ctx);
-	walk(n->hrt__right, depth + 1, fn, ctx);
+	while ((n = hrt__rb_parent(n)))
+		d++;
+	return d;
 }
 
+/*
+ * Both trees in queue order (`pend` during a pass holds timers queued
+ * late in it, a walk's gathered far timers among them: they are queued
+ * too), each node with its place in its own tree; the timers re-queued by
+ * this pass are left out, wherever they are.
+ */
 size_t hrt__tset_walk(const struct hrt_tset *ts,
 		      void (*fn)(const struct hrt_tree_node *n, void *ctx), void *ctx)
 {
-	walk(ts->queue.root.node, 0, fn, ctx);
-	return ts->queue.count - ts->ran_n;
+	const struct hrt_rb_node *q = ts->queue.leftmost, *p = ts->pend.leftmost, *n;
+	struct hrt_tree_node info;
+	size_t shown = 0;
+
+	while (q || p) {
+		/* Ties to the main queue, as earlier() (S1). */
+		if (p && (!q || hrt__queue_timer(p)->hrt__hard < hrt__queue_timer(q)->hrt__hard)) {
+			n = p;
+			p = hrt__rb_next(p);
+		} else {
+			n = q;
+			q = hrt__rb_next(q);
+		}
+		info.timer = hrt__queue_timer(n);
+		if (hrt__queue_is_excluded(info.timer))        /* re-queued by this pass */
+			continue;
+		info.left = hrt__queue_timer(n->hrt__left);
+		info.right = hrt__queue_timer(n->hrt__right);
+		info.subtree_soft = info.timer->hrt__subtree_soft;
+		info.depth = node_depth(n);
+		info.red = !hrt__rb_is_black(n);
+		fn(&info, ctx);
+		shown++;
+	}
+	return shown;
 }
 
 static int wheel_state_bad(const struct hrt_timer *t, const void *ts)

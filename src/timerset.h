@@ -196,8 +196,8 @@ int hrt__tset_window(struct hrt_tset *ts, hrt_time_t *owner, hrt_time_t *soft,
 		     hrt_time_t *hard);
 /* Every wheel timer into the trees (a walk shows them). */
 void hrt__tset_gather(struct hrt_tset *ts);
-/* Calls fn on every node of the main tree in order, except the re-queued
- * ones; fn must not change the set.  The number of nodes shown. */
+/* Calls fn on every node of both trees in queue order, except the
+ * re-queued ones; fn must not change the set.  The number of nodes shown. */
 size_t hrt__tset_walk(const struct hrt_tset *ts,
 		      void (*fn)(const struct hrt_tree_node *n, void *ctx), void *ctx);
 /* NULL, or the first broken structural property (trees, marks, wheel,

@@ -11,9 +11,9 @@
 #include "base_priv.h"
 #include "timerfd.h"
 
-int hrt__base_fd_entry(const struct hrt_base *b)
+int hrt__base_guard_fd(const struct hrt_base *b)
 {
-	return base_fd_entry(b);
+	return base_guard(b, G_FD, 0);
 }
 
 struct hrt_loop *hrt__base_loop(struct hrt_base *b)
@@ -45,12 +45,12 @@ struct hrt_device *hrt__base_set_device(struct hrt_base *b, struct hrt_device *d
 HRT_EXTERN int hrt_base_fd(struct hrt_base *b)
 {
 	struct hrt_device *d;
-	int fd;
+	int fd = base_guard(b, G_FD, 0);
 
-	if (!b || base_is_virtual(b))
-		return -EINVAL;
-	if ((fd = base_fd_entry(b)))
+	if (fd)
 		return fd;
+	if (base_is_virtual(b))
+		return -EINVAL;
 	base_lock(b);
 	if (!b->dev) {
 		d = hrt__timerfd_new(b->clock, NULL);
@@ -110,7 +110,7 @@ ssize_t hrt__base_dispatch(struct hrt_base *b, int idle, int *read_err)
 	int err, ev;
 
 	*read_err = 0;
-	if ((err = base_fd_entry(b)))
+	if ((err = base_guard(b, G_FD, 0)))
 		return err;
 	d = hrt__base_device(b);
 	if (!d)
@@ -127,8 +127,6 @@ HRT_EXTERN ssize_t hrt_base_dispatch(struct hrt_base *b, int idle)
 {
 	int read_err;
 
-	if (!b)
-		return -EINVAL;
 	return hrt__base_dispatch(b, idle, &read_err);
 }
 

@@ -17,6 +17,7 @@
 #include "unit.h"
 
 #include "hrt.h"
+#include "timerset.h"   /* HRT_TSET_RAN_MAX */
 #include "wheel.h"
 
 #define US 1000
@@ -413,10 +414,10 @@ static void test_greedy_log_bound(void **s)
 }
 
 /* The restart path: NP periodic timers with one period, all due in every
- * pass.  Each restart costs one erase and one insert, for the first 16
- * (the base's HRT_RAN_MAX) per pass; beyond that the pending queue takes
+ * pass.  Each restart costs one erase and one insert, for the first
+ * HRT_TSET_RAN_MAX (the timer set's restart marks) per pass; beyond that the pending queue takes
  * over at two of each.  They run in start order (FIFO) every pass. */
-enum { NP = 24, NP_FAST = 16, PERIOD = 1000000 };
+enum { NP = 24, NP_FAST = HRT_TSET_RAN_MAX, PERIOD = 1000000 };
 struct periodic {
 	struct hrt_timer t;
 	int id;
