@@ -21,7 +21,9 @@
 # it as skipped, naming the package.
 
 VERSION := $(shell sed -n 's/^\#define HRT_VERSION_STRING "\(.*\)"/\1/p' include/hrt.h)
-MAJOR   := $(firstword $(subst ., ,$(VERSION)))
+# The ABI's number, bumped when the ABI changes, not with the version's
+# major number (0.2.0 broke the ABI of 0.1.0: libhrt.so.1).
+SOVERSION := 1
 
 PREFIX       ?= /usr/local
 EXEC_PREFIX  ?= $(PREFIX)
@@ -128,9 +130,9 @@ $(LIB_A): $(LIB_OBJS)
 	ar rcs $@ $^
 
 $(LIB_SO): $(LIB_OBJS)
-	$(CC) $(ALL_LDFLAGS) -shared -Wl,-soname,libhrt.so.$(MAJOR) -o $@ $^ $(HRT_LDLIBS)
-	ln -sf libhrt.so.$(VERSION) $(O)/libhrt.so.$(MAJOR)
-	ln -sf libhrt.so.$(MAJOR) $(O)/libhrt.so
+	$(CC) $(ALL_LDFLAGS) -shared -Wl,-soname,libhrt.so.$(SOVERSION) -o $@ $^ $(HRT_LDLIBS)
+	ln -sf libhrt.so.$(VERSION) $(O)/libhrt.so.$(SOVERSION)
+	ln -sf libhrt.so.$(SOVERSION) $(O)/libhrt.so
 
 $(O)/tools/%.o: tools/%.c $(wildcard tools/*.h) include/hrt.h
 	@mkdir -p $(dir $@)
@@ -235,8 +237,8 @@ install: lib tools
 	install -m 644 include/hrt.h $(DESTDIR)$(INCLUDEDIR)/hrt.h
 	install -m 644 $(LIB_A) $(DESTDIR)$(LIBDIR)/libhrt.a
 	install -m 755 $(LIB_SO) $(DESTDIR)$(LIBDIR)/libhrt.so.$(VERSION)
-	ln -sf libhrt.so.$(VERSION) $(DESTDIR)$(LIBDIR)/libhrt.so.$(MAJOR)
-	ln -sf libhrt.so.$(MAJOR) $(DESTDIR)$(LIBDIR)/libhrt.so
+	ln -sf libhrt.so.$(VERSION) $(DESTDIR)$(LIBDIR)/libhrt.so.$(SOVERSION)
+	ln -sf libhrt.so.$(SOVERSION) $(DESTDIR)$(LIBDIR)/libhrt.so
 	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBDIR@|$(call pc_dir,$(LIBDIR))|' \
 	    -e 's|@INCLUDEDIR@|$(call pc_dir,$(INCLUDEDIR))|' -e 's|@VERSION@|$(VERSION)|' \
 	    hrt.pc.in > $(DESTDIR)$(PKGCONFIGDIR)/hrt.pc.tmp
@@ -248,7 +250,7 @@ install: lib tools
 
 uninstall:
 	rm -f $(DESTDIR)$(INCLUDEDIR)/hrt.h $(DESTDIR)$(LIBDIR)/libhrt.a \
-	  $(DESTDIR)$(LIBDIR)/libhrt.so.$(VERSION) $(DESTDIR)$(LIBDIR)/libhrt.so.$(MAJOR) \
+	  $(DESTDIR)$(LIBDIR)/libhrt.so.$(VERSION) $(DESTDIR)$(LIBDIR)/libhrt.so.$(SOVERSION) \
 	  $(DESTDIR)$(LIBDIR)/libhrt.so $(DESTDIR)$(PKGCONFIGDIR)/hrt.pc $(DESTDIR)$(BINDIR)/hrt \
 	  $(MAN1:man/%=$(DESTDIR)$(MANDIR)/man1/%) $(MAN3:man/%=$(DESTDIR)$(MANDIR)/man3/%)
 

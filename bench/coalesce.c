@@ -127,7 +127,9 @@ static struct job *job;
 
 static enum hrt_restart rearm(struct hrt_timer *t, hrt_time_t now)
 {
-	if (now > hrt_timer_get_hard(t))
+	hrt_time_t hard;
+
+	if (hrt_timer_get_hard(t, &hard) == 0 && now > hard)
 		job->late++;
 	job->fired++;
 	hrt_timer_start_range(t, job->b, 2 * MS + (hrt_time_t)(rand_r(&job->seed) % (6 * MS)),
@@ -149,7 +151,10 @@ static void *hrt_main(void *arg)
 	int i;
 
 	pin(cpu);
-	j->b = hrt_base_new(CLOCK_MONOTONIC);
+	if (hrt_base_new(&j->b, CLOCK_MONOTONIC, HRT_BASE_ENV)) {
+		fprintf(stderr, "coalesce: hrt_base_new failed\n");
+		exit(1);
+	}
 	hrt_base_set_coalesce(j->b, j->coalesce);
 	for (i = 0; i < j->n; i++) {
 		hrt_timer_init(&j->ts[i], rearm);
@@ -161,7 +166,7 @@ static void *hrt_main(void *arg)
 	hrt_timer_start_range(&j->stop, j->b, (hrt_time_t)(seconds * SEC), 0, HRT_MODE_REL);
 	hrt_base_reset_stats(j->b);
 	hrt_base_loop(j->b);
-	hrt_base_get_stats(j->b, &j->st);
+	hrt_base_get_stats(j->b, &j->st, sizeof(j->st));
 	for (i = 0; i < j->n; i++)
 		hrt_timer_cancel(&j->ts[i]);
 	hrt_base_free(j->b);

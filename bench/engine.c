@@ -76,10 +76,11 @@ static unsigned flags;          /* of the bases made: 0 or HRT_BASE_UNLOCKED */
 
 static struct hrt_base *new_base(void)
 {
-	struct hrt_base *b = hrt_base_new_flags(HRT_CLOCK_VIRTUAL, flags);
+	struct hrt_base *b;
+	int err = hrt_base_new(&b, CLOCK_MONOTONIC, HRT_BASE_VIRTUAL | HRT_BASE_ENV | flags);
 
-	if (!b) {
-		perror("engine: hrt_base_new_flags");
+	if (err) {
+		fprintf(stderr, "engine: hrt_base_new: %s\n", strerror(-err));
 		exit(1);
 	}
 	return b;
@@ -167,7 +168,7 @@ static void one_rep(struct hrt_timer *tm, size_t n, double *v)
 		t0 = now_ns();
 		ran = hrt_base_run(b, SPAN / 2, 1);
 		v[W_GR] = (now_ns() - t0) / (double)ran;
-		hrt_base_get_stats(b, &st);
+		hrt_base_get_stats(b, &st, sizeof(st));
 		v[W_NV] = (double)st.nodes_visited / (double)st.expired_greedy;
 		for (size_t i = 0; i < n; i++)  /* free refuses queued timers */
 			hrt_timer_cancel(&tm[i]);
@@ -199,7 +200,7 @@ static void one_rep(struct hrt_timer *tm, size_t n, double *v)
 		for (int p = 0; p < RPASSES; p++, t += PERIOD)
 			ran += hrt_base_run(b, t, 0);
 		v[W_RS] = (now_ns() - t0) / (double)ran;
-		hrt_base_get_stats(b, &st);
+		hrt_base_get_stats(b, &st, sizeof(st));
 		v[W_RT] = (double)st.tree_ops / (double)st.restarts;
 		v[W_RW] = (double)st.wheel_moves / (double)st.restarts;
 		if (ran != (size_t)RP * RPASSES || st.restarts != ran) {

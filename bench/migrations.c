@@ -180,7 +180,7 @@ static int point(int busy, enum hrt_greedy g, long tp_id, struct point *p)
 	for (i = 0; i < ncpu; i++) {
 		struct hrt_stats s;
 
-		hrt_base_get_stats(bases[i], &s);
+		hrt_base_get_stats(bases[i], &s, sizeof(s));
 		p->wakeups += s.wakeups;
 		p->irqs += (unsigned long long)perf_read(irq_fd[i]);
 		if (irq_fd[i] >= 0)
@@ -235,7 +235,10 @@ int main(int argc, char **argv)
 	for (i = 0; i < ncpu; i++) {
 		cpu_set_t set;
 
-		bases[i] = hrt_base_new(CLOCK_MONOTONIC);
+		if (hrt_base_new(&bases[i], CLOCK_MONOTONIC, HRT_BASE_ENV)) {
+			fprintf(stderr, "migrations: hrt_base_new failed\n");
+			return 1;
+		}
 		pthread_create(&loops[i], NULL, loop_main, bases[i]);
 		CPU_ZERO(&set);
 		CPU_SET(i, &set);

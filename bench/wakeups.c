@@ -113,13 +113,14 @@ struct run {
 static struct run run_once(struct wk_set *set, enum hrt_greedy policy, double *late_soft,
 			   double *late_hard)
 {
-	struct hrt_base *b = hrt_base_new(CLOCK_MONOTONIC);
+	struct hrt_base *b = NULL;
 	struct run r;
 	struct hrt_stats st;
 	hrt_time_t t0;
 
 	memset(&r, 0, sizeof(r));
-	if (!b || hrt_base_set_greedy(b, policy) || hrt_base_fd(b) < 0) {
+	if (hrt_base_new(&b, CLOCK_MONOTONIC, HRT_BASE_ENV) || hrt_base_set_greedy(b, policy) ||
+	    hrt_base_fd(b) < 0) {
 		fprintf(stderr, "cannot set up a CLOCK_MONOTONIC base\n");
 		exit(1);
 	}
@@ -136,7 +137,7 @@ static struct run run_once(struct wk_set *set, enum hrt_greedy policy, double *l
 	r.reads = n_read;
 	r.settimes = n_settime;
 	r.epolls = n_epoll;
-	hrt_base_get_stats(b, &st);
+	hrt_base_get_stats(b, &st, sizeof(st));
 	r.wakeups = st.wakeups;
 	r.passes = st.passes;
 	for (size_t i = 0; i < set->n; i++) {
@@ -347,12 +348,14 @@ static size_t ra_done;
 static enum hrt_restart ra_cb(struct hrt_timer *t, hrt_time_t now)
 {
 	struct ra *r = (struct ra *)t;
+	struct hrt_base *b = NULL;
 
 	(void)now;
+	hrt_timer_get_base(t, &b);
 	if (--r->left > 0)
-		hrt_timer_start_range(t, hrt_timer_get_base(t), r->period, r->slack, HRT_MODE_REL);
+		hrt_timer_start_range(t, b, r->period, r->slack, HRT_MODE_REL);
 	else if (++ra_done == RA_TIMERS)
-		hrt_base_stop(hrt_timer_get_base(t));
+		hrt_base_stop(b);
 	return HRT_NORESTART;
 }
 
@@ -361,12 +364,13 @@ static enum hrt_restart ra_cb(struct hrt_timer *t, hrt_time_t now)
 static int64_t ra_run(enum hrt_greedy policy, int real, hrt_time_t max_slack, uint64_t seed)
 {
 	static struct ra rs[RA_TIMERS];
-	struct hrt_base *b = hrt_base_new(real ? CLOCK_MONOTONIC : HRT_CLOCK_VIRTUAL);
+	struct hrt_base *b = NULL;
 	struct hrt_stats st;
 	int64_t res;
 	int rc = 0, timed_out = 0;
 
-	if (!b || hrt_base_set_greedy(b, policy) || (real && hrt_base_fd(b) < 0)) {
+	if (hrt_base_new(&b, CLOCK_MONOTONIC, (real ? 0 : HRT_BASE_VIRTUAL) | HRT_BASE_ENV) ||
+	    hrt_base_set_greedy(b, policy) || (real && hrt_base_fd(b) < 0)) {
 		fprintf(stderr, "cannot set up a base\n");
 		exit(1);
 	}
@@ -383,7 +387,7 @@ static int64_t ra_run(enum hrt_greedy policy, int real, hrt_time_t max_slack, ui
 		rc = wk_loop(b, wk_now() + RA_RUNS * 50 * MS + GRACE, &timed_out);
 	else
 		wk_drive_virtual(b);
-	hrt_base_get_stats(b, &st);
+	hrt_base_get_stats(b, &st, sizeof(st));
 	res = real ? (int64_t)st.wakeups : (int64_t)st.passes;
 	if (rc || timed_out || ra_done != RA_TIMERS ||
 	    st.expired != (uint64_t)RA_TIMERS * RA_RUNS)

@@ -86,7 +86,7 @@ int main(void)
 			ex_host_readable();
 		/* A pass whenever the window has opened; idle if no I/O came. */
 		if (ex_now() >= wake)
-			ex_dispatched(n == 0, (ssize_t)hrt_base_run(base, ex_now(), n == 0));
+			ex_dispatched(n == 0, hrt_base_run(base, ex_now(), n == 0));
 	}
 out:
 	if (epfd >= 0)

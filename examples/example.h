@@ -120,13 +120,14 @@ static inline struct hrt_base *ex_start(const char *name)
 	int err;
 
 	ex.name = name;
-	ex.base = hrt_base_new(CLOCK_MONOTONIC);
-	if (!ex.base) {
-		ex_error("hrt_base_new", -errno);
+	/* The greedy policy stays the default, idle (HRT_BASE_ENV: then
+	 * HRT_GREEDY=off|always in the environment changes it): it is what
+	 * reads dispatch's idle. */
+	err = hrt_base_new(&ex.base, CLOCK_MONOTONIC, HRT_BASE_ENV);
+	if (err) {
+		ex_error("hrt_base_new", err);
 		return NULL;
 	}
-	/* The greedy policy stays the default, idle (HRT_GREEDY=off|always in
-	 * the environment changes it): it is what reads dispatch's idle. */
 	if (pipe2(ex.pipe, O_NONBLOCK | O_CLOEXEC) < 0) {
 		err = -errno;
 		goto fail;
@@ -244,7 +245,7 @@ static inline int ex_finish(void)
 
 	if (!ex.base)
 		return 1;
-	hrt_base_get_stats(ex.base, &st);
+	hrt_base_get_stats(ex.base, &st, sizeof(st));
 	for (i = 0; ex.jobs && i < EX_TIMERS; i++) {
 		const struct ex_job *job = &ex.jobs[i];
 
@@ -278,7 +279,7 @@ static inline int ex_finish(void)
 		bad = 1;
 	}
 	if (st.expired != ex.fired || hrt_base_count(ex.base) != 0) {
-		fprintf(stderr, "%s: FAIL: stats.expired %llu, callbacks %zu, queued %zu\n",
+		fprintf(stderr, "%s: FAIL: stats.expired %llu, callbacks %zu, queued %zd\n",
 			ex.name, (unsigned long long)st.expired, ex.fired,
 			hrt_base_count(ex.base));
 		bad = 1;

@@ -142,9 +142,10 @@ int main(void)
 		return 1;
 	}
 	for (i = 0; i < ncores; i++) {
-		cores[i].base = hrt_base_new(CLOCK_MONOTONIC);
-		if (!cores[i].base) {
-			fprintf(stderr, "percore_timers: hrt_base_new: %s\n", strerror(errno));
+		int err = hrt_base_new(&cores[i].base, CLOCK_MONOTONIC, 0);
+
+		if (err) {
+			fprintf(stderr, "percore_timers: hrt_base_new: %s\n", strerror(-err));
 			return 1;
 		}
 	}
@@ -164,7 +165,7 @@ int main(void)
 			early += c->jobs[k].early;
 			wrong += c->jobs[k].wrong_thread;
 		}
-		hrt_base_get_stats(c->base, &st);
+		hrt_base_get_stats(c->base, &st, sizeof(st));
 		printf("cpu %d%s: %d/%d fired once, %d early, %d on another thread; "
 		       "%llu wake-ups, %llu greedy\n", c->cpu, c->pinned ? "" : " (not pinned)",
 		       once, TIMERS_PER_CORE, early, wrong,

@@ -74,9 +74,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	in = data;
 	left = size;
-	bases[0] = hrt_base_new(HRT_CLOCK_VIRTUAL);
-	bases[1] = hrt_base_new(HRT_CLOCK_VIRTUAL);
-	if (!bases[0] || !bases[1])
+	if (hrt_base_new(&bases[0], CLOCK_MONOTONIC, HRT_BASE_VIRTUAL) ||
+	    hrt_base_new(&bases[1], CLOCK_MONOTONIC, HRT_BASE_VIRTUAL))
 		abort();
 	for (int i = 0; i < NT; i++) {
 		hrt_timer_init(&timers[i].t, cb);
@@ -94,7 +93,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		case 3: hrt_timer_try_cancel(&f->t); break;
 		case 4: hrt_timer_forward(&f->t, num(), num()); break;
 		case 5: {
-			hrt_time_t now = hrt_base_now(b), d = num() & 0xffff;
+			hrt_time_t now = 0, d = num() & 0xffff;
+
+			hrt_base_now(b, &now);
 
 			hrt_base_run(b, now > HRT_TIME_MAX - d ? HRT_TIME_MAX : now + d, byte() & 1);
 			check();
@@ -103,8 +104,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		case 6: hrt_base_set_greedy(b, (enum hrt_greedy)(byte() % 4)); break;
 		case 7: hrt_base_set_time(b, num()); break;
 		case 8: {
-			hrt_time_t t = hrt_base_next_event(b);
-			if (t != HRT_TIME_MAX)
+			hrt_time_t t;
+
+			if (hrt_base_next_event(b, &t) > 0 && t != HRT_TIME_MAX)
 				hrt_base_run(b, t, byte() & 1);
 			check();
 			break;

@@ -111,7 +111,13 @@ static enum hrt_restart cb(struct hrt_timer *t, hrt_time_t now)
 	case 1: hrt_timer_start(&o->t, bases[f->plan & 1], 1000, HRT_MODE_REL); break;
 	case 2: hrt_timer_cancel(&o->t); break;
 	case 3: hrt_timer_forward(t, now, 5000); return HRT_RESTART;
-	case 4: hrt_base_stop(hrt_timer_get_base(t)); break;
+	case 4: {
+		struct hrt_base *b = NULL;
+
+		hrt_timer_get_base(t, &b);
+		hrt_base_stop(b);
+		break;
+	}
 	}
 	return HRT_NORESTART;
 }
@@ -120,13 +126,15 @@ static void check(int i)
 {
 	struct hrt_base *b = bases[i];
 	struct dev *d = &devs[i];
-	hrt_time_t next = hrt_base_next_event(b);
+	hrt_time_t next = HRT_TIME_MAX;
 	struct hrt_stats st;
-	int rt = hrt_base_get_clock(b) == CLOCK_REALTIME;
+	clockid_t clock = (clockid_t)-1;
+	int rt;
 
-	if (hrt_base_check(b, NULL, 0))
+	if (hrt_base_next_event(b, &next) < 0 || hrt_base_get_clock(b, &clock) ||
+	    hrt_base_check(b, NULL, 0) || hrt_base_get_stats(b, &st, sizeof(st)))
 		abort();
-	hrt_base_get_stats(b, &st);
+	rt = clock == CLOCK_REALTIME;
 	if (st.reprograms != d->sets)
 		abort();
 	if (d->failed)
@@ -150,8 +158,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	left = size;
 	read_result = settime_fail = 0;
 	for (int i = 0; i < 2; i++) {
-		bases[i] = hrt_base_new(clocks[byte() % 3]);
-		if (!bases[i])
+		if (hrt_base_new(&bases[i], clocks[byte() % 3], 0))
 			abort();
 		memset(&devs[i], 0, sizeof(devs[i]));
 		/* Empty, so creating the fd arms nothing (check() verifies). */
@@ -169,10 +176,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		struct ft *f = &timers[a % NT];
 		int bi = (a >> 4) & 1;
 		struct hrt_base *b = bases[bi];
-		hrt_time_t now = hrt_base_now(b);
-		/* Offsets around now: past (runs at once), near, far. */
-		hrt_time_t soft = now + (hrt_time_t)(int8_t)c * ((hrt_time_t)1000 << (op >> 5));
+		hrt_time_t now = 0, soft;
 		ssize_t r;
+
+		hrt_base_now(b, &now);
+		/* Offsets around now: past (runs at once), near, far. */
+		soft = now + (hrt_time_t)(int8_t)c * ((hrt_time_t)1000 << (op >> 5));
 
 		switch (op & 7) {
 		case 0:

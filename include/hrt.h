@@ -14,9 +14,25 @@
  *  - Real wake-ups come from a Linux timerfd you can hand to any event loop
  *    (hrt_base_fd + hrt_base_dispatch) or from the built-in hrt_base_loop.
  *
- * Errors are negative errno values; the library never prints, aborts or
- * exits.  All times are nanoseconds in one signed 64-bit type, on the
- * base's clock.
+ * Conventions (1.0).
+ *  - Every call that can fail returns a signed integer (int; ssize_t or
+ *    int64_t when success carries a count): >= 0 success, a negative errno
+ *    failure.  errno is never a result channel.  Output parameters are
+ *    written only on success.  The library never prints, aborts or exits.
+ *  - A NULL pointer argument not documented as optional is -EINVAL, from
+ *    every call, before anything else is looked at (hrt_base_free too).
+ *  - A refusal is a negative errno, never 0: 0 means "nothing to do"
+ *    (hrt_base_run, hrt_timer_forward).
+ *  - Queries take const pointers and answer through out-parameters, so no
+ *    valid value doubles as an error; predicates return int: 1, 0 or -errno.
+ *  - Creation options are flags of hrt_base_new: the virtual clock
+ *    (HRT_BASE_VIRTUAL), the single-thread base (HRT_BASE_UNLOCKED) and
+ *    reading the environment (HRT_BASE_ENV, the only way it is read).
+ *  - struct hrt_stats only ever grows at its end; hrt_base_get_stats takes
+ *    the caller's sizeof.
+ *  - Where hrt differs on purpose from libuv, libev or the kernel's
+ *    hrtimers, the call's comment says so.
+ * All times are nanoseconds in one signed 64-bit type, on the base's clock.
  *
  * Threads.  Every call may be made from any thread unless its comment says
  * otherwise; a base serialises its callers with one mutex.  Each base has
@@ -31,8 +47,7 @@
  * forward any timer (its own included: a cancel of itself returns at once),
  * query or stop any base, and run passes of other bases.  It must not: free
  * its own base (-EBUSY), run a pass or hrt_base_loop of its own base
- * (returns 0 at once; hrt_base_loop from the loop's own callback: -EBUSY,
- * as any second loop), or wait
+ * (-EBUSY at once), or wait
  * (hrt_timer_cancel) for a callback that may itself be waiting for this
  * one - see hrt_timer_cancel.  HRT_RESTART re-queues the timer with the
  * soft and hard expiry it then has (move them with hrt_timer_forward);
@@ -57,16 +72,15 @@
  * a rejected value: -EINVAL); another thread on an HRT_BASE_UNLOCKED base
  * (-EPERM); a hrt_base_walk_tree callback of this thread (-EDEADLK for a
  * call that would change a base); a forked child, for the fd calls
- * (-ECHILD); a pass or loop of the base's own (hrt_base_run and
- * hrt_base_loop).  A call that returns no errno answers its "nothing"
- * value instead (0, NULL, HRT_TIME_MAX, -1 for a clock).
+ * (-ECHILD); a pass or loop of the base's own (hrt_base_run,
+ * hrt_base_dispatch and hrt_base_loop: -EBUSY).
  */
 #ifndef HRT_H
 #define HRT_H
 
 #include <stddef.h>
 #include <stdint.h>
-#include <sys/types.h>   /* clockid_t */
+#include <sys/types.h>   /* clockid_t, ssize_t */
 #include <time.h>
 
 #ifdef __cplusplus
@@ -80,12 +94,12 @@ extern "C" {
 #endif
 
 #define HRT_VERSION_MAJOR 0
-#define HRT_VERSION_MINOR 1
+#define HRT_VERSION_MINOR 2
 #define HRT_VERSION_PATCH 0
-#define HRT_VERSION_STRING "0.1.0"
+#define HRT_VERSION_STRING "0.2.0"
 
-/* The library's version at run time ("0.1.0"); HRT_VERSION_STRING is the
- * version of the header compiled against. */
+/* The library's version at run time ("0.2.0"); HRT_VERSION_STRING is the
+ * version of the header compiled against.  It cannot fail. */
 HRT_EXTERN const char *hrt_version(void);
 
 /* The struct that embeds MEMBER, from a pointer to that member (a timer
@@ -96,10 +110,6 @@ HRT_EXTERN const char *hrt_version(void);
 
 typedef int64_t hrt_time_t;             /* nanoseconds */
 #define HRT_TIME_MAX INT64_MAX          /* "never" */
-
-/* A base whose clock moves only when the caller says so (simulation, tests).
- * No real clockid_t has this value (Linux clock ids are small or negative). */
-#define HRT_CLOCK_VIRTUAL ((clockid_t)0x48525400)
 
 struct hrt_base;
 struct hrt_timer;
@@ -151,6 +161,9 @@ struct hrt_timer {
 	uintptr_t hrt__base_state;             /* struct hrt_base * | state */
 };
 
+/* The counters.  Fields are only ever appended: pass sizeof(struct
+ * hrt_stats) to hrt_base_get_stats, and a library older or newer than the
+ * header fills what both know. */
 struct hrt_stats {
 	uint64_t passes;          /* hrt_base_run calls that ran a pass */
 	uint64_t expired;         /* callbacks run */
@@ -172,34 +185,43 @@ struct hrt_stats {
 
 /* Bases ------------------------------------------------------------------ */
 
-/* CLOCK_MONOTONIC, CLOCK_BOOTTIME, CLOCK_REALTIME or HRT_CLOCK_VIRTUAL.
- * NULL with errno set (EINVAL, ENOMEM) on failure.  The greedy policy starts
- * from the environment: HRT_GREEDY=off|idle|always (unset/unknown: idle).
- * Creates no fd (hrt_base_fd does, on first use). */
-HRT_EXTERN struct hrt_base *hrt_base_new(clockid_t clock);
 /*
- * hrt_base_new(clock) is hrt_base_new_flags(clock, 0).  Flags:
+ * Makes a base and stores it in *basep: 0, or -EINVAL (NULL basep, an
+ * unknown clock or flag), -ENOMEM; *basep is untouched on failure.
+ * clock: CLOCK_MONOTONIC, CLOCK_BOOTTIME or CLOCK_REALTIME.  Creates no fd
+ * (hrt_base_fd does, on first use).  Defaults: greedy policy idle,
+ * coalescing on.  Flags, or'ed:
+ *
+ * HRT_BASE_VIRTUAL: a base whose time moves only when the caller says so
+ * (simulation, tests): hrt_base_set_time and hrt_base_run move it, from 0.
+ * `clock` names the clock that time stands for (hrt_base_get_clock reports
+ * it).  It has no fd: hrt_base_fd, hrt_base_dispatch and hrt_base_loop
+ * return -EOPNOTSUPP (hrt_base_wait_window works, on its time).
  *
  * HRT_BASE_UNLOCKED: a single-thread base.  Only the thread that created it
  * may call anything with it, or with a timer queued on it, or start a timer
  * on it (callbacks run on that thread too, so they may).  It takes no mutex
  * and no atomic read-modify-write on any path.  A call from another thread
- * is refused before it touches anything: -EPERM from the calls that return
- * an errno, and the "nothing" value from the others (0, NULL, HRT_TIME_MAX,
- * no stats copied); hrt_base_stop included, so stop such a loop from one of
- * its own callbacks.  Moving a timer between an unlocked base and another
- * base works only on the owner thread of every unlocked base involved.
- * The owner is the creating thread itself, not its address or TLS block:
- * no thread started later is ever its owner, so once the creator has
- * exited nobody can free the base - free it before the thread exits.
- * -EINVAL for an unknown flag.
+ * is refused with -EPERM before it touches anything; hrt_base_stop
+ * included, so stop such a loop from one of its own callbacks.  Moving a
+ * timer between an unlocked base and another base works only on the owner
+ * thread of every unlocked base involved.  The owner is the creating
+ * thread itself, not its address or TLS block: no thread started later is
+ * ever its owner, so once the creator has exited nobody can free the base
+ * - free it before the thread exits.  (libev's loops have no owner check.)
+ *
+ * HRT_BASE_ENV: the environment may change the defaults, read once here:
+ * HRT_GREEDY=off|idle|always, HRT_COALESCE=off|on (unset or unknown: the
+ * default).  Without the flag the environment is never read.
  */
 #define HRT_BASE_UNLOCKED 1u
-HRT_EXTERN struct hrt_base *hrt_base_new_flags(clockid_t clock, unsigned flags);
+#define HRT_BASE_VIRTUAL  2u
+#define HRT_BASE_ENV      4u
+HRT_EXTERN int hrt_base_new(struct hrt_base **basep, clockid_t clock, unsigned flags);
 /*
  * Frees the base and its fds (take hrt_base_fd out of your event loop
- * first); 0, also for NULL.  -EBUSY, and nothing freed, while the base
- * holds queued timers (cancel them first: libuv's uv_loop_close rule),
+ * first): 0, or -EINVAL for NULL.  -EBUSY, and nothing freed, while the
+ * base holds queued timers (cancel them first: libuv's uv_loop_close rule),
  * runs a pass (so from one of its own callbacks, or while another thread
  * runs one), runs hrt_base_loop, has a cancel waiting, or when called from
  * a hrt_base_walk_tree callback.  Once it returned 0 no thread may use the
@@ -211,37 +233,40 @@ HRT_EXTERN int hrt_base_free(struct hrt_base *base);
 
 /* -EINVAL: NULL or an unknown policy.  Takes effect at the next pass. */
 HRT_EXTERN int hrt_base_set_greedy(struct hrt_base *base, enum hrt_greedy policy);
-/* HRT_GREEDY_OFF for NULL. */
-HRT_EXTERN enum hrt_greedy hrt_base_get_greedy(const struct hrt_base *base);
-/* The clock given to hrt_base_new; (clockid_t)-1 for NULL. */
-HRT_EXTERN clockid_t hrt_base_get_clock(const struct hrt_base *base);
+/* The policy (an enum hrt_greedy, >= 0), or -errno. */
+HRT_EXTERN int hrt_base_get_greedy(const struct hrt_base *base);
+/* The clock given to hrt_base_new, in *clock (clock ids may be negative:
+ * CPU-time clocks); 0 or -errno. */
+HRT_EXTERN int hrt_base_get_clock(const struct hrt_base *base, clockid_t *clock);
 
-/* The base's clock now (one clock_gettime; 0 for NULL).  A virtual base
- * returns the last time given to hrt_base_set_time or hrt_base_run (0 at
- * start). */
-HRT_EXTERN hrt_time_t hrt_base_now(struct hrt_base *base);
+/* The base's clock now in *now (one clock_gettime); 0 or -errno.  A
+ * virtual base gives the last time given to hrt_base_set_time or
+ * hrt_base_run (0 at start). */
+HRT_EXTERN int hrt_base_now(const struct hrt_base *base, hrt_time_t *now);
 /* Virtual bases only: sets the time without running anything.  -EINVAL:
- * NULL, not virtual, or time would go backwards; -EDEADLK from a
- * hrt_base_walk_tree callback. */
+ * NULL, or time would go backwards; -EOPNOTSUPP: not virtual; -EDEADLK
+ * from a hrt_base_walk_tree callback. */
 HRT_EXTERN int hrt_base_set_time(struct hrt_base *base, hrt_time_t now);
 
-/* Earliest hard expiry queued: when a wake-up is due.  HRT_TIME_MAX if none
- * (or NULL); exact, far timers included.  Not const: it may move the
- * earliest far timers from the base's wheel into its tree to find it. */
-HRT_EXTERN hrt_time_t hrt_base_next_event(struct hrt_base *base);
-/* Number of queued timers (0 for NULL).  Read-only, as are get_stats,
- * get_greedy and get_clock. */
-HRT_EXTERN size_t hrt_base_count(const struct hrt_base *base);
+/* Earliest hard expiry queued, in *when: when a wake-up is due.  1 if a
+ * timer is queued, 0 if none (*when = HRT_TIME_MAX), or -errno.  Exact,
+ * far timers included (it may move the earliest far timers from the
+ * base's wheel into its tree to find it: an internal cache, under the
+ * lock). */
+HRT_EXTERN int hrt_base_next_event(const struct hrt_base *base, hrt_time_t *when);
+/* Number of queued timers, or -errno. */
+HRT_EXTERN ssize_t hrt_base_count(const struct hrt_base *base);
 
 /*
  * One expiry pass, i.e. one timer interrupt at `now`; `idle` says whether the
  * owning thread has nothing else to do (greedy policy IDLE walks only then).
- * Returns the number of callbacks run (0 for NULL).  For a virtual base it
- * also advances the time to `now` (never backwards).  Called from inside a
- * callback of the same base, or while another thread runs a pass on it, or
- * from a hrt_base_walk_tree callback, it returns 0 and runs nothing.  Any
- * base may be run this way; for a real one, `now` is normally
- * hrt_base_now() (hrt_base_dispatch does that).
+ * Returns the number of callbacks run (0: nothing was due), or -EINVAL
+ * (NULL), -EPERM (another thread, unlocked base), -EDEADLK (from a
+ * hrt_base_walk_tree callback), -EBUSY (a pass of this base is running:
+ * called from one of its callbacks, or on another thread) - a refusal is
+ * never 0.  For a virtual base it also advances the time to `now` (never
+ * backwards).  Any base may be run this way; for a real one, `now` is
+ * normally hrt_base_now() (hrt_base_dispatch does that).
  *
  * `now` is capped at HRT_TIME_MAX - 2, so a timer whose soft expiry is
  * HRT_TIME_MAX - 1 or later never runs.
@@ -252,18 +277,21 @@ HRT_EXTERN size_t hrt_base_count(const struct hrt_base *base);
  * already ran and is re-queued during the pass waits for the next pass (one
  * moved to another base in between counts as new there).
  */
-HRT_EXTERN size_t hrt_base_run(struct hrt_base *base, hrt_time_t now, int idle);
+HRT_EXTERN ssize_t hrt_base_run(struct hrt_base *base, hrt_time_t now, int idle);
 
-/* Copies the counters to *out (nothing for NULL arguments). */
-HRT_EXTERN void hrt_base_get_stats(const struct hrt_base *base, struct hrt_stats *out);
-/* Zeroes the counters (not from a hrt_base_walk_tree callback: no-op). */
-HRT_EXTERN void hrt_base_reset_stats(struct hrt_base *base);
+/* Copies the counters to *out: `size` is sizeof(*out) as the caller knows
+ * it; the library copies what it has of that prefix and zero-fills the
+ * rest.  0, or -EINVAL (NULL, size 0 or not a multiple of 8), -EPERM. */
+HRT_EXTERN int hrt_base_get_stats(const struct hrt_base *base, struct hrt_stats *out,
+				  size_t size);
+/* Zeroes the counters: 0 or -errno (-EDEADLK from a walk callback). */
+HRT_EXTERN int hrt_base_reset_stats(struct hrt_base *base);
 
 /* Timers ----------------------------------------------------------------- */
 
 /*
- * Makes `timer` a timer that is not queued, with callback fn (NULL: every
- * start fails until a later init gives one).  It writes the whole struct
+ * Makes `timer` a timer that is not queued, with callback fn: 0, or
+ * -EINVAL (NULL timer or fn; the timer is untouched).  It writes the whole struct
  * and reads none of it, so it works on fresh memory - and therefore cannot
  * see whether the timer is queued: calling it on a queued timer corrupts
  * that base (hrt_base_check reports it; a later start may crash).  Rule:
@@ -271,7 +299,7 @@ HRT_EXTERN void hrt_base_reset_stats(struct hrt_base *base);
  * with HRT_NORESTART, or whose base is gone.  To change the callback of a
  * queued timer, cancel it, init it, start it.
  */
-HRT_EXTERN void hrt_timer_init(struct hrt_timer *timer, hrt_callback fn);
+HRT_EXTERN int hrt_timer_init(struct hrt_timer *timer, hrt_callback fn);
 /* Soft expiry `soft` (absolute, or relative to hrt_base_now), hard expiry
  * soft + slack, saturating at the pass cap HRT_TIME_MAX - 2 (a timer that
  * can run always gets a wake-up, even with a slack of HRT_TIME_MAX; one
@@ -309,9 +337,10 @@ HRT_EXTERN int hrt_timer_cancel(struct hrt_timer *timer);
 HRT_EXTERN int hrt_timer_try_cancel(struct hrt_timer *timer);
 /*
  * Moves soft and hard forward by the least whole number of intervals that
- * makes hard > now, and returns that number.  0, and nothing changed, if
- * hard > now already, interval <= 0, the timer is queued, or from a
- * hrt_base_walk_tree callback.  Checks and updates under the base's lock,
+ * makes hard > now, and returns that number: 0 if hard > now already
+ * (nothing to do).  Refusals, nothing changed: -EINVAL (NULL, interval <=
+ * 0), -EBUSY (the timer is queued), -EDEADLK (from a hrt_base_walk_tree
+ * callback), -EPERM (its base is another thread's unlocked one).  Checks and updates under the base's lock,
  * so the README idiom (forward in the callback, return HRT_RESTART) is safe
  * against a start from another thread: whichever comes second wins, and a
  * timer that start queued meanwhile is refused, never re-keyed.  A timer
@@ -319,20 +348,24 @@ HRT_EXTERN int hrt_timer_try_cancel(struct hrt_timer *timer);
  * for any hard and now (negative ones too); a result past the end of time
  * saturates as hrt_timer_start_range does: soft at HRT_TIME_MAX, hard at
  * HRT_TIME_MAX - 2 while soft can still run.  So with now >= HRT_TIME_MAX - 2
- * hard may stay <= now; the count saturates at UINT64_MAX.
+ * hard may stay <= now; the count saturates at INT64_MAX.  (The kernel's
+ * hrtimer_forward also moves a queued timer; hrt refuses: re-key a
+ * queued timer with a start.)
  */
-HRT_EXTERN uint64_t hrt_timer_forward(struct hrt_timer *timer, hrt_time_t now,
+HRT_EXTERN int64_t hrt_timer_forward(struct hrt_timer *timer, hrt_time_t now,
 				      hrt_time_t interval);
-/* 1 if queued (on a base, waiting to run), 0 if not or NULL.  Lock-free: a
- * snapshot that another thread's start or cancel may change at once. */
+/* 1 if queued (on a base, waiting to run), 0 if not, or -errno.  Lock-free:
+ * a snapshot that another thread's start or cancel may change at once. */
 HRT_EXTERN int hrt_timer_is_queued(const struct hrt_timer *timer);
-/* 1 while its callback runs (on any thread), 0 if not or NULL. */
+/* 1 while its callback runs (on any thread), 0 if not, or -errno. */
 HRT_EXTERN int hrt_timer_is_running(const struct hrt_timer *timer);
-/* The expiries of the last start or forward (0 if never started or NULL). */
-HRT_EXTERN hrt_time_t hrt_timer_get_soft(const struct hrt_timer *timer);
-HRT_EXTERN hrt_time_t hrt_timer_get_hard(const struct hrt_timer *timer);
-/* The base the timer was last started on (NULL if never). */
-HRT_EXTERN struct hrt_base *hrt_timer_get_base(const struct hrt_timer *timer);
+/* The expiries of the last start or forward, in *soft / *hard (0 after
+ * hrt_timer_init): 0, or -EINVAL, -EPERM. */
+HRT_EXTERN int hrt_timer_get_soft(const struct hrt_timer *timer, hrt_time_t *soft);
+HRT_EXTERN int hrt_timer_get_hard(const struct hrt_timer *timer, hrt_time_t *hard);
+/* The base the timer was last started on, in *base: 0, or -ENOENT if
+ * never started, -EINVAL, -EPERM. */
+HRT_EXTERN int hrt_timer_get_base(const struct hrt_timer *timer, struct hrt_base **base);
 
 /* Introspection (tools, tests) ------------------------------------------- */
 
@@ -347,27 +380,28 @@ struct hrt_tree_node {
  * Calls fn for every queued timer in the tree in key order (far timers
  * are moved from the wheel into the tree first; during a pass, the timers
  * it re-queued are not shown, though a shown node's left or right may be
- * one) and returns how many it showed; -EINVAL for NULL arguments.  fn
+ * one) and returns how many it showed, or -errno (-EINVAL for NULL
+ * arguments).  fn
  * runs on the calling thread with the base locked.  For display: from fn,
  * queries of this base (count, next_event, get_stats, is_running, check,
  * a nested walk of it) are safe and see the base as it is; every call that
- * changes a base returns -EDEADLK (start, cancel, try_cancel, set_time, fd,
- * dispatch, loop, stop, set_greedy, set_coalesce, wait_window), -EBUSY
- * (free), 0 (forward, run) or does nothing (reset_stats); walking another
+ * changes a base returns -EDEADLK (start, cancel, try_cancel, forward,
+ * run, set_time, reset_stats, fd, dispatch, loop, stop, set_greedy,
+ * set_coalesce, wait_window) or -EBUSY (free); walking another
  * base returns -EDEADLK.  During a pass (fn called from a callback) the
  * timers queued since the pass began are shown too, in key order.  fn must not query
  * another base that another thread may be walking (each would wait for the
  * other's lock).
  */
-HRT_EXTERN int hrt_base_walk_tree(struct hrt_base *base,
+HRT_EXTERN ssize_t hrt_base_walk_tree(struct hrt_base *base,
 				  void (*fn)(const struct hrt_tree_node *n, void *ctx),
 				  void *ctx);
 /* Verifies every red-black property, parent link, key order, augmented
  * value, state word, the wheel of far timers and the cached pointers.  0 if all
  * hold; -EUCLEAN if one is broken, and then, if why is not NULL and len >
  * 0, a NUL-terminated reason (cut to len - 1 bytes) in why; -EINVAL for a
- * NULL base.  Never modifies the base. */
-HRT_EXTERN int hrt_base_check(struct hrt_base *base, char *why, size_t len);
+ * NULL base (why is optional).  Never modifies the base. */
+HRT_EXTERN int hrt_base_check(const struct hrt_base *base, char *why, size_t len);
 
 /* Real wake-ups (wakeup.c, timerfd.c, loop.c) ----------------------------- */
 
@@ -375,7 +409,7 @@ HRT_EXTERN int hrt_base_check(struct hrt_base *base, char *why, size_t len);
  * A non-blocking, close-on-exec timerfd on the base's clock, owned by the
  * base, kept armed at hrt_base_next_event() (created on the first call, the
  * same fd after).  Poll it for reading; do not read, close or dup2 over it.
- * -EINVAL: NULL or a virtual base; -ECHILD in a forked child (see fork()
+ * -EINVAL: NULL; -EOPNOTSUPP: a virtual base; -ECHILD in a forked child (see fork()
  * above); -EDEADLK from a walk callback; timerfd_create's error (-EMFILE,
  * -ENOMEM...).  If the fd is closed behind the library's back and its number
  * reused, dispatch returns -EBADF rather than reading the new file - unless
@@ -386,8 +420,9 @@ HRT_EXTERN int hrt_base_fd(struct hrt_base *base);
 /*
  * Call when the fd is readable: drains it, reads the clock once, runs one
  * pass and re-arms.  Returns the number of callbacks run, or a negative
- * errno: -EINVAL (NULL, or no fd yet: call hrt_base_fd first); -ECHILD in
- * a forked child; -EDEADLK from a walk callback; -EBADF if the fd is not
+ * errno: -EINVAL (NULL, or no fd yet: call hrt_base_fd first);
+ * -EOPNOTSUPP (virtual base); -ECHILD in a forked child; -EDEADLK from a
+ * walk callback; -EBUSY from a callback of this base's own pass; -EBADF if the fd is not
  * the one hrt_base_fd made (closed and reused: see there); a read error
  * of the fd other than EAGAIN (nothing ran); or the error of re-arming it
  * (callbacks may have run, the fd is not armed: call again soon, each call
@@ -405,8 +440,9 @@ HRT_EXTERN ssize_t hrt_base_dispatch(struct hrt_base *base, int idle);
 /*
  * Waits and dispatches (idle = 1) until hrt_base_stop(); returns 0.  One
  * loop per base: a second call while one runs returns -EBUSY at once (it
- * would share the stop).  -ECHILD in a forked child, -EDEADLK from a walk
- * callback.  A negative errno if the base is virtual or creating its fds fails, if
+ * would share the stop), and so does a call from a callback of a pass of
+ * this base.  -ECHILD in a forked child, -EDEADLK from a walk callback,
+ * -EOPNOTSUPP for a virtual base.  A negative errno if creating its fds fails, if
  * reading the timerfd or epoll_wait fails, or if re-arming the timerfd
  * keeps failing for about half a second (it retries, polling meanwhile,
  * so nothing runs late by more than the poll interval).  Queued timers
@@ -422,12 +458,11 @@ HRT_EXTERN int hrt_base_stop(struct hrt_base *base);
 
 /* Coalesced sleep (coalesce.c, loop.c) ------------------------------------- */
 
-#include <stdbool.h>
-
 /*
  * A timerfd has no slack, so every hrt wake-up is a timer interrupt of its
- * own.  With coalescing (on by default; HRT_COALESCE=off|on is read by
- * hrt_base_new, this call changes it; the loop reads it when it starts)
+ * own.  With coalescing (on by default, or HRT_COALESCE with HRT_BASE_ENV;
+ * hrt_base_set_coalesce(base, 0 or 1) changes it, the loop reads it when
+ * it starts)
  * hrt_base_loop sleeps in epoll_pwait2 with the thread's timer slack
  * (prctl PR_SET_TIMERSLACK) set to the window below, with the timerfd
  * disarmed (a timer with no slack would stop the kernel's expiry walk), so
@@ -449,8 +484,10 @@ HRT_EXTERN int hrt_base_stop(struct hrt_base *base);
  * the loop returns.  A coalesced wake-up counts in stats.wakeups; the fd
  * is not re-armed while the loop coalesces (no stats.reprograms).
  */
-HRT_EXTERN int hrt_base_set_coalesce(struct hrt_base *base, bool on);
-HRT_EXTERN bool hrt_base_get_coalesce(const struct hrt_base *base);
+/* 0 or -errno (-EDEADLK from a walk callback). */
+HRT_EXTERN int hrt_base_set_coalesce(struct hrt_base *base, int on);
+/* 1 on, 0 off, or -errno. */
+HRT_EXTERN int hrt_base_get_coalesce(const struct hrt_base *base);
 /*
  * The same window for a host loop that sleeps itself (plain epoll, or any
  * loop that takes a timeout and runs on a thread whose slack it may set),
@@ -458,12 +495,14 @@ HRT_EXTERN bool hrt_base_get_coalesce(const struct hrt_base *base);
  * *soft with timer slack *hard - *soft (skip the prctl when 0: 0 means the
  * default slack) and call hrt_base_run(base, now, idle) on waking; 0 if no
  * ranged sleep fits (*soft = *hard = the earliest hard expiry: sleep on the
- * timerfd as usual) or nothing is queued (both HRT_TIME_MAX); -EINVAL.
+ * timerfd as usual) or nothing is queued (both HRT_TIME_MAX); -EINVAL
+ * (NULL), -EDEADLK (walk callback), -EPERM.  On a virtual base, computed
+ * at its time (simulations plan with it too).
  * Call it after each pass and after starts that may move the earliest hard
  * expiry (or keep the timerfd armed as the safety net, at the cost the
  * comment above explains).
  */
-HRT_EXTERN int hrt_base_wait_window(struct hrt_base *base, hrt_time_t *soft,
+HRT_EXTERN int hrt_base_wait_window(const struct hrt_base *base, hrt_time_t *soft,
 				    hrt_time_t *hard);
 
 #ifdef __cplusplus

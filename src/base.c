@@ -76,25 +76,34 @@ HRT_EXTERN int hrt_base_set_greedy(struct hrt_base *b, enum hrt_greedy policy)
 	return 0;
 }
 
-HRT_EXTERN enum hrt_greedy hrt_base_get_greedy(const struct hrt_base *b)
+HRT_EXTERN int hrt_base_get_greedy(const struct hrt_base *b)
 {
-	if (base_guard(b, G_QUERY, 0))
-		return HRT_GREEDY_OFF;
-	return (enum hrt_greedy)__atomic_load_n(&b->greedy, __ATOMIC_RELAXED);
+	int err = base_guard(b, G_QUERY, 0);
+
+	return err ? err : __atomic_load_n(&b->greedy, __ATOMIC_RELAXED);
 }
 
-HRT_EXTERN clockid_t hrt_base_get_clock(const struct hrt_base *b)
+clockid_t hrt__base_clock(const struct hrt_base *b)
 {
-	return base_guard(b, G_QUERY, 0) ? (clockid_t)-1 : b->clock;
+	return b->clock;
 }
 
-HRT_EXTERN hrt_time_t hrt_base_now(struct hrt_base *b)
+HRT_EXTERN int hrt_base_get_clock(const struct hrt_base *b, clockid_t *clock)
 {
-	if (base_guard(b, G_QUERY, 0))
-		return 0;
-	if (base_is_virtual(b))
-		return __atomic_load_n(&b->vnow, __ATOMIC_RELAXED);
-	return hrt__clock_now(b->clock);
+	int err = base_guard(b, G_QUERY, !clock);
+
+	if (!err)
+		*clock = b->clock;
+	return err;
+}
+
+HRT_EXTERN int hrt_base_now(const struct hrt_base *b, hrt_time_t *now)
+{
+	int err = base_guard(b, G_QUERY, !now);
+
+	if (!err)
+		*now = base_now(b);
+	return err;
 }
 
 HRT_EXTERN int hrt_base_set_time(struct hrt_base *b, hrt_time_t now)
@@ -104,7 +113,7 @@ HRT_EXTERN int hrt_base_set_time(struct hrt_base *b, hrt_time_t now)
 	if (ret)
 		return ret;
 	if (!base_is_virtual(b))
-		return -EINVAL;
+		return -EOPNOTSUPP;
 	base_lock(b);
 	if (now < b->vnow)
 		ret = -EINVAL;
@@ -192,12 +201,15 @@ static inline struct hrt_base *lock_for_start(struct hrt_timer *t, struct hrt_ba
 	}
 }
 
-HRT_EXTERN void hrt_timer_init(struct hrt_timer *t, hrt_callback fn)
+HRT_EXTERN int hrt_timer_init(struct hrt_timer *t, hrt_callback fn)
 {
-	if (timer_guard(t, G_QUERY, 0))         /* touches no base */
-		return;
+	int err = timer_guard(t, G_QUERY, !fn);        /* touches no base */
+
+	if (err)
+		return err;
 	memset(t, 0, sizeof(*t));
 	t->hrt__fn = fn;
+	return 0;
 }
 
 HRT_EXTERN int hrt_timer_start_range(struct hrt_timer *t, struct hrt_base *nb,
@@ -212,7 +224,7 @@ HRT_EXTERN int hrt_timer_start_range(struct hrt_timer *t, struct hrt_base *nb,
 	if (err)
 		return err;
 	if (mode == HRT_MODE_REL)
-		soft = sat_add(hrt_base_now(nb), soft);
+		soft = sat_add(base_now(nb), soft);
 	hard = cap_hard(soft, sat_add(soft, slack));
 
 	ob = lock_for_start(t, nb, &s);
@@ -292,21 +304,23 @@ HRT_EXTERN int hrt_timer_try_cancel(struct hrt_timer *t)
  * overwrites what forward wrote.  A timer never started has no lock: its
  * owner is the only thread that can know it.
  */
-HRT_EXTERN uint64_t hrt_timer_forward(struct hrt_timer *t, hrt_time_t now, hrt_time_t interval)
+HRT_EXTERN int64_t hrt_timer_forward(struct hrt_timer *t, hrt_time_t now, hrt_time_t interval)
 {
 	struct hrt_base *b;
 	hrt_time_t soft, hard;
 	uint64_t n = 0, q;
 	uintptr_t s;
+	int err = timer_guard(t, G_CHANGE, interval <= 0);
 
-	/* A refusal is 0 here: nothing was moved. */
-	if (timer_guard(t, G_CHANGE, interval <= 0) || lock_timer_base(t, &b, &s))
-		return 0;
+	if (err || (err = lock_timer_base(t, &b, &s)))
+		return err;
 	if (!b)
 		s = hrt__tset_state(t);
 	soft = __atomic_load_n(&t->hrt__soft, __ATOMIC_RELAXED);
 	hard = __atomic_load_n(&t->hrt__hard, __ATOMIC_RELAXED);
-	if (!hrt__tset_queued(s) && hard <= now) {
+	if (hrt__tset_queued(s)) {
+		err = -EBUSY;
+	} else if (hard <= now) {
 		q = ((uint64_t)now - (uint64_t)hard) / (uint64_t)interval;  /* exact: now >= hard */
 		n = q == UINT64_MAX ? q : q + 1;
 		soft = add_intervals(soft, n, interval);
@@ -316,53 +330,74 @@ HRT_EXTERN uint64_t hrt_timer_forward(struct hrt_timer *t, hrt_time_t now, hrt_t
 	}
 	if (b)
 		base_unlock(b);
-	return n;
+	/* The count saturates; the expiries moved by the exact one. */
+	return err ? err : n > INT64_MAX ? INT64_MAX : (int64_t)n;
+}
+
+/* Step 2 of the guard for a lock-free query of t. */
+static inline int timer_query_guard(const struct hrt_timer *t, int bad)
+{
+	int err = timer_guard(t, G_QUERY, bad);
+
+	return err ? err : timer_foreign(t) ? -EPERM : 0;
 }
 
 HRT_EXTERN int hrt_timer_is_queued(const struct hrt_timer *t)
 {
-	if (timer_guard(t, G_QUERY, 0) || timer_foreign(t))
-		return 0;
-	return hrt__tset_queued(hrt__tset_state(t));
+	int err = timer_query_guard(t, 0);
+
+	return err ? err : hrt__tset_queued(hrt__tset_state(t));
 }
 
 HRT_EXTERN int hrt_timer_is_running(const struct hrt_timer *t)
 {
 	struct hrt_base *b;
 	uintptr_t s;
-	int r;
+	int r = timer_guard(t, G_QUERY, 0);
 
-	if (timer_guard(t, G_QUERY, 0))
-		return 0;
+	if (r)
+		return r;
 	b = st_base(hrt__tset_state(t));
 	if (b && b == hrt__walking)     /* its lock is ours: t cannot move */
 		return b->running == t;
-	if (lock_timer_base(t, &b, &s) || !b)
-		return 0;
+	if ((r = lock_timer_base(t, &b, &s)) || !b)
+		return r;
 	r = b->running == t;
 	base_unlock(b);
 	return r;
 }
 
-HRT_EXTERN hrt_time_t hrt_timer_get_soft(const struct hrt_timer *t)
+/* A timer never started answers too: hrt_timer_forward may have moved it. */
+HRT_EXTERN int hrt_timer_get_soft(const struct hrt_timer *t, hrt_time_t *soft)
 {
-	if (timer_guard(t, G_QUERY, 0) || timer_foreign(t))
-		return 0;
-	return __atomic_load_n(&t->hrt__soft, __ATOMIC_RELAXED);
+	int err = timer_query_guard(t, !soft);
+
+	if (!err)
+		*soft = __atomic_load_n(&t->hrt__soft, __ATOMIC_RELAXED);
+	return err;
 }
 
-HRT_EXTERN hrt_time_t hrt_timer_get_hard(const struct hrt_timer *t)
+HRT_EXTERN int hrt_timer_get_hard(const struct hrt_timer *t, hrt_time_t *hard)
 {
-	if (timer_guard(t, G_QUERY, 0) || timer_foreign(t))
-		return 0;
-	return __atomic_load_n(&t->hrt__hard, __ATOMIC_RELAXED);
+	int err = timer_query_guard(t, !hard);
+
+	if (!err)
+		*hard = __atomic_load_n(&t->hrt__hard, __ATOMIC_RELAXED);
+	return err;
 }
 
-HRT_EXTERN struct hrt_base *hrt_timer_get_base(const struct hrt_timer *t)
+HRT_EXTERN int hrt_timer_get_base(const struct hrt_timer *t, struct hrt_base **base)
 {
-	if (timer_guard(t, G_QUERY, 0) || timer_foreign(t))
-		return NULL;
-	return st_base(hrt__tset_state(t));
+	int err = timer_query_guard(t, !base);
+	struct hrt_base *b;
+
+	if (err)
+		return err;
+	b = st_base(hrt__tset_state(t));
+	if (!b)
+		return -ENOENT;         /* never started */
+	*base = b;
+	return 0;
 }
 
 /* The expiry pass --------------------------------------------------------- */
@@ -402,19 +437,19 @@ static void run_one(struct hrt_base *b, struct hrt_timer *t, hrt_time_t now)
 }
 
 /* Lock held (and held again on return): the pass at `now`, then the
- * re-arm; 0 if another pass runs. */
-size_t hrt__base_run_locked(struct hrt_base *b, hrt_time_t now, int idle)
+ * re-arm; -EBUSY if a pass runs already (step 5 of the guard). */
+ssize_t hrt__base_run_locked(struct hrt_base *b, hrt_time_t now, int idle)
 {
 	struct hrt_tset *ts = &b->set;
 	struct hrt_timer *t;
 	uint64_t id;
-	size_t n = 0;
+	ssize_t n = 0;
 	int greedy;
 
 	if (now > HRT_QUEUE_NOW_MAX)    /* soft expiries from here on mean never */
 		now = HRT_QUEUE_NOW_MAX;
 	if (hrt__tset_in_pass(ts))
-		return 0;
+		return -EBUSY;
 	if (base_is_virtual(b) && now > b->vnow)
 		__atomic_store_n(&b->vnow, now, __ATOMIC_RELAXED);
 	b->pass_thread = pthread_self();
@@ -449,31 +484,32 @@ size_t hrt__base_run_locked(struct hrt_base *b, hrt_time_t now, int idle)
 	return n;
 }
 
-HRT_EXTERN size_t hrt_base_run(struct hrt_base *b, hrt_time_t now, int idle)
+HRT_EXTERN ssize_t hrt_base_run(struct hrt_base *b, hrt_time_t now, int idle)
 {
-	size_t n;
+	ssize_t n = base_guard(b, G_CHANGE, 0);
 
-	/* A refusal is 0 here, as a pass of its own base is (step 5). */
-	if (base_guard(b, G_CHANGE, 0))
-		return 0;
+	if (n)
+		return n;
 	base_lock(b);
 	n = hrt__base_run_locked(b, now, idle);
 	base_unlock(b);
 	return n;
 }
 
-/* Not const: exactness may move the wheel's earliest timers into the tree. */
-HRT_EXTERN hrt_time_t hrt_base_next_event(struct hrt_base *b)
+/* A query, but exactness may move the wheel's earliest timers into the
+ * tree: a cache the lock covers, so the base is written through a cast
+ * (it is malloc'ed, never defined const). */
+HRT_EXTERN int hrt_base_next_event(const struct hrt_base *cb, hrt_time_t *when)
 {
-	hrt_time_t next;
-	int locked;
+	struct hrt_base *b = (struct hrt_base *)cb;
+	int locked = base_guard(b, G_QUERY, !when);
 
-	if (base_guard(b, G_QUERY, 0))
-		return HRT_TIME_MAX;
+	if (locked)
+		return locked;
 	locked = query_lock(b);
-	next = hrt__tset_next(&b->set, 0);
-	query_unlock(b, locked);
-	return next;
+	*when = hrt__tset_next(&b->set, 0);
+	locked = query_unlock_count(b, locked);
+	return locked != 0;
 }
 
 

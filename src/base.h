@@ -21,15 +21,16 @@ struct hrt_loop;
  * parent's); else 0. */
 int hrt__base_guard_fd(const struct hrt_base *b);
 /* base.c.  The guard's last step for hrt_base_loop: this thread runs a
- * pass of b (it is inside one of b's callbacks). */
+ * pass of b (it is inside one of b's callbacks: -EBUSY). */
 int hrt__base_in_own_pass(struct hrt_base *b);
 /* The base's loop state (loop.h): made and freed with the base
  * (lifecycle.c), only kept by it. */
 struct hrt_loop *hrt__base_loop(struct hrt_base *b);
 /* The device's handler: one wake-up, `event` an ack() result (device.h).
  * In one critical section: counts it, reads the clock, runs the pass if
- * anything is due (idle as for hrt_base_run), re-arms.  The passes' count,
- * or -errno of an arm that keeps failing. */
+ * anything is due (idle as for hrt_base_run), re-arms.  The callbacks
+ * run, -EBUSY if a pass of b runs already, or -errno of an arm that keeps
+ * failing. */
 ssize_t hrt__base_wakeup(struct hrt_base *b, int event, int idle);
 /* hrt_base_dispatch: acks the device, then hrt__base_wakeup; a failed ack
  * is returned and also lands in *read_err (arm errors do not). */
@@ -44,7 +45,10 @@ int hrt__base_rearm(struct hrt_base *b);
 int hrt__base_window(struct hrt_base *b, hrt_time_t *owner, hrt_time_t *soft,
 		     hrt_time_t *hard);
 
-/* base.c.  The clock's time now, in ns. */
+/* base.c.  The clock a base reads (for a virtual one, the clock it
+ * stands for). */
+clockid_t hrt__base_clock(const struct hrt_base *b);
+/* The clock's time now, in ns. */
 hrt_time_t hrt__clock_now(clockid_t clock);
 /* The rule (loop.c header): 1 with the instant to sleep until and the
  * thread slack to sleep with, or 0 if no ranged sleep fits (sleep exactly

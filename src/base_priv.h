@@ -17,14 +17,14 @@
  *   3. inside a hrt_base_walk_tree callback (its lock held)   -EDEADLK
  *   4. a child forked after the base was made, for the calls
  *      that use its fds (they are the parent's)               -ECHILD
- *   5. a pass or loop of the base's own, for the calls that
- *      would run one (checked under the lock: run, loop)
+ *   5. a pass of the base's own, for the calls that would run
+ *      one (checked under the lock: run, dispatch, loop)      -EBUSY
  * A timer's base is known only once it is locked, so for a timer queued
  * on (or last started on) an unlocked base check 2 is made there, after
  * the lock, by lock_timer_base and lock_for_start: a timer may move
  * between the check and the lock.  Queries answer in situation 3 (the
- * walk holds the lock: query_lock skips it); in situation 2 a call that
- * has no errno to return answers its "nothing" value.
+ * walk holds the lock: query_lock skips it).  A base's kind (virtual:
+ * -EOPNOTSUPP) is looked at after the guard, by the calls that care.
  *
  * Locking: one mutex per base, taken by every public call and dropped
  * around callbacks.  A hrt_base_walk_tree callback runs with it held, so
@@ -59,7 +59,8 @@ struct hrt_base {
 	pthread_t pass_thread;          /* valid while in a pass */
 	unsigned waiters;               /* threads waiting on `done` */
 
-	clockid_t clock;
+	clockid_t clock;                /* virtual: the clock it stands for */
+	int virt;                       /* HRT_BASE_VIRTUAL */
 	int greedy;
 	hrt_time_t vnow;                /* virtual bases: the time */
 	struct hrt_stats stats;         /* the set keeps its own counters */
@@ -131,9 +132,16 @@ static inline void base_unlock(const struct hrt_base *b)
 
 static inline int base_is_virtual(const struct hrt_base *b)
 {
-	return b->clock == HRT_CLOCK_VIRTUAL;
+	return b->virt;
 }
 
+/* The base's time: its clock's, or a virtual base's own. */
+static inline hrt_time_t base_now(const struct hrt_base *b)
+{
+	if (base_is_virtual(b))
+		return __atomic_load_n(&b->vnow, __ATOMIC_RELAXED);
+	return hrt__clock_now(b->clock);
+}
 
 /* What a call does, for the guard: a query answers from a walk callback,
  * a change is refused there, an fd call also in a forked child. */
@@ -195,6 +203,15 @@ static inline void query_unlock(const struct hrt_base *b, int locked)
 		base_unlock(b);
 }
 
+/* query_unlock, returning the number of queued timers read before. */
+static inline size_t query_unlock_count(const struct hrt_base *b, int locked)
+{
+	size_t n = hrt__tset_count(&b->set);
+
+	query_unlock(b, locked);
+	return n;
+}
+
 /* The base a timer's state word names (NULL: never started). */
 static inline struct hrt_base *st_base(uintptr_t s)
 {
@@ -240,7 +257,7 @@ static inline void base_wakeup_update(struct hrt_base *b)
 }
 
 /* base.c: the pass at `now`, lock held (and held again on return), then
- * the re-arm; 0 if another pass runs. */
-size_t hrt__base_run_locked(struct hrt_base *b, hrt_time_t now, int idle);
+ * the re-arm: the callbacks run, or -EBUSY if a pass of b runs already. */
+ssize_t hrt__base_run_locked(struct hrt_base *b, hrt_time_t now, int idle);
 
 #endif /* HRT_BASE_PRIV_H */

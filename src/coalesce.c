@@ -10,7 +10,7 @@
 
 #include "base_priv.h"
 
-HRT_EXTERN int hrt_base_set_coalesce(struct hrt_base *b, bool on)
+HRT_EXTERN int hrt_base_set_coalesce(struct hrt_base *b, int on)
 {
 	int err = base_guard(b, G_CHANGE, 0);
 
@@ -20,9 +20,11 @@ HRT_EXTERN int hrt_base_set_coalesce(struct hrt_base *b, bool on)
 	return 0;
 }
 
-HRT_EXTERN bool hrt_base_get_coalesce(const struct hrt_base *b)
+HRT_EXTERN int hrt_base_get_coalesce(const struct hrt_base *b)
 {
-	return !base_guard(b, G_QUERY, 0) && __atomic_load_n(&b->coalesce, __ATOMIC_RELAXED);
+	int err = base_guard(b, G_QUERY, 0);
+
+	return err ? err : __atomic_load_n(&b->coalesce, __ATOMIC_RELAXED);
 }
 
 /* Keep the top three bits: the slack changes (a prctl) only when the window
@@ -77,10 +79,15 @@ int hrt__coalesce_plan(hrt_time_t now, hrt_time_t owner, hrt_time_t soft,
 	return 1;
 }
 
-HRT_EXTERN int hrt_base_wait_window(struct hrt_base *b, hrt_time_t *soft, hrt_time_t *hard)
+/* A query, but the window search may move far timers into the tree (a
+ * cache under the lock, as hrt_base_next_event), and it locks the base:
+ * a change for the guard (-EDEADLK from a walk callback). */
+HRT_EXTERN int hrt_base_wait_window(const struct hrt_base *cb, hrt_time_t *soft,
+				    hrt_time_t *hard)
 {
-	hrt_time_t owner, s, h, until, slack;
-	int have = base_guard(b, G_CHANGE, !soft || !hard);   /* it locks b */
+	struct hrt_base *b = (struct hrt_base *)cb;
+	hrt_time_t owner, s, h, until, slack, now;
+	int have = base_guard(b, G_CHANGE, !soft || !hard);
 
 	if (have)
 		return have;
@@ -91,7 +98,8 @@ HRT_EXTERN int hrt_base_wait_window(struct hrt_base *b, hrt_time_t *soft, hrt_ti
 		*soft = *hard = HRT_TIME_MAX;
 		return 0;
 	}
-	if (!hrt__coalesce_plan(hrt_base_now(b), owner, s, h, hrt__slack_div(),
+	now = base_now(b);              /* a virtual base plans on its time */
+	if (!hrt__coalesce_plan(now, owner, s, h, hrt__slack_div(),
 				&until, &slack)) {
 		*soft = *hard = h;
 		return 0;

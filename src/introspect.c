@@ -10,43 +10,51 @@
 
 #include "base_priv.h"
 
-HRT_EXTERN size_t hrt_base_count(const struct hrt_base *b)
+HRT_EXTERN ssize_t hrt_base_count(const struct hrt_base *b)
 {
-	size_t n;
-	int locked;
+	int locked = base_guard(b, G_QUERY, 0);
 
-	if (base_guard(b, G_QUERY, 0))
-		return 0;
+	if (locked)
+		return locked;
 	locked = query_lock(b);
-	n = hrt__tset_count(&b->set);
-	query_unlock(b, locked);
-	return n;
+	return (ssize_t)query_unlock_count(b, locked);
 }
 
-HRT_EXTERN void hrt_base_get_stats(const struct hrt_base *b, struct hrt_stats *out)
+/* The caller's struct may be older (shorter) or newer (longer) than ours:
+ * the common prefix is copied, the rest of theirs zeroed. */
+HRT_EXTERN int hrt_base_get_stats(const struct hrt_base *b, struct hrt_stats *out, size_t size)
 {
-	int locked;
+	struct hrt_stats st;
+	int locked = base_guard(b, G_QUERY, !out || !size || size % 8);
 
-	if (base_guard(b, G_QUERY, !out))
-		return;
+	if (locked)
+		return locked;
 	locked = query_lock(b);
-	*out = b->stats;
-	hrt__tset_get_stats(&b->set, out);
+	st = b->stats;
+	hrt__tset_get_stats(&b->set, &st);
 	query_unlock(b, locked);
+	memcpy(out, &st, size < sizeof(st) ? size : sizeof(st));
+	if (size > sizeof(st))
+		memset((char *)out + sizeof(st), 0, size - sizeof(st));
+	return 0;
 }
 
-HRT_EXTERN void hrt_base_reset_stats(struct hrt_base *b)
+HRT_EXTERN int hrt_base_reset_stats(struct hrt_base *b)
 {
-	if (base_guard(b, G_CHANGE, 0))
-		return;
+	int err = base_guard(b, G_CHANGE, 0);
+
+	if (err)
+		return err;
 	base_lock(b);
 	memset(&b->stats, 0, sizeof(b->stats));
 	hrt__tset_reset_stats(&b->set);
 	base_unlock(b);
+	return 0;
 }
 
-HRT_EXTERN int hrt_base_walk_tree(struct hrt_base *b,
-				  void (*fn)(const struct hrt_tree_node *n, void *ctx), void *ctx)
+HRT_EXTERN ssize_t hrt_base_walk_tree(struct hrt_base *b,
+				      void (*fn)(const struct hrt_tree_node *n, void *ctx),
+				      void *ctx)
 {
 	const struct hrt_base *outer = hrt__walking;
 	size_t n;
@@ -69,10 +77,10 @@ HRT_EXTERN int hrt_base_walk_tree(struct hrt_base *b,
 		hrt__walking = NULL;
 		base_unlock(b);
 	}
-	return n > (size_t)INT32_MAX ? INT32_MAX : (int)n;
+	return (ssize_t)n;
 }
 
-HRT_EXTERN int hrt_base_check(struct hrt_base *b, char *why, size_t len)
+HRT_EXTERN int hrt_base_check(const struct hrt_base *b, char *why, size_t len)
 {
 	const char *w;
 	int locked = base_guard(b, G_QUERY, 0);

@@ -123,6 +123,8 @@ static void fork_list_del(struct hrt_base *b)
 	pthread_mutex_unlock(&fork_lock);
 }
 
+/* HRT_BASE_ENV only: a library that reads the environment behind its
+ * caller's back changes every program that links it. */
 static int greedy_from_env(void)
 {
 	const char *s = getenv("HRT_GREEDY");
@@ -141,42 +143,35 @@ static int coalesce_from_env(void)
 	return !(s && !strcmp(s, "off"));       /* unset/unknown: on */
 }
 
-HRT_EXTERN struct hrt_base *hrt_base_new(clockid_t clock)
-{
-	return hrt_base_new_flags(clock, 0);
-}
-
-HRT_EXTERN struct hrt_base *hrt_base_new_flags(clockid_t clock, unsigned flags)
+HRT_EXTERN int hrt_base_new(struct hrt_base **basep, clockid_t clock, unsigned flags)
 {
 	struct hrt_base *b;
+	int virt = !!(flags & HRT_BASE_VIRTUAL);
 
-	if ((clock != CLOCK_MONOTONIC && clock != CLOCK_BOOTTIME &&
-	     clock != CLOCK_REALTIME && clock != HRT_CLOCK_VIRTUAL) ||
-	    (flags & ~HRT_BASE_UNLOCKED)) {
-		errno = EINVAL;
-		return NULL;
-	}
+	if (!basep || (clock != CLOCK_MONOTONIC && clock != CLOCK_BOOTTIME &&
+		       clock != CLOCK_REALTIME) ||
+	    (flags & ~(HRT_BASE_UNLOCKED | HRT_BASE_VIRTUAL | HRT_BASE_ENV)))
+		return -EINVAL;
 	pthread_once(&atfork_once, atfork_register);
 	b = aligned_alloc(_Alignof(struct hrt_base), sizeof(*b));
-	if (!b) {
-		errno = ENOMEM;
-		return NULL;
-	}
+	if (!b)
+		return -ENOMEM;
 	memset(b, 0, sizeof(*b));
 	if (pthread_mutex_init(&b->lock, NULL))
 		goto out_free;
 	if (pthread_cond_init(&b->done, NULL))
 		goto out_mutex;
-	hrt__tset_init(&b->set, clock == HRT_CLOCK_VIRTUAL ? 0 : hrt__clock_now(clock));
+	hrt__tset_init(&b->set, virt ? 0 : hrt__clock_now(clock));
 	b->clock = clock;
+	b->virt = virt;
 	b->unlocked = !!(flags & HRT_BASE_UNLOCKED);
 	if (b->unlocked) {
 		if (!hrt__thread_id)    /* first base of this thread: its number */
 			hrt__thread_id = __atomic_add_fetch(&thread_ids, 1, __ATOMIC_RELAXED);
 		b->owner = hrt__thread_id;
 	}
-	b->greedy = greedy_from_env();
-	b->coalesce = coalesce_from_env();
+	b->greedy = flags & HRT_BASE_ENV ? greedy_from_env() : HRT_GREEDY_IDLE;
+	b->coalesce = flags & HRT_BASE_ENV ? coalesce_from_env() : 1;
 	b->armed = HRT_TIME_MAX;
 	b->fork_gen = __atomic_load_n(&hrt__fork_gen, __ATOMIC_RELAXED);
 	b->loop = hrt__loop_new(b->unlocked);
@@ -184,7 +179,8 @@ HRT_EXTERN struct hrt_base *hrt_base_new_flags(clockid_t clock, unsigned flags)
 		goto out_cond;
 	if (!b->unlocked)
 		fork_list_add(b);
-	return b;
+	*basep = b;
+	return 0;
 
 out_cond:
 	pthread_cond_destroy(&b->done);
@@ -192,16 +188,13 @@ out_mutex:
 	pthread_mutex_destroy(&b->lock);
 out_free:
 	free(b);
-	errno = ENOMEM;
-	return NULL;
+	return -ENOMEM;
 }
 
 HRT_EXTERN int hrt_base_free(struct hrt_base *b)
 {
 	int busy;
 
-	if (!b)
-		return 0;
 	/* The guard, but a walk callback gets -EBUSY: the walk is a use of
 	 * the base that freeing would leave dangling, like a pass. */
 	busy = base_guard(b, G_CHANGE, 0);

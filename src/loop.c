@@ -350,7 +350,7 @@ static int coalesce_plan_sleep(struct hrt_base *b, struct hrt_loop *l, int div,
 	l->sleep_hard = HRT_TIME_MAX;
 	loop_unlock(l);
 	have = hrt__base_window(b, &owner, &soft, &hard);
-	*now = hrt__clock_now(hrt_base_get_clock(b));
+	*now = hrt__clock_now(hrt__base_clock(b));
 	if (have)
 		ranged = hrt__coalesce_plan(*now, owner, soft, hard, div, &until, slack);
 	loop_lock(l);
@@ -495,7 +495,7 @@ static int loop_run(struct hrt_base *b, struct hrt_loop *l)
 	loop_lock(l);
 	l->below = hrt__base_device(b);
 	l->arm_failed = 0;
-	co = hrt_base_get_coalesce(b) && hrt_base_get_clock(b) == CLOCK_MONOTONIC && !l->nosys;
+	co = hrt_base_get_coalesce(b) == 1 && hrt__base_clock(b) == CLOCK_MONOTONIC && !l->nosys;
 	l->coalescing = co;
 	l->tfd_at = 1;                  /* unknown: the first plan sets it */
 	loop_unlock(l);
@@ -521,13 +521,10 @@ HRT_EXTERN int hrt_base_loop(struct hrt_base *b)
 	if ((err = hrt__base_guard_fd(b)))
 		return err;
 	l = hrt__base_loop(b);
-	/* A second loop first (-EBUSY, the loop's own callback included),
-	 * then a pass of this thread's own: a callback's loop would wait
-	 * for the pass it is in, so it returns as a nested pass does. */
-	if (hrt__loop_busy(l))
+	/* A second loop (the loop's own callback included), or a callback of
+	 * a pass of this thread's: it would wait for the pass it is in. */
+	if (hrt__loop_busy(l) || hrt__base_in_own_pass(b))
 		return -EBUSY;
-	if (hrt__base_in_own_pass(b))
-		return 0;
 	loop_lock(l);
 	busy = l->looping;
 	l->looping = 1;

@@ -50,7 +50,7 @@ HRT_EXTERN int hrt_base_fd(struct hrt_base *b)
 	if (fd)
 		return fd;
 	if (base_is_virtual(b))
-		return -EINVAL;
+		return -EOPNOTSUPP;
 	base_lock(b);
 	if (!b->dev) {
 		d = hrt__timerfd_new(b->clock, NULL);
@@ -80,7 +80,7 @@ HRT_EXTERN int hrt_base_fd(struct hrt_base *b)
 ssize_t hrt__base_wakeup(struct hrt_base *b, int event, int idle)
 {
 	hrt_time_t now;
-	size_t n = 0;
+	ssize_t n = 0;
 	int due, err;
 
 	base_lock(b);
@@ -101,7 +101,7 @@ ssize_t hrt__base_wakeup(struct hrt_base *b, int event, int idle)
 	base_wakeup_update(b);                  /* retries an arm that failed */
 	err = b->armed == HRT_ARMED_EXPIRED ? b->arm_err : 0;
 	base_unlock(b);
-	return err ? err : (ssize_t)n;
+	return err ? err : n;
 }
 
 ssize_t hrt__base_dispatch(struct hrt_base *b, int idle, int *read_err)
@@ -114,7 +114,7 @@ ssize_t hrt__base_dispatch(struct hrt_base *b, int idle, int *read_err)
 		return err;
 	d = hrt__base_device(b);
 	if (!d)
-		return -EINVAL;
+		return base_is_virtual(b) ? -EOPNOTSUPP : -EINVAL;
 	ev = d->ops->ack(d);
 	if (ev < 0 && ev != -ECANCELED) {       /* EBADF: the host closed our fd */
 		*read_err = ev;

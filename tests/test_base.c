@@ -17,6 +17,7 @@
 #include "unit.h"
 
 #include "hrt.h"
+#include "hrt_values.h"
 #include "timerset.h"   /* HRT_TSET_RAN_MAX */
 #include "wheel.h"
 
@@ -45,7 +46,7 @@ static const hrt_time_t art_soft[7] = { 5 * US, 7500, 25 * US, 7500, 45 * US, 55
 
 static struct hrt_base *article(struct named *tm)
 {
-	struct hrt_base *b = hrt_base_new(HRT_CLOCK_VIRTUAL);
+	struct hrt_base *b = tv_virtual(0);
 
 	assert_non_null(b);
 	for (int i = 0; i < 7; i++) {
@@ -55,10 +56,10 @@ static struct hrt_base *article(struct named *tm)
 		tm[i].name = (char)('A' + i);
 		assert_int_equal(hrt_timer_start_range(&tm[i].t, b, art_soft[i], hard - art_soft[i],
 						       HRT_MODE_ABS), 0);
-		assert_int_equal(hrt_timer_get_hard(&tm[i].t), hard);
+		assert_int_equal(tv_hard(&tm[i].t), hard);
 	}
 	assert_int_equal(hrt_base_check(b, NULL, 0), 0);
-	assert_int_equal(hrt_base_next_event(b), 10 * US);
+	assert_int_equal(tv_next(b), 10 * US);
 	nran = 0;
 	ran[0] = 0;
 	return b;
@@ -74,7 +75,7 @@ static void article_pass(enum hrt_greedy policy, int idle, const char *want)
 	assert_int_equal(hrt_base_run(b, 10 * US, idle), strlen(want));
 	assert_string_equal(ran, want);
 	assert_int_equal(hrt_base_check(b, NULL, 0), 0);
-	assert_int_equal(hrt_base_next_event(b), 30 * US);   /* C */
+	assert_int_equal(tv_next(b), 30 * US);   /* C */
 	for (int i = 0; i < 7; i++)             /* free refuses queued timers */
 		hrt_timer_cancel(&tm[i].t);
 	assert_int_equal(hrt_base_free(b), 0);
@@ -104,7 +105,7 @@ static int wakeups_after_cancel_c(enum hrt_greedy policy)
 	w++;
 	assert_int_equal(hrt_timer_cancel(&tm[2].t), 1);
 	assert_int_equal(hrt_timer_cancel(&tm[2].t), 0);
-	while ((t = hrt_base_next_event(b)) != HRT_TIME_MAX) {
+	while ((t = tv_next(b)) != HRT_TIME_MAX) {
 		hrt_base_run(b, t, 1);
 		w++;
 	}
@@ -123,30 +124,37 @@ static void test_article_wakeups(void **s)
 
 static void test_bad_arguments(void **s)
 {
-	struct hrt_base *b, *rb;
+	struct hrt_base *b, *rb, *keep = (struct hrt_base *)&keep;
 	struct hrt_timer t, none;
 	struct hrt_stats st;
+	hrt_time_t v = 7;
 
 	(void)s;
+	/* A failed constructor leaves *basep alone and sets no errno. */
 	errno = 0;
-	assert_null(hrt_base_new((clockid_t)12345));
-	assert_int_equal(errno, EINVAL);
-	assert_null(hrt_base_new(CLOCK_PROCESS_CPUTIME_ID));
-	b = hrt_base_new(HRT_CLOCK_VIRTUAL);
+	assert_int_equal(hrt_base_new(&keep, (clockid_t)12345, 0), -EINVAL);
+	assert_int_equal(hrt_base_new(&keep, CLOCK_PROCESS_CPUTIME_ID, 0), -EINVAL);
+	assert_int_equal(hrt_base_new(&keep, CLOCK_MONOTONIC, 64u), -EINVAL);   /* flag */
+	assert_int_equal(hrt_base_new(NULL, CLOCK_MONOTONIC, 0), -EINVAL);
+	assert_ptr_equal(keep, (struct hrt_base *)&keep);
+	assert_int_equal(errno, 0);
+	b = tv_virtual(0);
 	assert_non_null(b);
 	assert_int_equal(hrt_base_set_greedy(b, (enum hrt_greedy)3), -EINVAL);
 	assert_int_equal(hrt_base_set_greedy(b, (enum hrt_greedy)-1), -EINVAL);
 	assert_int_equal(hrt_base_set_greedy(NULL, HRT_GREEDY_OFF), -EINVAL);
 	assert_int_equal(hrt_base_set_time(b, 100), 0);
 	assert_int_equal(hrt_base_set_time(b, 99), -EINVAL);     /* backwards */
-	assert_int_equal(hrt_base_now(b), 100);
-	rb = hrt_base_new(CLOCK_MONOTONIC);
+	assert_int_equal(tv_now(b), 100);
+	rb = tv_new(CLOCK_MONOTONIC, 0);
 	assert_non_null(rb);
-	assert_int_equal(hrt_base_set_time(rb, 1), -EINVAL);     /* real clock */
-	assert_int_equal(hrt_base_fd(b), -EINVAL);               /* virtual: no fd */
+	assert_int_equal(hrt_base_set_time(rb, 1), -EOPNOTSUPP); /* real clock */
+	assert_int_equal(hrt_base_fd(b), -EOPNOTSUPP);           /* virtual: no fd */
 
 	hrt_timer_init(&t, record);
-	hrt_timer_init(&none, NULL);
+	memset(&none, 0, sizeof(none));         /* fresh memory: no callback */
+	assert_int_equal(hrt_timer_init(&none, NULL), -EINVAL);
+	assert_int_equal(hrt_timer_init(NULL, record), -EINVAL);
 	assert_int_equal(hrt_timer_start_range(NULL, b, 0, 0, HRT_MODE_ABS), -EINVAL);
 	assert_int_equal(hrt_timer_start_range(&t, NULL, 0, 0, HRT_MODE_ABS), -EINVAL);
 	assert_int_equal(hrt_timer_start_range(&t, b, 0, -1, HRT_MODE_ABS), -EINVAL);
@@ -157,14 +165,23 @@ static void test_bad_arguments(void **s)
 	assert_int_equal(hrt_timer_cancel(NULL), -EINVAL);
 	assert_int_equal(hrt_timer_try_cancel(NULL), -EINVAL);
 	assert_int_equal(hrt_timer_cancel(&t), 0);               /* never started */
-	assert_int_equal(hrt_timer_forward(NULL, 0, 1), 0);
-	assert_int_equal(hrt_base_run(NULL, 0, 0), 0);
-	assert_int_equal(hrt_base_next_event(NULL), HRT_TIME_MAX);
+	assert_int_equal(hrt_timer_forward(NULL, 0, 1), -EINVAL);
+	assert_int_equal(hrt_timer_forward(&t, 0, 0), -EINVAL);
+	assert_int_equal(hrt_base_run(NULL, 0, 0), -EINVAL);
+	assert_int_equal(hrt_base_next_event(NULL, &v), -EINVAL);
+	assert_int_equal(hrt_base_next_event(b, NULL), -EINVAL);
+	assert_int_equal(v, 7);                 /* untouched */
+	assert_int_equal(hrt_timer_get_base(&t, &rb), -ENOENT);  /* never started */
+	assert_int_equal(hrt_timer_get_soft(&t, &v), 0);         /* 0 after init */
+	assert_int_equal(v, 0);
+	assert_int_equal(hrt_base_count(NULL), -EINVAL);
 	assert_int_equal(hrt_base_walk_tree(NULL, NULL, NULL), -EINVAL);
 	memset(&st, 0x5a, sizeof(st));
-	hrt_base_get_stats(NULL, &st);                           /* untouched */
-	assert_int_equal(st.passes, 0x5a5a5a5a5a5a5a5aull);
-	assert_int_equal(hrt_base_free(NULL), 0);
+	assert_int_equal(hrt_base_get_stats(NULL, &st, sizeof(st)), -EINVAL);
+	assert_int_equal(hrt_base_get_stats(b, &st, 0), -EINVAL);
+	assert_int_equal(hrt_base_get_stats(b, &st, 12), -EINVAL);
+	assert_int_equal(st.passes, 0x5a5a5a5a5a5a5a5aull);     /* untouched */
+	assert_int_equal(hrt_base_free(NULL), -EINVAL);
 	assert_int_equal(hrt_base_free(rb), 0);
 	assert_int_equal(hrt_base_free(b), 0);
 }
@@ -184,53 +201,57 @@ static void test_greedy_env(void **s)
 			setenv("HRT_GREEDY", cases[i].v, 1);
 		else
 			unsetenv("HRT_GREEDY");
-		b = hrt_base_new(HRT_CLOCK_VIRTUAL);
+		b = tv_virtual(HRT_BASE_ENV);
 		assert_int_equal(hrt_base_get_greedy(b), cases[i].want);
 		assert_int_equal(hrt_base_free(b), 0);
+		b = tv_virtual(0);      /* without the flag the default holds */
+		assert_int_equal(hrt_base_get_greedy(b), HRT_GREEDY_IDLE);
+		assert_int_equal(hrt_base_free(b), 0);
 	}
+	unsetenv("HRT_GREEDY");
 }
 
 static void test_saturation_and_forward(void **s)
 {
-	struct hrt_base *b = hrt_base_new(HRT_CLOCK_VIRTUAL);
+	struct hrt_base *b = tv_virtual(0);
 	struct named x = { .name = 'x' };
-	uint64_t n;
+	int64_t n;
 
 	(void)s;
 	hrt_timer_init(&x.t, record);
 	hrt_base_set_time(b, 1000);
 	assert_int_equal(hrt_timer_start_range(&x.t, b, HRT_TIME_MAX - 10, 100, HRT_MODE_REL), 0);
-	assert_int_equal(hrt_timer_get_soft(&x.t), HRT_TIME_MAX);
-	assert_int_equal(hrt_timer_get_hard(&x.t), HRT_TIME_MAX);
+	assert_int_equal(tv_soft(&x.t), HRT_TIME_MAX);
+	assert_int_equal(tv_hard(&x.t), HRT_TIME_MAX);
 	/* A runnable timer's hard saturates at the pass cap, not at "never":
 	 * else nothing would arm a wake-up for it. */
 	assert_int_equal(hrt_timer_start_range(&x.t, b, 5, HRT_TIME_MAX, HRT_MODE_ABS), 0);
-	assert_int_equal(hrt_timer_get_hard(&x.t), HRT_TIME_MAX - 2);
-	assert_int_equal(hrt_timer_forward(&x.t, 10, 1), 0);    /* queued: refused */
+	assert_int_equal(tv_hard(&x.t), HRT_TIME_MAX - 2);
+	assert_int_equal(hrt_timer_forward(&x.t, 10, 1), -EBUSY);       /* queued: refused */
 	hrt_timer_cancel(&x.t);
 
 	hrt_timer_start_range(&x.t, b, 0, 10, HRT_MODE_ABS);
 	hrt_timer_cancel(&x.t);
 	assert_int_equal(hrt_timer_forward(&x.t, 9, 5), 0);      /* hard 10 > 9 */
-	assert_int_equal(hrt_timer_forward(&x.t, 10, 0), 0);     /* interval <= 0 */
+	assert_int_equal(hrt_timer_forward(&x.t, 10, 0), -EINVAL); /* interval <= 0 */
 	assert_int_equal(hrt_timer_forward(&x.t, 10, 5), 1);     /* hard == now */
-	assert_int_equal(hrt_timer_get_hard(&x.t), 15);
-	assert_int_equal(hrt_timer_get_soft(&x.t), 5);
+	assert_int_equal(tv_hard(&x.t), 15);
+	assert_int_equal(tv_soft(&x.t), 5);
 	/* O(1): 10^18 intervals would take centuries as a loop. */
 	n = hrt_timer_forward(&x.t, 1000000000000000015LL, 1);
 	assert_int_equal(n, 1000000000000000001ULL);
-	assert_int_equal(hrt_timer_get_hard(&x.t), 1000000000000000016LL);
+	assert_int_equal(tv_hard(&x.t), 1000000000000000016LL);
 	/* Saturates instead of wrapping. */
 	n = hrt_timer_forward(&x.t, HRT_TIME_MAX - 1, HRT_TIME_MAX / 3);
 	assert_true(n >= 1);
-	assert_true(hrt_timer_get_hard(&x.t) > HRT_TIME_MAX - 1);
+	assert_true(tv_hard(&x.t) > HRT_TIME_MAX - 1);
 	assert_int_equal(hrt_base_free(b), 0);
 }
 
 /* soft > now never runs; hard <= now always runs, greedy or not. */
 static void test_soft_never_early_hard_never_skipped(void **s)
 {
-	struct hrt_base *b = hrt_base_new(HRT_CLOCK_VIRTUAL);
+	struct hrt_base *b = tv_virtual(0);
 	struct named a = { .name = 'a' }, c = { .name = 'c' };
 
 	(void)s;
@@ -260,7 +281,7 @@ static enum hrt_restart self_cb(struct hrt_timer *t, hrt_time_t now)
 	x->runs++;
 	assert_true(hrt_timer_is_running(t));
 	assert_false(hrt_timer_is_queued(t));
-	assert_int_equal(hrt_base_run(x->b, now, 1), 0);          /* no re-entry */
+	assert_int_equal(hrt_base_run(x->b, now, 1), -EBUSY);     /* no re-entry */
 	switch (x->mode) {
 	case 0:         /* restart without moving: due again, waits for next pass */
 		return HRT_RESTART;
@@ -276,7 +297,7 @@ static enum hrt_restart self_cb(struct hrt_timer *t, hrt_time_t now)
 
 static void test_callback_restarts_once_per_pass_and_may_free_itself(void **s)
 {
-	struct hrt_base *b = hrt_base_new(HRT_CLOCK_VIRTUAL);
+	struct hrt_base *b = tv_virtual(0);
 	struct self st = { .b = b };
 	struct self *heap = calloc(1, sizeof(*heap));
 	struct hrt_stats stats;
@@ -287,7 +308,7 @@ static void test_callback_restarts_once_per_pass_and_may_free_itself(void **s)
 	hrt_timer_start(&st.t, b, 10, HRT_MODE_ABS);
 	assert_int_equal(hrt_base_run(b, 10, 1), 1);              /* once per pass */
 	assert_true(hrt_timer_is_queued(&st.t));
-	assert_true(hrt_base_next_event(b) <= 10);                /* due again */
+	assert_true(tv_next(b) <= 10);                /* due again */
 	assert_int_equal(hrt_base_run(b, 10, 1), 1);
 	assert_int_equal(st.runs, 2);
 	st.mode = 2;
@@ -301,7 +322,7 @@ static void test_callback_restarts_once_per_pass_and_may_free_itself(void **s)
 	hrt_timer_start(&heap->t, b, 20, HRT_MODE_ABS);
 	assert_int_equal(hrt_base_run(b, 20, 1), 1);              /* ASan: no use after free */
 	assert_int_equal(hrt_base_count(b), 0);
-	hrt_base_get_stats(b, &stats);
+	hrt_base_get_stats(b, &stats, sizeof(stats));
 	assert_int_equal(stats.restarts, 2);
 	assert_int_equal(stats.expired, 4);
 	assert_int_equal(hrt_base_free(b), 0);
@@ -312,13 +333,13 @@ static struct named late = { .name = 'L' };
 static enum hrt_restart starter(struct hrt_timer *t, hrt_time_t now)
 {
 	record(t, now);
-	hrt_timer_start(&late.t, hrt_timer_get_base(t), now - 5, HRT_MODE_ABS);
+	hrt_timer_start(&late.t, tv_base(t), now - 5, HRT_MODE_ABS);
 	return HRT_NORESTART;
 }
 
 static void test_timer_started_due_in_pass_runs_in_that_pass(void **s)
 {
-	struct hrt_base *b = hrt_base_new(HRT_CLOCK_VIRTUAL);
+	struct hrt_base *b = tv_virtual(0);
 	struct named a = { .name = 'S' };
 
 	(void)s;
@@ -334,7 +355,7 @@ static void test_timer_started_due_in_pass_runs_in_that_pass(void **s)
 
 static void test_move_between_bases(void **s)
 {
-	struct hrt_base *a = hrt_base_new(HRT_CLOCK_VIRTUAL), *b = hrt_base_new(HRT_CLOCK_VIRTUAL);
+	struct hrt_base *a = tv_virtual(0), *b = tv_virtual(0);
 	struct named x = { .name = 'x' };
 
 	(void)s;
@@ -344,9 +365,9 @@ static void test_move_between_bases(void **s)
 	hrt_timer_start(&x.t, b, 20, HRT_MODE_ABS);
 	assert_int_equal(hrt_base_count(a), 0);
 	assert_int_equal(hrt_base_count(b), 1);
-	assert_ptr_equal(hrt_timer_get_base(&x.t), b);
-	assert_int_equal(hrt_base_next_event(a), HRT_TIME_MAX);
-	assert_int_equal(hrt_base_next_event(b), 20);
+	assert_ptr_equal(tv_base(&x.t), b);
+	assert_int_equal(tv_next(a), HRT_TIME_MAX);
+	assert_int_equal(tv_next(b), 20);
 	nran = 0;
 	assert_int_equal(hrt_base_run(a, 100, 1), 0);
 	assert_int_equal(hrt_base_run(b, 100, 1), 1);
@@ -359,7 +380,7 @@ static void test_move_between_bases(void **s)
 static void count_node(const struct hrt_tree_node *n, void *ctx)
 {
 	(*(int *)ctx)++;
-	assert_true(n->subtree_soft <= hrt_timer_get_soft(n->timer));
+	assert_true(n->subtree_soft <= tv_soft(n->timer));
 }
 
 static int counted;
@@ -376,7 +397,7 @@ static void test_greedy_log_bound(void **s)
 {
 	enum { NT = 100000, K = 100 };
 	struct hrt_timer *tm = calloc(NT, sizeof(*tm));
-	struct hrt_base *b = hrt_base_new(HRT_CLOCK_VIRTUAL);
+	struct hrt_base *b = tv_virtual(0);
 	struct hrt_stats st;
 	unsigned long long x = 88172645463325252ull;
 	int walked = 0;
@@ -400,7 +421,7 @@ static void test_greedy_log_bound(void **s)
 	counted = 0;
 	assert_int_equal(hrt_base_run(b, 1000, 1), K);
 	assert_int_equal(counted, K);
-	hrt_base_get_stats(b, &st);
+	hrt_base_get_stats(b, &st, sizeof(st));
 	bound = K * (2.0 * log2(NT + 1.0) + 1);        /* height <= 2 log2(n+1) */
 	printf("greedy: %d due among %d, %llu nodes visited (%.1f per timer, bound %.0f)\n",
 	       K, NT, (unsigned long long)st.nodes_visited, (double)st.nodes_visited / K, bound);
@@ -437,7 +458,7 @@ static void note_shown(const struct hrt_tree_node *n, void *ctx)
 static enum hrt_restart periodic_cb(struct hrt_timer *t, hrt_time_t now)
 {
 	struct periodic *p = (struct periodic *)t;
-	struct hrt_base *b = hrt_timer_get_base(t);
+	struct hrt_base *b = tv_base(t);
 
 	order[norder++] = p->id;
 	hrt_timer_forward(t, now, PERIOD);
@@ -462,7 +483,7 @@ static enum hrt_restart periodic_cb(struct hrt_timer *t, hrt_time_t now)
 
 static void restart_cost(unsigned flags)
 {
-	struct hrt_base *b = hrt_base_new_flags(HRT_CLOCK_VIRTUAL, flags);
+	struct hrt_base *b = tv_virtual(flags);
 	struct hrt_stats st;
 	hrt_time_t now = PERIOD;
 
@@ -477,7 +498,7 @@ static void restart_cost(unsigned flags)
 		hrt_base_reset_stats(b);
 		norder = 0;
 		assert_int_equal(hrt_base_run(b, now, 0), NP);   /* each once */
-		hrt_base_get_stats(b, &st);
+		hrt_base_get_stats(b, &st, sizeof(st));
 		/* FIFO, every pass: per[5]'s callback re-starts per[0] before
 		 * per[5] itself is re-queued, so from pass 1 on 0 runs 5th. */
 		for (int i = 0; i < NP; i++)
@@ -491,7 +512,7 @@ static void restart_cost(unsigned flags)
 		assert_int_equal(st.tree_ops, 2 * NP + 2 * (NP - NP_FAST) + 2);
 		assert_int_equal(st.restarts, NP);
 		assert_int_equal(hrt_base_check(b, NULL, 0), 0);
-		assert_int_equal(hrt_base_next_event(b), now + PERIOD);
+		assert_int_equal(tv_next(b), now + PERIOD);
 		assert_int_equal(hrt_base_walk_tree(b, note_shown, NULL), NP);
 	}
 	for (int i = 0; i < NP; i++)
@@ -511,8 +532,8 @@ static hrt_time_t min_hard(struct hrt_timer *tm, const char *on, int n)
 	hrt_time_t m = HRT_TIME_MAX;
 
 	for (int i = 0; i < n; i++)
-		if (on[i] && hrt_timer_get_hard(&tm[i]) < m)
-			m = hrt_timer_get_hard(&tm[i]);
+		if (on[i] && tv_hard(&tm[i]) < m)
+			m = tv_hard(&tm[i]);
 	return m;
 }
 
@@ -526,7 +547,7 @@ static void test_wheel_placement(void **s)
 	enum { NW = 2000 };
 	struct hrt_timer *tm = calloc(NW + 2, sizeof(*tm));
 	char *on = calloc(NW, 1);
-	struct hrt_base *b = hrt_base_new(HRT_CLOCK_VIRTUAL);
+	struct hrt_base *b = tv_virtual(0);
 	unsigned long long x = 0x9e3779b97f4a7c15ull;
 	struct hrt_stats st;
 	hrt_time_t now = 1000 * (hrt_time_t)PERIOD;     /* 1 s */
@@ -540,15 +561,15 @@ static void test_wheel_placement(void **s)
 	hrt_timer_init(&tm[NW + 1], count_cb);
 	assert_int_equal(hrt_timer_start(&tm[NW], b, now + near,
 					 HRT_MODE_ABS), 0);
-	hrt_base_get_stats(b, &st);
+	hrt_base_get_stats(b, &st, sizeof(st));
 	assert_int_equal(st.tree_ops, 1);
 	assert_int_equal(hrt_timer_start(&tm[NW + 1], b, now + far,
 					 HRT_MODE_ABS), 0);
-	hrt_base_get_stats(b, &st);
+	hrt_base_get_stats(b, &st, sizeof(st));
 	assert_int_equal(st.tree_ops, 1);
 	counted = 0;
 	assert_int_equal(hrt_base_run(b, now + far, 0), 2);
-	hrt_base_get_stats(b, &st);
+	hrt_base_get_stats(b, &st, sizeof(st));
 	assert_int_equal(st.wheel_moves, 1);            /* only the far one moved */
 	now += far;
 	hrt_base_reset_stats(b);
@@ -570,9 +591,9 @@ static void test_wheel_placement(void **s)
 			assert_int_equal(hrt_timer_start(&tm[i], b, when, HRT_MODE_ABS), 0);
 			on[i] = 1;
 		}
-		assert_int_equal(hrt_base_next_event(b), min_hard(tm, on, NW));
+		assert_int_equal(tv_next(b), min_hard(tm, on, NW));
 	}
-	hrt_base_get_stats(b, &st);
+	hrt_base_get_stats(b, &st, sizeof(st));
 	printf("placement: %d ops with next_event after each: %" PRIu64 " wheel moves, "
 	       "%" PRIu64 " cascades, %" PRIu64 " tree ops\n", 20 * NW, st.wheel_moves,
 	       st.wheel_cascades, st.tree_ops);

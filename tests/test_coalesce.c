@@ -17,6 +17,7 @@
  */
 #include <errno.h>
 #include <pthread.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,6 +29,7 @@
 #include "unit.h"
 
 #include "hrt.h"
+#include "hrt_values.h"
 #include "base.h"
 #include "loop.h"
 
@@ -120,7 +122,7 @@ static void test_window_ends_at_latest_soft_before_earliest_hard(void **state)
 
 	(void)state;
 	for (round = 0; round < 300; round++) {
-		struct hrt_base *b = hrt_base_new(HRT_CLOCK_VIRTUAL);
+		struct hrt_base *b = tv_virtual(0);
 		int n = round < 250 ? 1 + (int)(rnd() % 30) : 2000, i, minh = -1;
 		hrt_time_t owner, soft, hard, best, ws, wh;
 
@@ -133,17 +135,17 @@ static void test_window_ends_at_latest_soft_before_earliest_hard(void **state)
 
 			hrt_timer_init(&ts[i], nop_cb);
 			hrt_timer_start_range(&ts[i], b, s, (hrt_time_t)(rnd() % (20 * MS)), HRT_MODE_ABS);
-			if (minh < 0 || hrt_timer_get_hard(&ts[i]) < hrt_timer_get_hard(&ts[minh]))
+			if (minh < 0 || tv_hard(&ts[i]) < tv_hard(&ts[minh]))
 				minh = i;
 		}
-		best = hrt_timer_get_soft(&ts[minh]);
+		best = tv_soft(&ts[minh]);
 		for (i = 0; i < n; i++)
-			if (hrt_timer_get_soft(&ts[i]) <= hrt_timer_get_hard(&ts[minh]) &&
-			    hrt_timer_get_soft(&ts[i]) > best)
-				best = hrt_timer_get_soft(&ts[i]);
+			if (tv_soft(&ts[i]) <= tv_hard(&ts[minh]) &&
+			    tv_soft(&ts[i]) > best)
+				best = tv_soft(&ts[i]);
 		assert_int_equal(hrt__base_window(b, &owner, &soft, &hard), 1);
-		assert_int_equal(hard, hrt_timer_get_hard(&ts[minh]));
-		assert_int_equal(owner, hrt_timer_get_soft(&ts[minh]));
+		assert_int_equal(hard, tv_hard(&ts[minh]));
+		assert_int_equal(owner, tv_soft(&ts[minh]));
 		if (n <= 30)
 			assert_int_equal(soft, best);
 		else
@@ -182,12 +184,12 @@ static enum hrt_restart rearm_cb(struct hrt_timer *t, hrt_time_t now)
 	struct tm_ *m = HRT_CONTAINER_OF(t, struct tm_, t);
 	struct run *r = cur;
 
-	if (now < hrt_timer_get_soft(t))
+	if (now < tv_soft(t))
 		r->early++;
-	if (now > hrt_timer_get_hard(t)) {
+	if (now > tv_hard(t)) {
 		r->late++;
-		if (now - hrt_timer_get_hard(t) > r->worst_late)
-			r->worst_late = now - hrt_timer_get_hard(t);
+		if (now - tv_hard(t) > r->worst_late)
+			r->worst_late = now - tv_hard(t);
 	}
 	m->fired++;
 	if (++r->fired >= r->limit) {
@@ -217,9 +219,9 @@ static int check_wait(void *ctx, int epfd, struct epoll_event *evs, int n,
 
 		if (!t)
 			continue;
-		if (hrt_timer_is_queued(t) && hrt_timer_get_hard(t) < hard) {
-			hard = hrt_timer_get_hard(t);
-			owner = hrt_timer_get_soft(t);
+		if (hrt_timer_is_queued(t) && tv_hard(t) < hard) {
+			hard = tv_hard(t);
+			owner = tv_soft(t);
 		}
 	}
 	slack = prctl(PR_GET_TIMERSLACK, 0, 0, 0, 0);
@@ -242,7 +244,7 @@ static void run_init(struct run *r, long limit)
 	int i;
 
 	memset(r, 0, sizeof(*r));
-	r->b = hrt_base_new(CLOCK_MONOTONIC);
+	r->b = tv_new(CLOCK_MONOTONIC, 0);
 	r->limit = limit;
 	r->orig_slack = 50000;
 	prctl(PR_SET_TIMERSLACK, 50000UL, 0, 0, 0);
@@ -274,7 +276,7 @@ static void test_loop_sleeps_within_every_timer_range(void **state)
 	run_init(&r, 3000);
 	assert_true(hrt_base_get_coalesce(r.b));
 	assert_int_equal(hrt_base_loop(r.b), 0);
-	hrt_base_get_stats(r.b, &s);
+	hrt_base_get_stats(r.b, &s, sizeof(s));
 	printf("  %ld callbacks, %ld ranged sleeps, %llu wake-ups, %ld past hard (worst %lld us)\n",
 	       r.fired, r.calls, (unsigned long long)s.wakeups, r.late,
 	       (long long)(r.worst_late / 1000));
@@ -304,7 +306,7 @@ static void test_enosys_falls_back_to_timerfd_once_per_base(void **state)
 	assert_true(r.fired >= 300 && r.fired < 300 + NT);
 	assert_int_equal(r.calls, 1);
 	assert_int_equal(r.early, 0);
-	hrt_base_get_stats(r.b, &s);
+	hrt_base_get_stats(r.b, &s, sizeof(s));
 	printf("  fallback: %llu re-arms for %llu passes\n", (unsigned long long)s.reprograms,
 	       (unsigned long long)s.passes);
 	assert_true(s.reprograms > 10 && s.reprograms + 2 >= s.passes);  /* the timerfd did the work */
@@ -326,20 +328,24 @@ static void test_coalesce_off_by_switch_and_environment(void **state)
 
 	(void)state;
 	run_init(&r, 200);
-	assert_int_equal(hrt_base_set_coalesce(r.b, false), 0);
-	assert_false(hrt_base_get_coalesce(r.b));
+	assert_int_equal(hrt_base_set_coalesce(r.b, 0), 0);
+	assert_int_equal(hrt_base_get_coalesce(r.b), 0);
 	assert_int_equal(hrt_base_loop(r.b), 0);
 	assert_true(r.fired >= 200 && r.fired < 200 + NT);
 	assert_int_equal(r.calls, 0);
 	run_done(&r);
-	assert_int_equal(hrt_base_set_coalesce(NULL, true), -EINVAL);
+	assert_int_equal(hrt_base_set_coalesce(NULL, 1), -EINVAL);
+	assert_int_equal(hrt_base_get_coalesce(NULL), -EINVAL);
 	setenv("HRT_COALESCE", "off", 1);
-	b = hrt_base_new(CLOCK_MONOTONIC);
-	assert_false(hrt_base_get_coalesce(b));
+	b = tv_new(CLOCK_MONOTONIC, HRT_BASE_ENV);
+	assert_int_equal(hrt_base_get_coalesce(b), 0);
+	hrt_base_free(b);
+	b = tv_new(CLOCK_MONOTONIC, 0);         /* no flag: the environment is not read */
+	assert_int_equal(hrt_base_get_coalesce(b), 1);
 	hrt_base_free(b);
 	setenv("HRT_COALESCE", "on", 1);
-	b = hrt_base_new(CLOCK_MONOTONIC);
-	assert_true(hrt_base_get_coalesce(b));
+	b = tv_new(CLOCK_MONOTONIC, HRT_BASE_ENV);
+	assert_int_equal(hrt_base_get_coalesce(b), 1);
 	hrt_base_free(b);
 	unsetenv("HRT_COALESCE");
 }

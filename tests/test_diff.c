@@ -38,6 +38,7 @@
 #include "unit.h"
 
 #include "hrt.h"
+#include "hrt_values.h"
 #include "wheel.h"
 
 #define NT 192          /* timers */
@@ -241,17 +242,22 @@ static hrt_time_t clamp128(__int128 v)
 }
 
 /* In exact (128-bit) arithmetic: the least n with hard + n iv > now, then
- * both expiries moved by n intervals and saturated (hrt.h). */
-static uint64_t m_forward(int i, hrt_time_t now, hrt_time_t iv)
+ * both expiries moved by n intervals and saturated (hrt.h); the count
+ * saturates at INT64_MAX.  Refusals: -EINVAL, then -EBUSY (queued). */
+static int64_t m_forward(int i, hrt_time_t now, hrt_time_t iv)
 {
 	__int128 n;
 
-	if (M[i].queued || iv <= 0 || M[i].hard > now)
+	if (iv <= 0)
+		return -EINVAL;
+	if (M[i].queued)
+		return -EBUSY;
+	if (M[i].hard > now)
 		return 0;
 	n = ((__int128)now - M[i].hard) / iv + 1;
 	M[i].soft = clamp128(M[i].soft + n * iv);
 	M[i].hard = cap_hard(M[i].soft, clamp128(M[i].hard + n * iv));
-	return n > (__int128)UINT64_MAX ? UINT64_MAX : (uint64_t)n;
+	return n > (__int128)INT64_MAX ? INT64_MAX : (int64_t)n;
 }
 
 static hrt_time_t m_next(int b)
@@ -578,7 +584,7 @@ static enum hrt_restart r_callback(struct hrt_timer *t, hrt_time_t now)
 		restart = 1;
 		break;
 	case A_START_OTHER:
-		v = plan_start(w, hrt_base_now(B[w->other_base]), &slack, &abs);
+		v = plan_start(w, tv_now(B[w->other_base]), &slack, &abs);
 		if (hrt_timer_start_range(&W[w->other].t, B[w->other_base], v, slack,
 					  abs ? HRT_MODE_ABS : HRT_MODE_REL))
 			res = -99;
@@ -590,20 +596,20 @@ static enum hrt_restart r_callback(struct hrt_timer *t, hrt_time_t now)
 	case A_START_SELF_NORESTART:
 		if (!hrt_timer_is_running(t))
 			res = -98;
-		v = plan_start(w, hrt_base_now(B[w->other_base]), &slack, &abs);
+		v = plan_start(w, tv_now(B[w->other_base]), &slack, &abs);
 		hrt_timer_start_range(t, B[w->other_base], v, slack,
 				      abs ? HRT_MODE_ABS : HRT_MODE_REL);
 		restart = w->action == A_START_SELF;
 		break;
 	case A_START_CANCEL_SELF:
-		v = plan_start(w, hrt_base_now(hrt_timer_get_base(t)), &slack, &abs);
-		hrt_timer_start_range(t, hrt_timer_get_base(t), v, slack,
+		v = plan_start(w, tv_now(tv_base(t)), &slack, &abs);
+		hrt_timer_start_range(t, tv_base(t), v, slack,
 				      abs ? HRT_MODE_ABS : HRT_MODE_REL);
 		res = hrt_timer_cancel(t);
 		restart = 1;
 		break;
 	case A_QUERY:   /* next_event may move wheel slots in mid-pass */
-		res = (long)hrt_base_next_event(B[w->other_base]);
+		res = (long)tv_next(B[w->other_base]);
 		res2 = (long)hrt_base_count(B[w->other_base]);
 		check_base(w->other_base);
 		restart = w->again;
@@ -642,16 +648,16 @@ static void compare_state(void)
 		const struct hrt_stats *m = &MB[b].st;
 
 		if ((rnd() & qmask) == 0) {
-			hrt_time_t rn = hrt_base_next_event(B[b]), mn = m_next(b);
+			hrt_time_t rn = tv_next(B[b]), mn = m_next(b);
 
 			if (rn != mn)
 				fail_step("base %d next_event %" PRId64 " != model %" PRId64, b, rn, mn);
 		}
-		if (hrt_base_count(B[b]) != m_count(b))
-			fail_step("base %d count %zu != model %zu", b, hrt_base_count(B[b]), m_count(b));
+		if (hrt_base_count(B[b]) != (ssize_t)m_count(b))
+			fail_step("base %d count %zd != model %zu", b, hrt_base_count(B[b]), m_count(b));
 		/* Field by field: wheel_*, nodes_visited and reprograms are the
 		 * implementation's business, not the model's. */
-		hrt_base_get_stats(B[b], &s);
+		hrt_base_get_stats(B[b], &s, sizeof(s));
 		if (s.passes != m->passes || s.expired != m->expired ||
 		    s.expired_greedy != m->expired_greedy ||
 		    s.greedy_walks != m->greedy_walks || s.starts != m->starts ||
@@ -675,12 +681,12 @@ static void compare_timer(int i)
 
 	if (hrt_timer_is_queued(t) != M[i].queued)
 		fail_step("timer %d queued %d != model %d", i, hrt_timer_is_queued(t), M[i].queued);
-	if (M[i].queued && base_index(hrt_timer_get_base(t)) != M[i].base)
-		fail_step("timer %d on base %d != model %d", i, base_index(hrt_timer_get_base(t)),
+	if (M[i].queued && base_index(tv_base(t)) != M[i].base)
+		fail_step("timer %d on base %d != model %d", i, base_index(tv_base(t)),
 		     M[i].base);
-	if (hrt_timer_get_soft(t) != M[i].soft || hrt_timer_get_hard(t) != M[i].hard)
+	if (tv_soft(t) != M[i].soft || tv_hard(t) != M[i].hard)
 		fail_step("timer %d soft/hard %" PRId64 "/%" PRId64 " != model %" PRId64 "/%" PRId64,
-		     i, hrt_timer_get_soft(t), hrt_timer_get_hard(t), M[i].soft, M[i].hard);
+		     i, tv_soft(t), tv_hard(t), M[i].soft, M[i].hard);
 }
 
 /* The instant of a pass on a base whose time is `now`: mostly a little
@@ -742,8 +748,8 @@ static void do_pass(void)
 			     "was timer %ld (results %ld %ld), model timer %ld (results %ld %ld)",
 			     b, now, idle, policy, k, rlog[k][0], rlog[k][1], rlog[k][2],
 			     mlog[k][0], mlog[k][1], mlog[k][2]);
-	if (hrt_base_now(B[b]) != MB[b].now)
-		fail_step("base %d now %" PRId64 " != %" PRId64, b, hrt_base_now(B[b]), MB[b].now);
+	if (tv_now(B[b]) != MB[b].now)
+		fail_step("base %d now %" PRId64 " != %" PRId64, b, tv_now(B[b]), MB[b].now);
 	if (now >= HRT_TIME_MAX - 2) {
 		seen.end_of_time++;
 		if (epoch_end > step + 256)
@@ -784,7 +790,7 @@ static void do_start(int i, int b)
 static void do_forward(int i, int b)
 {
 	hrt_time_t now, iv;
-	uint64_t f, mf;
+	int64_t f, mf;
 	int abs;
 
 	if (rr(4)) {
@@ -801,7 +807,7 @@ static void do_forward(int i, int b)
 	f = hrt_timer_forward(&W[i].t, now, iv);
 	mf = m_forward(i, now, iv);
 	if (f != mf)
-		fail_step("forward(%d, %" PRId64 ", %" PRId64 ") = %" PRIu64 ", model %" PRIu64,
+		fail_step("forward(%d, %" PRId64 ", %" PRId64 ") = %" PRId64 ", model %" PRId64,
 		     i, now, iv, f, mf);
 }
 
@@ -813,7 +819,7 @@ static void new_bases(void)
 	for (int b = 0; b < NB; b++) {
 		unsigned flags = rr(3) ? 0 : HRT_BASE_UNLOCKED;
 
-		B[b] = hrt_base_new_flags(HRT_CLOCK_VIRTUAL, flags);
+		B[b] = tv_virtual(flags);
 		assert_non_null(B[b]);
 		seen.unlocked_bases += !!flags;
 	}
@@ -846,7 +852,7 @@ static void free_bases(void)
 	for (int b = 0; b < NB; b++) {
 		struct hrt_stats s;
 
-		hrt_base_get_stats(B[b], &s);
+		hrt_base_get_stats(B[b], &s, sizeof(s));
 		seen.wheel_moves += s.wheel_moves;
 		seen.wheel_cascades += s.wheel_cascades;
 		assert_int_equal(hrt_base_count(B[b]), 0);

@@ -64,7 +64,7 @@ check_prefix() { # prefix libdir
 	ok
 	so="$dest$libdir/libhrt.so"
 	soname=$(objdump -p "$so" | awk '/SONAME/ { print $2 }')
-	test "$soname" = libhrt.so.0 || fail "soname $soname"
+	test "$soname" = libhrt.so.1 || fail "soname $soname"
 	ok
 	bad=$(nm -D --defined-only "$so" | awk '$2 ~ /[TDBR]/ { print $3 }' | grep -v '^hrt_' || true)
 	test -z "$bad" || fail "exported without the hrt_ prefix:" $bad

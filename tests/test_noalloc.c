@@ -12,6 +12,7 @@
 #include "unit.h"
 
 #include "hrt.h"
+#include "hrt_values.h"
 
 static long allocs;
 
@@ -52,7 +53,7 @@ static void test_no_allocation(void **s)
 	(void)s;
 	timers = __real_calloc(NT, sizeof(*timers));    /* the test's own memory */
 	before = allocs;
-	base = hrt_base_new(HRT_CLOCK_VIRTUAL);
+	base = tv_virtual(0);
 	assert_non_null(base);
 	assert_true(allocs - before >= 1);             /* the counter works */
 	before = allocs;

@@ -66,6 +66,7 @@
 #include "unit.h"
 
 #include "hrt.h"
+#include "hrt_values.h"
 
 #if defined(__SANITIZE_THREAD__)
 #define UNDER_TSAN 1
@@ -291,7 +292,7 @@ static enum hrt_restart mt_cb(struct hrt_timer *t, hrt_time_t now)
 	struct mt *x = (struct mt *)t;
 	long idx = x - M;
 	hrt_time_t clk = now_ns(), soft, hard;
-	struct hrt_base *b = hrt_timer_get_base(t);
+	struct hrt_base *b = tv_base(t);
 	uint32_t s;
 
 	if (atomic_exchange(&x->in_cb, 1))
@@ -300,8 +301,8 @@ static enum hrt_restart mt_cb(struct hrt_timer *t, hrt_time_t now)
 	if (s & 1)
 		fail_msg("timer %ld: callback ran after hrt_timer_cancel (gen %u) returned",
 		         idx, s >> 1);
-	soft = hrt_timer_get_soft(t);
-	hard = hrt_timer_get_hard(t);
+	soft = tv_soft(t);
+	hard = tv_hard(t);
 	if (!hrt_timer_is_running(t))
 		fail_msg("timer %ld: not running in its callback", idx);
 	assert_true(b == B[0] || b == B[1]);
@@ -332,7 +333,7 @@ static enum hrt_restart pt_cb(struct hrt_timer *t, hrt_time_t now)
 {
 	struct pt *p = (struct pt *)t;
 	long idx = p - P;
-	hrt_time_t hard = hrt_timer_get_hard(t);
+	hrt_time_t hard = tv_hard(t);
 	int f;
 
 	if (atomic_exchange(&p->in_cb, 1))
@@ -341,7 +342,7 @@ static enum hrt_restart pt_cb(struct hrt_timer *t, hrt_time_t now)
 		fail_msg("periodic %ld: ran after its cancel returned", idx);
 	if (hrt_timer_is_queued(t))
 		fail_msg("periodic %ld: queued in its callback", idx);
-	if (hrt_timer_get_soft(t) > now)
+	if (tv_soft(t) > now)
 		fail_msg("periodic %ld: ran before its soft expiry", idx);
 	f = atomic_fetch_add(&p->fires, 1) + 1;
 	if (f > KP)
@@ -351,8 +352,8 @@ static enum hrt_restart pt_cb(struct hrt_timer *t, hrt_time_t now)
 		uint64_t n = hrt_timer_forward(t, now, p->interval);
 
 		if (hard <= now) {
-			if (!(n >= 1 && hrt_timer_get_hard(t) == hard + (hrt_time_t)n * p->interval &&
-			      hrt_timer_get_hard(t) > now && hrt_timer_get_hard(t) - p->interval <= now))
+			if (!(n >= 1 && tv_hard(t) == hard + (hrt_time_t)n * p->interval &&
+			      tv_hard(t) > now && tv_hard(t) - p->interval <= now))
 				fail_msg("periodic %ld: forward by %" PRIu64 " from %" PRId64 " at %" PRId64,
 				         idx, n, hard, now);
 		} else if (n != 0) {
@@ -658,7 +659,7 @@ static void test_concurrent_start_rearm_cancel_match_model(void **state)
 		exit(2);
 	}
 	for (int i = 0; i < 2; i++) {
-		B[i] = hrt_base_new(CLOCK_MONOTONIC);
+		B[i] = tv_new(CLOCK_MONOTONIC, 0);
 		assert_non_null(B[i]);
 		if (!B[i])
 			return;
@@ -707,8 +708,8 @@ static void test_concurrent_start_rearm_cancel_match_model(void **state)
 			if (hrt_base_check(B[i], NULL, 0) != 0)
 				fail_msg("base %d inconsistent during the run", i);
 			(void)hrt_base_count(B[i]);
-			(void)hrt_base_next_event(B[i]);
-			hrt_base_get_stats(B[i], &s);
+			(void)tv_next(B[i]);
+			hrt_base_get_stats(B[i], &s, sizeof(s));
 		}
 		checks++;
 		/* Each check walks 100,000 nodes holding the lock: not too often. */
@@ -798,8 +799,8 @@ static void test_concurrent_start_rearm_cancel_match_model(void **state)
 			fail_msg("base %d inconsistent at the end", i);
 		if (hrt_base_count(B[i]) != 0)
 			fail_msg("base %d: %zu timers left", i, hrt_base_count(B[i]));
-		assert_int_equal(hrt_base_next_event(B[i]), HRT_TIME_MAX);
-		hrt_base_get_stats(B[i], &st[i]);
+		assert_int_equal(tv_next(B[i]), HRT_TIME_MAX);
+		hrt_base_get_stats(B[i], &st[i], sizeof(st[i]));
 	}
 	{
 		long expired = (long)(st[0].expired + st[1].expired);
@@ -861,12 +862,12 @@ static enum hrt_restart bt_cb(struct hrt_timer *t, hrt_time_t now)
 	struct bt *x = (struct bt *)t;
 	hrt_time_t end = now_ns() + 10 * SEC;
 
-	x->soft_seen = hrt_timer_get_soft(t);
+	x->soft_seen = tv_soft(t);
 	x->now_seen = now;
 	x->clock_seen = now_ns();
 	atomic_fetch_add(&x->runs, 1);
 	if (atomic_load(&x->stop_base))
-		assert_int_equal(hrt_base_stop(hrt_timer_get_base(t)), 0);
+		assert_int_equal(hrt_base_stop(tv_base(t)), 0);
 	atomic_store(&x->returned, 0);
 	atomic_store(&x->entered, 1);
 	while (!atomic_load(&x->release)) {
@@ -941,14 +942,14 @@ static void do_start_far(struct call *c)
 {
 	struct bt *x = c->arg;
 
-	c->ret = hrt_timer_start(&x->t, hrt_timer_get_base(&x->t), 10 * SEC, HRT_MODE_REL);
+	c->ret = hrt_timer_start(&x->t, tv_base(&x->t), 10 * SEC, HRT_MODE_REL);
 }
 
 /* cancel from another thread waits for the running callback; try_cancel is
  * -EBUSY then and does nothing; start does not wait. */
 static void test_cancel_waits_for_running_callback(void **state)
 {
-	struct hrt_base *b = hrt_base_new(CLOCK_MONOTONIC);
+	struct hrt_base *b = tv_new(CLOCK_MONOTONIC, 0);
 	struct loop l;
 	struct bt x;
 	struct call s;
@@ -1074,7 +1075,7 @@ static enum hrt_restart cx_cb(struct hrt_timer *t, hrt_time_t now)
 	case CX_SELF:
 		x->r1 = hrt_timer_cancel(t);            /* not queued: 0, no wait */
 		x->r2 = hrt_timer_try_cancel(t);        /* its own callback: not -EBUSY */
-		x->r3 = hrt_timer_start(t, hrt_timer_get_base(t), 3600 * SEC, HRT_MODE_REL);
+		x->r3 = hrt_timer_start(t, tv_base(t), 3600 * SEC, HRT_MODE_REL);
 		x->r4 = hrt_timer_cancel(t);            /* now queued: 1 */
 		break;
 	case CX_SELF_RESTARTED: {
@@ -1111,7 +1112,7 @@ static void cx_init(struct cx *x, int mode)
 
 static void test_callback_cancels_itself_and_others(void **state)
 {
-	struct hrt_base *a = hrt_base_new(CLOCK_MONOTONIC), *b = hrt_base_new(CLOCK_MONOTONIC);
+	struct hrt_base *a = tv_new(CLOCK_MONOTONIC, 0), *b = tv_new(CLOCK_MONOTONIC, 0);
 	struct loop la, lb;
 	struct cx s, sr, o, y, z, cr;
 	struct bt blk;
@@ -1244,10 +1245,10 @@ static enum hrt_restart rt_cb(struct hrt_timer *t, hrt_time_t now)
 {
 	struct rt *x = (struct rt *)t;
 
-	x->soft = hrt_timer_get_soft(t);
+	x->soft = tv_soft(t);
 	x->now_seen = now;
 	x->clock_seen = now_ns();
-	x->base_seen = hrt_timer_get_base(t);
+	x->base_seen = tv_base(t);
 	atomic_fetch_add(&x->runs, 1);
 	return HRT_NORESTART;
 }
@@ -1294,7 +1295,7 @@ static int woken(struct rt *near, struct hrt_base *b, const char *what)
 
 static void test_earlier_start_wakes_loop_cancel_runs_nothing_early(void **state)
 {
-	struct hrt_base *a = hrt_base_new(CLOCK_MONOTONIC), *b = hrt_base_new(CLOCK_MONOTONIC);
+	struct hrt_base *a = tv_new(CLOCK_MONOTONIC, 0), *b = tv_new(CLOCK_MONOTONIC, 0);
 	struct loop la, lb;
 	struct rt far, near, e, m, lt;
 	int tries;
@@ -1336,7 +1337,7 @@ static void test_earlier_start_wakes_loop_cancel_runs_nothing_early(void **state
 		assert_int_equal(hrt_timer_start(&e.t, a, t0 + 150 * MS, HRT_MODE_ABS), 0);
 		assert_int_equal(hrt_timer_start_range(&m.t, a, t0 + 250 * MS, 100 * MS, HRT_MODE_ABS), 0);
 		assert_int_equal(hrt_timer_start(&lt.t, a, t0 + 300 * MS, HRT_MODE_ABS), 0);
-		assert_int_equal(hrt_base_next_event(a), t0 + 150 * MS);
+		assert_int_equal(tv_next(a), t0 + 150 * MS);
 		r = hrt_timer_cancel(&e.t);
 		if (r == 0) {
 			assert_int_equal(atomic_load(&e.runs), 1);
@@ -1345,7 +1346,7 @@ static void test_earlier_start_wakes_loop_cancel_runs_nothing_early(void **state
 			continue;
 		}
 		assert_int_equal(r, 1);
-		assert_int_equal(hrt_base_next_event(a), t0 + 300 * MS);     /* lt: earliest hard */
+		assert_int_equal(tv_next(a), t0 + 300 * MS);     /* lt: earliest hard */
 		if (!wait_set(&lt.runs, 5 * SEC) || !wait_set(&m.runs, 5 * SEC))
 			fail_msg("timers after a cancelled earliest never ran");
 		assert_int_equal(atomic_load(&e.runs), 0);
@@ -1366,7 +1367,7 @@ static void test_earlier_start_wakes_loop_cancel_runs_nothing_early(void **state
 
 static void test_base_stop_ends_loop(void **state)
 {
-	struct hrt_base *b = hrt_base_new(CLOCK_MONOTONIC), *c = hrt_base_new(CLOCK_MONOTONIC);
+	struct hrt_base *b = tv_new(CLOCK_MONOTONIC, 0), *c = tv_new(CLOCK_MONOTONIC, 0);
 	struct loop l;
 	struct rt x;
 	struct bt blk;

@@ -13,9 +13,9 @@
  *     the `now` the pass passed);
  *   - every timer ran exactly once;
  *   - stats.wakeups <= P + ALLOWANCE, where P is the number of passes the
- *     virtual engine needs for the same timers (HRT_CLOCK_VIRTUAL base, the
+ *     virtual engine needs for the same timers (HRT_BASE_VIRTUAL base, the
  *     same offsets relative to 0, the same policy, started in the same
- *     order, driven by hrt_base_run(vb, hrt_base_next_event(vb), 1) until
+ *     order, driven by hrt_base_run(vb, tv_next(vb), 1) until
  *     empty; idle = 1 because hrt_base_loop always dispatches with idle = 1).
  *
  * Why ALLOWANCE is 0.  Notation: timers are totally ordered by (hard expiry,
@@ -80,6 +80,7 @@
 #include "unit.h"
 
 #include "hrt.h"
+#include "hrt_values.h"
 #include "wakeups.h"
 
 #define MS WK_MS
@@ -91,7 +92,7 @@ static struct wk_set set;
 
 static void run_policy(enum hrt_greedy policy, const char *name, uint64_t vpasses)
 {
-	struct hrt_base *b = hrt_base_new(CLOCK_MONOTONIC);
+	struct hrt_base *b = tv_new(CLOCK_MONOTONIC, 0);
 	struct hrt_stats st;
 	hrt_time_t t0, started;
 	int rc, timed_out, once = 0, never = 0, more = 0, early = 0;
@@ -104,7 +105,7 @@ static void run_policy(enum hrt_greedy policy, const char *name, uint64_t vpasse
 	started = wk_now();
 	rc = wk_loop(b, t0 + DEADLINE, &timed_out);
 
-	hrt_base_get_stats(b, &st);
+	hrt_base_get_stats(b, &st, sizeof(st));
 	for (int i = 0; i < NT; i++) {
 		const struct wk_timer *w = &set.timers[i];
 

@@ -17,6 +17,7 @@
 #include <time.h>
 
 #include "hrt.h"
+#include "hrt_values.h"
 
 #define WK_MS 1000000LL
 #define WK_LEAD (30 * WK_MS)            /* t0 to the earliest soft expiry: time to start them */
@@ -100,7 +101,7 @@ static inline size_t wk_drive_virtual(struct hrt_base *vb)
 	size_t ran = 0;
 
 	while (hrt_base_count(vb) > 0)
-		ran += hrt_base_run(vb, hrt_base_next_event(vb), 1);
+		ran += hrt_base_run(vb, tv_next(vb), 1);
 	return ran;
 }
 
@@ -111,7 +112,7 @@ static inline uint64_t wk_virtual_passes(const struct wk_set *s, enum hrt_greedy
 					 size_t *ran)
 {
 	struct hrt_timer *vt = calloc(s->n, sizeof(*vt));
-	struct hrt_base *vb = hrt_base_new(HRT_CLOCK_VIRTUAL);
+	struct hrt_base *vb = tv_virtual(0);
 	struct hrt_stats st = { 0 };
 
 	*ran = 0;
@@ -121,7 +122,7 @@ static inline uint64_t wk_virtual_passes(const struct wk_set *s, enum hrt_greedy
 			hrt_timer_start_range(&vt[i], vb, s->soft_off[i], s->slack[i], HRT_MODE_ABS);
 		}
 		*ran = wk_drive_virtual(vb);
-		hrt_base_get_stats(vb, &st);
+		hrt_base_get_stats(vb, &st, sizeof(st));
 	}
 	hrt_base_free(vb);
 	free(vt);

@@ -193,11 +193,9 @@ static int run_scenario(struct demo_result *r, const struct demo_scenario *sc, i
 
 	if (!c)
 		return -ENOMEM;
-	c->base = hrt_base_new(HRT_CLOCK_VIRTUAL);
-	if (!c->base) {
-		err = -errno;
+	err = hrt_base_new(&c->base, CLOCK_MONOTONIC, HRT_BASE_VIRTUAL);
+	if (err)
 		goto out_free;
-	}
 	if ((err = hrt_base_set_greedy(c->base, sc->policy)))
 		goto out_base;
 	for (int i = 0; i < DEMO_NT; i++) {
@@ -219,9 +217,9 @@ static int run_scenario(struct demo_result *r, const struct demo_scenario *sc, i
 	c->snap = p != NULL;
 	while (t != HRT_TIME_MAX && w->n < DEMO_MAXW) {
 		c->nlog = 0;
-		hrt_base_get_stats(c->base, &s0);
+		hrt_base_get_stats(c->base, &s0, sizeof(s0));
 		hrt_base_run(c->base, t, sc->idle);
-		hrt_base_get_stats(c->base, &s1);
+		hrt_base_get_stats(c->base, &s1, sizeof(s1));
 		w->at[w->n] = t;
 		memcpy(w->ran[w->n], c->log, sizeof(c->log));
 		w->nran[w->n] = c->nlog;
@@ -234,7 +232,7 @@ static int run_scenario(struct demo_result *r, const struct demo_scenario *sc, i
 				hrt_timer_cancel(&c->tm[2].t);
 			c->snap = 0;
 		}
-		t = hrt_base_next_event(c->base);
+		hrt_base_next_event(c->base, &t);
 	}
 	memcpy(w->ran_at, c->ran_at, sizeof(w->ran_at));
 	if (hrt_base_check(c->base, NULL, 0) || hrt_base_count(c->base))

@@ -329,7 +329,9 @@ static hrt_time_t min_dev(const struct replay *rp, int p)
 static void dev_update(struct replay *rp, int c, int p)
 {
 	struct rcpu *cs = &rp->cpu[c];
-	hrt_time_t d = hrt_base_next_event(cs->base[p]);
+	hrt_time_t d;
+
+	hrt_base_next_event(cs->base[p], &d);
 
 	if (d != HRT_TIME_MAX && d < cs->floor)
 		d = cs->floor;
@@ -513,9 +515,10 @@ static int cpu_get(struct replay *rp, int c)
 	if (cs->seen)
 		return 0;
 	for (int p = 0; p < RP_NPOL; p++) {
-		cs->base[p] = hrt_base_new(HRT_CLOCK_VIRTUAL);
-		if (!cs->base[p])
-			return -ENOMEM;
+		int err = hrt_base_new(&cs->base[p], CLOCK_MONOTONIC, HRT_BASE_VIRTUAL);
+
+		if (err)
+			return err;
 		hrt_base_set_greedy(cs->base[p], p == RP_OFF ? HRT_GREEDY_OFF :
 				    p == RP_IDLE ? HRT_GREEDY_IDLE : HRT_GREEDY_ALWAYS);
 		cs->dev[p] = HRT_TIME_MAX;
@@ -640,11 +643,13 @@ static int apply_expire(struct replay *rp, const struct trace_event *ev)
 static int apply(struct replay *rp, const struct trace_event *ev)
 {
 	int e = cpu_get(rp, ev->cpu);
+	hrt_time_t next;
 
 	if (e)
 		return e;
 	/* (1): devices and required windows due by T first. */
-	if (hrt_base_next_event(rp->optbase) <= ev->t)
+
+	if (hrt_base_next_event(rp->optbase, &next) > 0 && next <= ev->t)
 		hrt_base_run(rp->optbase, ev->t, 0);
 	for (int p = 0; p < RP_NPOL; p++)
 		if (rp->pol & (1u << p))
@@ -821,7 +826,7 @@ static void finish(struct replay *rp)
 		for (int c = 0; c < rp->ncpu; c++) {
 			if (!rp->cpu[c].seen)
 				continue;
-			hrt_base_get_stats(rp->cpu[c].base[p], &st);
+			hrt_base_get_stats(rp->cpu[c].base[p], &st, sizeof(st));
 			res->pol[p].expired_greedy += st.expired_greedy;
 		}
 		fill_row(&res->pol[p], &rp->late[p], &rp->early[p]);
@@ -913,8 +918,7 @@ int replay_trace_keep(struct trace_reader *r, unsigned policies, enum replay_idl
 	rp.pol = res->policies;
 	rp.idle_mode = idle;
 	rp.keep = keep_wakes;
-	rp.optbase = hrt_base_new(HRT_CLOCK_VIRTUAL);
-	if (!rp.optbase)
+	if (hrt_base_new(&rp.optbase, CLOCK_MONOTONIC, HRT_BASE_VIRTUAL))
 		ret = -2;
 	else
 		hrt_base_set_greedy(rp.optbase, HRT_GREEDY_OFF);

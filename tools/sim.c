@@ -165,10 +165,13 @@ static enum hrt_restart wake_cb(struct hrt_timer *t, hrt_time_t now)
 {
 	struct sim_thread *th = HRT_CONTAINER_OF(t, struct sim_thread, timer);
 	struct sim *s = th->sim;
+	hrt_time_t soft = 0, hard = 0;
 
-	if (now < hrt_timer_get_soft(t))
+	hrt_timer_get_soft(t, &soft);
+	hrt_timer_get_hard(t, &hard);
+	if (now < soft)
 		s->res->early++;
-	if (now > hrt_timer_get_hard(t))
+	if (now > hard)
 		s->res->late++;
 	th->woke = now;
 	s->woken[s->nwoken++] = (int)(th - s->th);
@@ -193,7 +196,7 @@ static void fire(struct sim *s, int c, hrt_time_t t)
 	s->res->wakeups++;
 	s->nwoken = 0;
 	hrt_base_run(cpu->base, t, cpu->cur < 0);
-	cpu->next = hrt_base_next_event(cpu->base);
+	hrt_base_next_event(cpu->base, &cpu->next);
 	for (int k = 0; k < s->nwoken; k++) {
 		int i = s->woken[k], d;
 
@@ -219,7 +222,7 @@ static int burst_end(struct sim *s, int c, hrt_time_t t)
 				    th->slack, HRT_MODE_ABS);
 	if (err)
 		return err;
-	cpu->next = hrt_base_next_event(cpu->base);
+	hrt_base_next_event(cpu->base, &cpu->next);
 	cpu->cur = -1;
 	if (cpu->rq_len) {
 		run_on(s, c, rq_pop(cpu, n), t);
@@ -255,9 +258,12 @@ static int setup(struct sim *s)
 		struct sim_cpu *cpu = &s->cpu[k];
 
 		cpu->cur = -1;
-		cpu->base = hrt_base_new(HRT_CLOCK_VIRTUAL);
+		int err = hrt_base_new(&cpu->base, CLOCK_MONOTONIC, HRT_BASE_VIRTUAL);
+
+		if (err)
+			return err;
 		cpu->rq = calloc((size_t)c->threads, sizeof(int));
-		if (!cpu->base || !cpu->rq)
+		if (!cpu->rq)
 			return -ENOMEM;
 		if (hrt_base_set_greedy(cpu->base, c->policy))
 			return -EINVAL;
@@ -287,7 +293,7 @@ static int setup(struct sim *s)
 					    th->slack, HRT_MODE_ABS);
 		if (err)
 			return err;
-		cpu->next = hrt_base_next_event(cpu->base);
+		hrt_base_next_event(cpu->base, &cpu->next);
 	}
 	return 0;
 }
@@ -345,7 +351,7 @@ int sim_run(const struct sim_config *c, struct sim_result *r)
 		struct hrt_stats st;
 
 		for (int k = 0; k < c->cpus; k++) {
-			hrt_base_get_stats(s.cpu[k].base, &st);
+			hrt_base_get_stats(s.cpu[k].base, &st, sizeof(st));
 			r->expired_greedy += st.expired_greedy;
 			r->greedy_walks += st.greedy_walks;
 			if (hrt_base_check(s.cpu[k].base, NULL, 0))

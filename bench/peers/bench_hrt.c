@@ -2,7 +2,7 @@
 /*
  * bench_hrt.c - hrt under the shared workload (workload.h).
  *
- * Built three times.  "hrt": a virtual base (HRT_CLOCK_VIRTUAL), so the
+ * Built three times.  "hrt": a virtual base (HRT_BASE_VIRTUAL), so the
  * expiry pass is hrt_base_run at an instant when all are due and the range
  * workload is simulated exactly (each pass at hrt_base_next_event(), the
  * greedy walk on: wake-ups are passes).  Its time follows the real clock
@@ -44,13 +44,16 @@ static enum hrt_restart on_fire(struct hrt_timer *t, hrt_time_t now)
 
 static void lib_loop_new(void)
 {
+	/* HRT_BASE_ENV: HRT_GREEDY and HRT_COALESCE may tune a run. */
 #if HRT_ST
-	base = hrt_base_new_flags(HRT_CLOCK_VIRTUAL, HRT_BASE_UNLOCKED);
+	int err = hrt_base_new(&base, CLOCK_MONOTONIC,
+			       HRT_BASE_VIRTUAL | HRT_BASE_UNLOCKED | HRT_BASE_ENV);
 #else
-	base = hrt_base_new(HRT_FD ? CLOCK_MONOTONIC : HRT_CLOCK_VIRTUAL);
+	int err = hrt_base_new(&base, CLOCK_MONOTONIC,
+			       (HRT_FD ? 0 : HRT_BASE_VIRTUAL) | HRT_BASE_ENV);
 #endif
-	if (!base)
-		die("hrt_base_new", -1);
+	if (err)
+		die("hrt_base_new", err);
 	real0 = -1;
 	if (HRT_FD && hrt_base_fd(base) < 0)
 		die("hrt_base_fd", -1);
@@ -95,10 +98,11 @@ static void lib_begin(void)
 
 		if (real0 < 0)
 			real0 = real;
-		if (real - real0 > hrt_base_now(base))
+		hrt_base_now(base, &t0);
+		if (real - real0 > t0)
 			hrt_base_set_time(base, real - real0);
 	}
-	t0 = hrt_base_now(base);
+	hrt_base_now(base, &t0);
 }
 
 static void lib_arm(size_t i, int64_t off, int64_t slack)
@@ -152,7 +156,10 @@ static void lib_run_until(size_t n)
 		long passes = 0;
 
 		while (fired < n) {
-			hrt_base_run(base, hrt_base_next_event(base), 1);
+			hrt_time_t next;
+
+			hrt_base_next_event(base, &next);
+			hrt_base_run(base, next, 1);
 			passes++;
 		}
 		sim_wakeups = passes;
