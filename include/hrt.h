@@ -66,7 +66,9 @@
  * still work there, also after a fork made while other threads were
  * inside calls (the library's fork handlers take every base's lock around
  * the fork; in the child a pass or a wait of a thread that is not there
- * is over).  A child that wants wake-ups makes its own base.
+ * is over).  So do not fork from a hrt_base_walk_tree callback: the fork
+ * waits for every other base's lock while holding the walked one.  A
+ * child that wants wake-ups makes its own base.
  *
  * Entry checks.  Every call checks, in this order: its arguments (NULL or
  * a rejected value: -EINVAL); another thread on an HRT_BASE_UNLOCKED base
