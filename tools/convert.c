@@ -129,7 +129,7 @@ int hrt_cmd_convert(int argc, char **argv)
 			trace_name(r), trace_get_counts(r)->bad_lines);
 	trace_close(r);
 	if (outfile_open(&out, dst)) {
-		fprintf(stderr, "hrt convert: %s\n", out.err);
+		outfile_report(&out, "convert");
 		fclose(tmp);
 		return 1;
 	}
@@ -145,7 +145,7 @@ int hrt_cmd_convert(int argc, char **argv)
 		return 1;
 	}
 	if (outfile_commit(&out)) {
-		fprintf(stderr, "hrt convert: %s\n", out.err);
+		outfile_report(&out, "convert");
 		return 1;
 	}
 	return 0;

@@ -12,6 +12,7 @@
  * with that search's path and prunes, so picture and text cannot disagree.
  */
 #include <errno.h>
+#include <limits.h>
 #include <spawn.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -19,9 +20,11 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include "cmds.h"
 #include "demo.h"
+#include "outfile.h"
 #include "svg.h"
 
 extern char **environ;
@@ -470,12 +473,15 @@ static void timeline_panel(FILE *f, const struct demo_result *r, int s, double y
 static int write_timeline(const struct demo_result *r, const char *dir)
 {
 	double h = TL_TOP + DEMO_NS * TL_PANEL + 40;
-	char *path, buf[64];
-	FILE *f = out_open(dir, "demo-timeline.svg", &path);
-	int err;
+	char buf[64];
+	struct outfile o;
+	FILE *f;
 
-	if (!f)
+	if (outfile_open_in(&o, dir, "demo-timeline.svg")) {
+		outfile_report(&o, "demo");
 		return -1;
+	}
+	f = o.f;
 	svg_begin(f, TL_LEFT + TL_TMAX * TL_SCALE + 40, h, "hrt demo: timers A-G, C cancelled");
 	svg_text(f, 10, 22, 16, "start", "#111",
 		 "Timers A\xe2\x80\x93G (bar: soft to hard expiry), C cancelled after the pass at 10 \xc2\xb5s");
@@ -489,11 +495,12 @@ static int write_timeline(const struct demo_result *r, const char *dir)
 		svg_text(f, tl_x(t * US), h - 20, 11, "middle", "#444", buf);
 	}
 	svg_end(f);
-	err = out_close(f, path);
-	if (!err)
-		printf("wrote %s\n", path);
-	free(path);
-	return err;
+	if (outfile_commit(&o)) {
+		outfile_report(&o, "demo");
+		return -1;
+	}
+	printf("wrote %s\n", outfile_path(&o));
+	return 0;
 }
 
 const struct demo_search *demo_pictured(const struct demo_result *r, int *scenario, int *search)
@@ -599,73 +606,79 @@ int demo_write_dot(FILE *f, const struct demo_result *r)
 	return ferror(f) ? -1 : 0;
 }
 
-static int write_dot(const struct demo_result *r, const char *dir, char **dotpath)
+/* The tree as Graphviz source into dir; its path in dotpath[len]. */
+static int write_dot(const struct demo_result *r, const char *dir, char *dotpath, size_t len)
 {
-	FILE *f = out_open(dir, "demo-tree.dot", dotpath);
+	struct outfile o;
 
-	if (!f)
-		return -1;
-	if (demo_write_dot(f, r)) {
-		fprintf(stderr, "hrt demo: cannot write the tree picture %s\n", *dotpath);
-		fclose(f);
-		remove(*dotpath);
-		free(*dotpath);
+	if (outfile_open_in(&o, dir, "demo-tree.dot")) {
+		outfile_report(&o, "demo");
 		return -1;
 	}
-	if (out_close(f, *dotpath)) {
-		free(*dotpath);
+	demo_write_dot(o.f, r);
+	if (outfile_commit(&o)) {
+		outfile_report(&o, "demo");
 		return -1;
 	}
-	printf("wrote %s\n", *dotpath);
+	snprintf(dotpath, len, "%s", outfile_path(&o));
+	printf("wrote %s\n", dotpath);
 	return 0;
 }
 
-/* Renders dot's SVG; a missing Graphviz is a note, not an error. */
+/* Renders dot's SVG through the same output path as every other file
+ * (dot writes to our stdout-less descriptor, so a FIFO or a device at the
+ * path is written through and a regular file replaced only when dot
+ * succeeds); a missing Graphviz is a note, not an error. */
 static int render_dot(const char *dir, const char *dotpath)
 {
-	char *svg;
-	FILE *probe = out_open(dir, "demo-tree.svg", &svg);
-	char *argv[] = { "dot", "-Tsvg", "-o", NULL, (char *)dotpath, NULL };
+	char *argv[] = { "dot", "-Tsvg", (char *)dotpath, NULL };
+	posix_spawn_file_actions_t fa;
+	struct outfile o;
 	pid_t pid;
 	int st, err;
 
-	if (!probe)
+	if (outfile_open_in(&o, dir, "demo-tree.svg")) {
+		outfile_report(&o, "demo");
 		return -1;
-	fclose(probe);
-	argv[3] = svg;
-	err = posix_spawnp(&pid, "dot", NULL, NULL, argv, environ);
+	}
+	fflush(o.f);
+	if ((err = posix_spawn_file_actions_init(&fa)) ||
+	    (err = posix_spawn_file_actions_adddup2(&fa, outfile_fd(&o), STDOUT_FILENO))) {
+		outfile_abort(&o);
+		fprintf(stderr, "hrt demo: %s\n", strerror(err));
+		return -1;
+	}
+	err = posix_spawnp(&pid, "dot", &fa, NULL, argv, environ);
+	posix_spawn_file_actions_destroy(&fa);
 	if (err) {
-		remove(svg);
+		outfile_abort(&o);
 		printf("Graphviz dot not found (%s): demo-tree.svg not rendered\n", strerror(err));
-		free(svg);
 		return 0;
 	}
 	if (waitpid(pid, &st, 0) < 0 || !WIFEXITED(st) || WEXITSTATUS(st)) {
-		fprintf(stderr, "hrt demo: dot failed to render %s\n", svg);
-		free(svg);
+		outfile_abort(&o);
+		fprintf(stderr, "hrt demo: dot failed to render %s\n", outfile_path(&o));
 		return -1;
 	}
-	printf("wrote %s (Graphviz dot)\n", svg);
-	free(svg);
+	if (outfile_commit(&o)) {
+		outfile_report(&o, "demo");
+		return -1;
+	}
+	printf("wrote %s (Graphviz dot)\n", outfile_path(&o));
 	return 0;
 }
 
 int demo_write_files(const struct demo_result *r, const char *dir)
 {
-	char *dotpath;
+	char dotpath[PATH_MAX];
 
 	if (dir && mkdir(dir, 0777) && errno != EEXIST) {
 		fprintf(stderr, "hrt demo: cannot create %s: %s\n", dir, strerror(errno));
 		return -1;
 	}
-	if (write_timeline(r, dir) || write_dot(r, dir, &dotpath))
+	if (write_timeline(r, dir) || write_dot(r, dir, dotpath, sizeof(dotpath)))
 		return -1;
-	if (render_dot(dir, dotpath)) {
-		free(dotpath);
-		return -1;
-	}
-	free(dotpath);
-	return 0;
+	return render_dot(dir, dotpath);
 }
 
 /* Command ----------------------------------------------------------------- */

@@ -348,7 +348,7 @@ int hrt_cmd_record(int argc, char **argv)
 	/* Opened (as a temporary for a regular file) before recording, so an
 	 * unwritable output fails now, not after the recording. */
 	if (outfile_open(&of, out)) {
-		fprintf(stderr, "hrt record: %s\n", of.err);
+		outfile_report(&of, "record");
 		free(pargv);
 		return 1;
 	}
@@ -440,7 +440,7 @@ int hrt_cmd_record(int argc, char **argv)
 		if (ends_with(out, ".xz") || ends_with(out, ".gz")) {
 			char *zargv[] = { ends_with(out, ".xz") ? "xz" : "gzip", "-c", "-9", NULL };
 
-			st = run(zargv, in, fileno(of.f), 0);
+			st = run(zargv, in, outfile_fd(&of), 0);
 		} else {
 			/* copied here, so a write error is reported with its errno */
 			char buf[65536];
@@ -462,7 +462,7 @@ int hrt_cmd_record(int argc, char **argv)
 			goto out_rm;
 		}
 		if (outfile_commit(&of)) {
-			fprintf(stderr, "hrt record: %s\n", of.err);
+			outfile_report(&of, "record");
 			goto out_rm;
 		}
 	}

@@ -28,6 +28,7 @@
 #include <string.h>
 
 #include "cmds.h"
+#include "outfile.h"
 #include "sim.h"
 #include "svg.h"
 
@@ -553,19 +554,14 @@ static void legend(FILE *f, double y, int i, const char *colour, const char *das
 	svg_text(f, LG_X + 30, y, 11, "start", "#111", text);
 }
 
-static int write_plot(const char *path, const struct sim_config *c,
-		      const struct sim_point *p, int n)
+/* The picture: migrations and the wake-up ratio per point. */
+static void draw_plot(FILE *f, const struct sim_config *c, const struct sim_point *p, int n)
 {
 	static const char *const col[3] = { "#d62728", "#1f77b4", "#2ca02c" };
-	FILE *f = strcmp(path, "-") ? fopen(path, "w") : stdout;
 	double mmax = 1, rmax = 1.25, y1 = 70, y2 = 70 + PL_H + 80, mstep, rstep;
 	char buf[300], sl[200];
 	int mdec, rdec;
 
-	if (!f) {
-		fprintf(stderr, "hrt sim: cannot write %s: %s\n", path, strerror(errno));
-		return -1;
-	}
 	for (int i = 0; i < n; i++)
 		for (int k = 0; k < 3; k++) {
 			if (v_migr(&p[i], k) > mmax)
@@ -616,9 +612,24 @@ static int write_plot(const char *path, const struct sim_config *c,
 	svg_text(f, LG_X + 30, y2 + 78, 11, "start", "#111", "over half at 80 % busy");
 	svg_group_end(f);
 	svg_end(f);
-	if (f == stdout)
-		return fflush(f) ? -1 : 0;
-	return out_close(f, path);
+}
+
+/* The plot into path (outfile.h: '-' is stdout); 0, or -1 after one line. */
+static int write_plot(const char *path, const struct sim_config *c,
+		      const struct sim_point *p, int n)
+{
+	struct outfile o;
+
+	if (outfile_open(&o, path)) {
+		outfile_report(&o, "sim");
+		return -1;
+	}
+	draw_plot(o.f, c, p, n);
+	if (outfile_commit(&o)) {
+		outfile_report(&o, "sim");
+		return -1;
+	}
+	return 0;
 }
 
 /* "NS[,NS...]" into c->slack; 0 or -1. */
