@@ -189,7 +189,8 @@ $(O)/readme_uv.o: README.md include/hrt.h
 
 test check: $(LIB_A) $(LIB_SO) $(HRT_BIN) $(TEST_BINS) $(FUZZ_REPLAY) $(EXAMPLE_TESTS) $(O)/readme_example $(README_UV)
 	O=$(O) HRT=$(HRT_BIN) SAN_FLAGS='$(SAN_FLAGS)' SKIPPED='$(strip $(TEST_SKIPPED))' sh tests/run.sh \
-	  $(TEST_BINS) $(FUZZ_REPLAY) $(EXAMPLE_TESTS) $(O)/readme_example tests/test_install.sh tests/test_man.sh tests/test_cli.sh tests/test_svg_render.sh
+	  $(TEST_BINS) $(FUZZ_REPLAY) $(EXAMPLE_TESTS) $(O)/readme_example tests/test_install.sh tests/test_man.sh tests/test_cli.sh tests/test_svg_render.sh \
+	  tests/test_output.sh
 
 # The shipped trace is xz-compressed: without xz the replay step is skipped.
 # It ends with the verdict on the shipped trace.

@@ -1,0 +1,110 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+# test_output.sh - one output path for every file the tools write, and one
+# line for a failed stdout: replay, sim and demo against /dev/full, a closed
+# stdout, FIFOs, symlinks and regular files; and `replay --slack` from the
+# command line (bad values are usage errors that write nothing, every
+# output format accepts it).  Each check names itself on failure; the
+# script exits 1 at the first one.
+set -u
+HRT=${HRT:-build/hrt}
+case $HRT in /*) ;; *) HRT=$PWD/$HRT ;; esac
+d=$(mktemp -d /tmp/hrt-test-output-XXXXXX)
+trap 'rm -rf "$d"' EXIT
+n=0
+ok() { n=$((n + 1)); }
+die() { echo "FAIL: $*"; [ -f "$d/err" ] && sed 's/^/  stderr: /' "$d/err"; exit 1; }
+# expect STATUS WHAT CMD...: CMD exits with STATUS, its stderr in $d/err
+expect() {
+	want=$1 what=$2; shift 2
+	"$@" 2>"$d/err"; st=$?
+	[ "$st" -eq "$want" ] || die "$what: exit $st, want $want"
+	ok
+}
+one_line() { # WHAT REGEX: stderr is exactly one line, matching REGEX
+	[ "$(wc -l < "$d/err")" -eq 1 ] || die "$1: stderr is not one line"
+	grep -q -- "$2" "$d/err" || die "$1: stderr lacks '$2'"
+	ok
+}
+
+# A perf trace: two sleepers close together and a kernel tick.
+t=$d/trace.txt
+cat > "$t" <<'EOF'
+  sleeper 100 [000] 1.000000000: timer:hrtimer_start: hrtimer=0xa function=hrtimer_wakeup expires=1010000000 softexpires=1010000000 mode=0x1
+  sleeper 100 [000] 1.000000000: timer:hrtimer_start: hrtimer=0xb function=hrtimer_wakeup expires=1010500000 softexpires=1010500000 mode=0x1
+  swapper 0 [000] 1.000000000: timer:hrtimer_start: hrtimer=0xc function=tick_nohz_handler expires=1012000000 softexpires=1012000000 mode=0x0
+  swapper 0 [000] 1.100000000: timer:hrtimer_start: hrtimer=0xd function=tick_nohz_handler expires=1900000000 softexpires=1900000000 mode=0x0
+EOF
+
+# --- failed stdout: exactly one line naming the subcommand ---------------
+expect 1 "replay > /dev/full" sh -c "'$HRT' replay '$t' > /dev/full"
+one_line "replay > /dev/full" '^hrt replay: stdout: No space left on device$'
+expect 1 "replay >&-" sh -c "'$HRT' replay '$t' >&-"
+one_line "replay >&-" '^hrt replay: stdout: Bad file descriptor$'
+expect 1 "sim --svg - > /dev/full" sh -c "'$HRT' sim --busy 50 --duration 10ms --svg - > /dev/full"
+one_line "sim --svg - > /dev/full" '^hrt sim: stdout: No space left on device$'
+expect 1 "replay --svg /dev/full" sh -c "'$HRT' replay --svg /dev/full '$t' > /dev/null"
+one_line "replay --svg /dev/full" '^hrt replay: /dev/full: No space left on device$'
+expect 1 "sim --svg /dev/full" sh -c "'$HRT' sim --busy 50 --duration 10ms --svg /dev/full > /dev/null"
+one_line "sim --svg /dev/full" '^hrt sim: /dev/full: No space left on device$'
+# A replay whose stdout fails leaves no picture, and an old one as it was.
+expect 1 "replay --svg F > /dev/full" sh -c "'$HRT' replay --svg '$d/r.svg' '$t' > /dev/full"
+[ ! -e "$d/r.svg" ] || die "replay --svg F > /dev/full left F"; ok
+echo old > "$d/r.svg"
+expect 1 "replay --svg OLD > /dev/full" sh -c "'$HRT' replay --svg '$d/r.svg' '$t' > /dev/full"
+[ "$(cat "$d/r.svg")" = old ] || die "replay --svg OLD > /dev/full changed OLD"; ok
+[ -z "$(ls -A "$d" | grep '^\.r\.svg')" ] || die "a temporary was left beside r.svg"; ok
+
+# --- --svg and the demo's files: write through FIFOs and symlinks -------
+expect 0 "replay --svg F" sh -c "'$HRT' replay --svg '$d/r.svg' '$t' > /dev/null"
+grep -q '</svg>' "$d/r.svg" || die "replay --svg F wrote no SVG"; ok
+mkfifo "$d/fifo"
+cat "$d/fifo" > "$d/from-fifo" &
+expect 0 "replay --svg FIFO" sh -c "'$HRT' replay --svg '$d/fifo' '$t' > /dev/null"
+wait
+[ -p "$d/fifo" ] || die "replay --svg FIFO replaced the FIFO"; ok
+grep -q '</svg>' "$d/from-fifo" || die "replay --svg FIFO: nothing came through"; ok
+echo x > "$d/target.svg"
+ln -s target.svg "$d/link.svg"
+expect 0 "sim --svg SYMLINK" sh -c "'$HRT' sim --busy 50 --duration 10ms --svg '$d/link.svg' > /dev/null"
+[ -L "$d/link.svg" ] || die "sim --svg SYMLINK replaced the link"; ok
+grep -q '</svg>' "$d/target.svg" || die "sim --svg SYMLINK: target not written"; ok
+mkdir "$d/demo"
+ln -s ../target.svg "$d/demo/demo-timeline.svg"
+expect 0 "demo --out DIR (timeline a symlink)" sh -c "'$HRT' demo --out '$d/demo' > /dev/null"
+[ -L "$d/demo/demo-timeline.svg" ] || die "demo replaced a symlinked demo-timeline.svg"; ok
+grep -q 'Timers A' "$d/target.svg" || die "demo: symlink target not written"; ok
+expect 1 "demo --out DIR/ > /dev/full" sh -c "'$HRT' demo --out '$d/demo' > /dev/full"
+one_line "demo > /dev/full" '^hrt demo: stdout: No space left on device$'
+
+# --- replay --slack from the command line --------------------------------
+for v in -1ms 5x 5 '' 1.ms 1e3ms 9223372036854775808ns 292471208678y 10000000000s 1000001%; do
+	expect 2 "replay --slack '$v'" sh -c "'$HRT' replay --slack '$v' --svg '$d/bad.svg' '$t' > '$d/out'"
+	one_line "replay --slack '$v'" "^hrt replay: --slack '"
+	[ ! -s "$d/out" ] || die "replay --slack '$v' wrote stdout"; ok
+	[ ! -e "$d/bad.svg" ] || die "replay --slack '$v' wrote --svg"; ok
+done
+expect 2 "replay --slack-for a,,b" sh -c "'$HRT' replay --slack 1ms --slack-for a,,b '$t' > '$d/out'"
+one_line "--slack-for a,,b" "^hrt replay: --slack-for 'a,,b'"
+expect 2 "replay --slack-for without --slack" sh -c "'$HRT' replay --slack-for all '$t' > '$d/out'"
+one_line "--slack-for alone" '^hrt replay: --slack-for needs --slack$'
+# Two sleepers 0.5 ms apart: 1 ms of slack merges them (3 -> 2 wake-ups).
+expect 0 "replay --slack 1ms --verdict" sh -c "'$HRT' replay --slack 1ms --verdict '$t' > '$d/out'"
+grep -q 'with 1 ms of slack on user-space timers, the optimum drops from 3 to 2 wake-ups (-33.3 %)' \
+	"$d/out" || die "replay --slack 1ms --verdict: $(cat "$d/out")"; ok
+expect 0 "replay --slack 1ms --json" sh -c "'$HRT' replay --slack 1ms --json '$t' > '$d/out'"
+grep -q '"optimal_wakeups": 2, .*"optimal_wakeups_recorded": 3, "slack": {"spec": "1ms", "ns": 1000000, "for": "user"' \
+	"$d/out" || die "replay --slack --json"; ok
+if command -v python3 > /dev/null; then
+	python3 -c 'import json,sys; json.load(open(sys.argv[1]))' "$d/out" || die "--slack --json is not JSON"
+	ok
+fi
+expect 0 "replay --slack 1ms --csv" sh -c "'$HRT' replay --slack 1ms --csv '$t' > '$d/out'"
+grep -q ',1ms,user,3,2$' "$d/out" || die "replay --slack --csv: $(cat "$d/out")"; ok
+expect 0 "replay --slack 1ms --by process --csv" \
+	sh -c "'$HRT' replay --slack 1ms --by process --csv '$t' > '$d/out'"
+grep -q '^.*,process,saved,sleeper 100,.*,1,2,1$' "$d/out" || die "--by --csv saved_slack: $(cat "$d/out")"; ok
+expect 0 "replay --slack 100% --svg" sh -c "'$HRT' replay --slack 100% --svg '$d/s.svg' '$t' > '$d/out'"
+grep -q 'with a slack of 100 % of the timeout on user-space timers' "$d/s.svg" || die "--svg title"; ok
+grep -q 'saved_slack' "$d/out" || die "table without saved_slack"; ok
+echo "test_output.sh: $n checks passed"
