@@ -155,4 +155,25 @@ EOF2
 		die "full demo: pictures missing"; ok
 	[ "$(wc -l < "$o")" -le 30 ] || die "full demo: more than a screen"; ok
 fi
+# --- progress on a terminal ---------------------------------------------
+# A trace that arrives slowly through a pipe (no size known: bytes, events,
+# rate), under script(1) for a terminal on stderr.  The line is rewritten
+# in place (\r ... ESC[K) and erased at the end; --quiet and a stderr that
+# is not a terminal show nothing.
+if command -v script > /dev/null 2>&1 && command -v xz > /dev/null 2>&1; then
+	xz -dc data/trace.hrt.xz > "$d/big.txt"
+	drip="(head -c 3000000 '$d/big.txt'; sleep 1; tail -c +3000001 '$d/big.txt')"
+	for c in "replay --verdict" "convert"; do
+		name=${c%% *}
+		script -qec "sh -c \"$drip | '$HRT' $c - > '$d/p.out'\"" "$d/tty" > /dev/null 2>&1
+		tr '\r\033' 'RE' < "$d/tty" > "$d/tty.txt"
+		grep -q "Rhrt $name: <stdin>: [0-9.]* [kM]*B, [0-9.]* [k]* *events, [0-9.]* [kM]*B/s" \
+			"$d/tty.txt" || die "$c on a terminal: no progress line: $(cat "$d/tty.txt")"; ok
+		grep -q 'RE\[K' "$d/tty.txt" || die "$c: progress line not erased"; ok
+		script -qec "sh -c \"$drip | '$HRT' $c --quiet - > '$d/p.out'\"" "$d/tty" > /dev/null 2>&1
+		! grep -q "hrt $name: <stdin>" "$d/tty" || die "$c --quiet showed progress"; ok
+		sh -c "$drip | '$HRT' $c - > '$d/p.out' 2> '$d/p.err'"
+		! grep -q "events" "$d/p.err" || die "$c: progress on a stderr that is no terminal"; ok
+	done
+fi
 echo "test_output.sh: $n checks passed"

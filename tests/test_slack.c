@@ -80,7 +80,11 @@ static void replay_with(const char *text, const char *spec, const char *who,
 	if (who)
 		assert_int_equal(slack_parse_for(sl, who, why, sizeof(why)), 0);
 	assert_int_equal(trace_open_mem(&r, text, strlen(text), "t", 0, TRACE_AUTO), 0);
-	assert_int_equal(replay_trace_slack(r, RP_ALL, RP_IDLE_TRACE, 1, spec ? sl : NULL, res), 0);
+	{
+		const struct replay_opts o = { RP_ALL, RP_IDLE_TRACE, 1, spec ? sl : NULL, NULL };
+
+		assert_int_equal(replay_trace_opts(r, &o, res), 0);
+	}
 	trace_close(r);
 }
 

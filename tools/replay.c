@@ -557,7 +557,7 @@ static void usage(FILE *f)
 		"usage: hrt replay [--policy off|idle|always|all] [--idle trace|always|never]\n"
 		"                  [--by process|function|cpu] [--svg FILE]\n"
 		"                  [--slack D|P%%] [--slack-for user|all|COMM[,COMM...]]\n"
-		"                  [--json|--csv|--verdict] [--lenient] FILE...\n\n"
+		"                  [--json|--csv|--verdict] [--lenient] [--quiet] FILE...\n\n"
 		"Replays kernel hrtimer traces through libhrt, one virtual timer base per CPU,\n"
 		"and compares each greedy policy's wake-ups with the kernel's recorded ones and\n"
 		"with the offline optimum (see docs/REPLAY.md).  FILE is `perf script` text of\n"
@@ -588,6 +588,8 @@ static void usage(FILE *f)
 		"  --json       JSON, one object per file (an array for several files)\n"
 		"  --csv        CSV, one row per policy (and one for the kernel)\n"
 		"  --lenient    skip bad lines (and say how many) instead of failing\n"
+		"  --quiet      no progress line (shown only when stderr is a terminal:\n"
+		"               bytes read of the total, rate, time left)\n"
 		"  -h, --help   this text\n\n"
 		"The output starts with a verdict, then one row per policy:\n"
 		"  wakeups    device firings (expiry passes) the policy needed\n"
@@ -605,7 +607,7 @@ static void usage(FILE *f)
 
 enum {
 	OPT_POLICY = 256, OPT_IDLE, OPT_JSON, OPT_CSV, OPT_LENIENT, OPT_BY, OPT_SVG, OPT_VERDICT,
-	OPT_SLACK, OPT_SLACK_FOR,
+	OPT_SLACK, OPT_SLACK_FOR, OPT_QUIET,
 };
 
 static int parse_by(const char *s)
@@ -693,12 +695,13 @@ int hrt_cmd_replay(int argc, char **argv)
 		{ "verdict", no_argument, NULL, OPT_VERDICT },
 		{ "slack", required_argument, NULL, OPT_SLACK },
 		{ "slack-for", required_argument, NULL, OPT_SLACK_FOR },
+		{ "quiet", no_argument, NULL, OPT_QUIET },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	unsigned mask = RP_ALL;
 	enum replay_idle idle = RP_IDLE_TRACE;
-	int json = 0, csv = 0, lenient = 0, c, ret = 0, by = -1, verdict = 0;
+	int json = 0, csv = 0, lenient = 0, c, ret = 0, by = -1, verdict = 0, quiet = 0;
 	const char *svg = NULL;
 	struct replay_result *svgres = NULL;
 	struct slack slack = { 0 };
@@ -734,6 +737,7 @@ int hrt_cmd_replay(int argc, char **argv)
 		case OPT_LENIENT: lenient = 1; break;
 		case OPT_SVG: svg = optarg; break;
 		case OPT_VERDICT: verdict = 1; break;
+		case OPT_QUIET: quiet = 1; break;
 		case OPT_SLACK:
 			if (slack_parse(&slack, optarg, why, sizeof(why))) {
 				fprintf(stderr, "hrt replay: %s\n", why);
@@ -797,7 +801,14 @@ int hrt_cmd_replay(int argc, char **argv)
 			ret = 2;
 			break;
 		}
-		k = replay_trace_slack(r, mask, idle, svg && i == optind, &slack, res);
+		{
+			struct progress pr;
+			const struct replay_opts ro = { mask, idle, svg && i == optind, &slack, &pr };
+
+			progress_start(&pr, "replay", trace_name(r), quiet);
+			k = replay_trace_opts(r, &ro, res);
+			progress_end(&pr);
+		}
 		if (k == -1) {
 			fprintf(stderr, "hrt replay: %s\n", trace_error(r));
 			ret = trace_error_is_oom(r) ? 1 : 2;

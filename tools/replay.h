@@ -9,6 +9,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "progress.h"
 #include "slack.h"
 #include "trace.h"
 
@@ -96,9 +97,16 @@ int replay_trace(struct trace_reader *r, unsigned policies, enum replay_idle idl
 		 struct replay_result *res);
 int replay_trace_keep(struct trace_reader *r, unsigned policies, enum replay_idle idle,
 		      int keep_wakes, struct replay_result *res);
-/* The same with --slack (NULL: none); slack must outlive res. */
-int replay_trace_slack(struct trace_reader *r, unsigned policies, enum replay_idle idle,
-		       int keep_wakes, const struct slack *slack, struct replay_result *res);
+/* Everything a replay can be asked for. */
+struct replay_opts {
+	unsigned policies;
+	enum replay_idle idle;
+	int keep_wakes;
+	const struct slack *slack;      /* NULL: none; must outlive res */
+	struct progress *progress;      /* NULL: none */
+};
+int replay_trace_opts(struct trace_reader *r, const struct replay_opts *o,
+		      struct replay_result *res);
 void replay_result_free(struct replay_result *res);
 
 /* The verdict: a few sentences with the figures of the table. */

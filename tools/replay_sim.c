@@ -1022,12 +1022,18 @@ int replay_trace(struct trace_reader *r, unsigned policies, enum replay_idle idl
 int replay_trace_keep(struct trace_reader *r, unsigned policies, enum replay_idle idle,
 		      int keep_wakes, struct replay_result *res)
 {
-	return replay_trace_slack(r, policies, idle, keep_wakes, NULL, res);
+	const struct replay_opts o = { policies, idle, keep_wakes, NULL, NULL };
+
+	return replay_trace_opts(r, &o, res);
 }
 
-int replay_trace_slack(struct trace_reader *r, unsigned policies, enum replay_idle idle,
-		       int keep_wakes, const struct slack *slack, struct replay_result *res)
+int replay_trace_opts(struct trace_reader *r, const struct replay_opts *o,
+		      struct replay_result *res)
 {
+	unsigned policies = o->policies;
+	enum replay_idle idle = o->idle;
+	int keep_wakes = o->keep_wakes;
+	const struct slack *slack = o->slack;
 	struct replay rp;
 	struct trace_event ev;
 	hrt_time_t end = 0;
@@ -1064,6 +1070,8 @@ int replay_trace_slack(struct trace_reader *r, unsigned policies, enum replay_id
 			ret = -2;
 		if (!res->events++)
 			res->first = ev.t;
+		if (o->progress)
+			progress_tick(o->progress, r, res->events);
 		end = ev.t;
 	}
 	if (!ret && (k < 0 || trace_finish(r)))

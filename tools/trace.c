@@ -19,6 +19,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -317,6 +318,10 @@ struct trace_reader {
 	const char *mem;
 	size_t memlen, mempos;
 	int fd, own_fd;
+	uint64_t bytes_read;    /* from fd: the text, decompressed */
+	int src_fd;             /* compressed input: shares the offset the
+				 * decompressor reads at, for progress */
+	uint64_t src_size;      /* the input file's size, 0: not known */
 	pid_t child;
 	const char *child_prog;
 	char *buf;
@@ -355,6 +360,7 @@ static struct trace_reader *reader_new(const char *name, int lenient, enum trace
 	r->lenient = lenient;
 	r->format = format;
 	r->fd = -1;
+	r->src_fd = -1;
 	r->child = -1;
 	r->last_t = INT64_MIN;
 	r->q = calloc(QUEUE_MAX + 1, sizeof(*r->q));
@@ -450,6 +456,39 @@ static int spawn_decompressor(struct trace_reader *r, int fd, const char *prog,
 	return 0;
 }
 
+/* For progress: the size of a regular input file and, when a child will
+ * decompress it, a descriptor sharing the offset the child reads at.
+ * Anything else (a pipe) has no known size; that is no error. */
+static void note_source(struct trace_reader *r, int fd, int compressed)
+{
+	struct stat st;
+
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode))
+		return;
+	r->src_size = (uint64_t)st.st_size;
+	if (compressed)
+		r->src_fd = fcntl(fd, F_DUPFD_CLOEXEC, 3);
+}
+
+void trace_progress(const struct trace_reader *r, uint64_t *done, uint64_t *total)
+{
+	off_t pos;
+
+	if (r->mem) {
+		*done = r->start;
+		*total = r->memlen;
+		return;
+	}
+	*total = r->src_size;
+	*done = r->bytes_read;
+	if (r->src_fd >= 0) {
+		pos = lseek(r->src_fd, 0, SEEK_CUR);
+		*done = pos >= 0 ? (uint64_t)pos : 0;
+	}
+	if (*total && *done > *total)
+		*total = *done;
+}
+
 /* The decompressor for a file starting with these n bytes, or NULL. */
 static const char *decompressor(const unsigned char *magic, size_t n)
 {
@@ -497,6 +536,7 @@ int trace_open(struct trace_reader **out, const char *path, int lenient,
 			got += (size_t)k;
 		}
 		prog = got == 6 ? decompressor(magic, got) : NULL;
+		note_source(r, 0, prog != NULL);
 		if (prog) {
 			e = spawn_decompressor(r, 0, prog, magic, got);
 			if (e) {
@@ -525,6 +565,7 @@ int trace_open(struct trace_reader **out, const char *path, int lenient,
 		goto out_nomem;
 	}
 	prog = pread(fd, magic, 6, 0) == 6 ? decompressor(magic, 6) : NULL;
+	note_source(r, fd, prog != NULL);
 	if (prog) {
 		e = spawn_decompressor(r, fd, prog, NULL, 0);
 		if (e) {
@@ -586,6 +627,8 @@ void trace_close(struct trace_reader *r)
 	reap_child(r, 1);
 	if (r->own_fd && r->fd >= 0)
 		close(r->fd);
+	if (r->src_fd >= 0)
+		close(r->src_fd);
 	/* tids is a table of chunks of TID_CHUNK: free by chunk, not by id */
 	for (size_t i = 0; i < sizeof(r->tids) / sizeof(r->tids[0]); i++)
 		free(r->tids[i]);
@@ -704,6 +747,7 @@ static int next_line(struct trace_reader *r, size_t *len, int *nl)
 			if (got == 0)
 				r->eof = 1;
 			r->end += (size_t)got;
+			r->bytes_read += (uint64_t)got;
 			break;
 		}
 	}

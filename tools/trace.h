@@ -97,6 +97,11 @@ void trace_close(struct trace_reader *r);
  * that the trace had events.  0 or -1 (trace_error()). */
 int trace_finish(struct trace_reader *r);
 
+/* How far the input has been read: *done bytes of *total (0: the size is
+ * not known - a pipe).  For compressed files both count the compressed
+ * bytes. */
+void trace_progress(const struct trace_reader *r, uint64_t *done, uint64_t *total);
+
 const char *trace_error(const struct trace_reader *r);
 /* After a failure: 1 if it was for lack of memory (exit status 1, never
  * skipped by lenient mode), 0 if the input was bad (exit status 2). */
