@@ -39,6 +39,7 @@
 #include <sys/types.h>
 
 #include "hrt.h"
+#include "idmap.h"
 
 #define TRACE_MAX_CPUS 4096     /* higher CPU numbers are a bad line */
 #define TRACE_MAX_IDS 4194304   /* distinct timer ids; one more is a bad line */
@@ -122,18 +123,5 @@ size_t trace_utf8_prefix(const char *s, size_t max);
 /* A timer id for display: the v1 token (valid UTF-8 as above), or 0xHEX
  * of a perf address (in a buffer of r, valid until the next call). */
 const char *trace_id_name(struct trace_reader *r, uint64_t id);
-
-/* A uint64 -> pointer hash map (linear probing, backward-shift delete). */
-struct idmap {
-	uint64_t *keys;
-	void **vals;            /* NULL: empty slot */
-	size_t cap, n;
-};
-void **idmap_get(const struct idmap *m, uint64_t key);
-/* Inserts key (value NULL until the caller sets it); returns its slot, or
- * NULL on ENOMEM.  *fresh says whether it was new. */
-void **idmap_put(struct idmap *m, uint64_t key, int *fresh);
-void idmap_del(struct idmap *m, uint64_t key);
-void idmap_free(struct idmap *m);
 
 #endif
