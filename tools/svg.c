@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * svg.c - minimal SVG output helpers for the hrt tool (see svg.h).
- * Everything is written with fprintf; no DOM, no allocation except the
- * joined output path.
+ * Everything is written with fprintf; no DOM, no allocation.  Files are
+ * opened by the caller through outfile.h.
  */
 #include <errno.h>
 #include <math.h>
