@@ -36,7 +36,7 @@ static void usage(FILE *f)
 		"                  no thread: the tick and housekeeping timers (default 0: none)\n"
 		"  --busy PCT      one target utilisation, 0 < PCT < 100\n"
 		"  --sweep         targets 10,20,...,90,95 %% (the default)\n"
-		"  --short         targets 20,50,80,95 %% and --duration 1s (make demo)\n"
+		"  --short         targets 20,50,80,95 %% and --duration 1s\n"
 		"  --seed S        PRNG seed (default 1); same seed, same output\n"
 		"  --duration NS   simulated time per point (default 5s)\n"
 		"  --csv           CSV, one row per target and policy, instead of the table\n"

@@ -136,6 +136,21 @@ void trace_progress(const struct trace_reader *r, uint64_t *done, uint64_t *tota
 		*total = *done;
 }
 
+/* spawn_decompressor for trace_open: on failure the message is in
+ * open_err and r is closed.  0 or -errno. */
+static int start_decompressor(struct trace_reader *r, int fd, const char *prog,
+			      const unsigned char *pre, size_t plen)
+{
+	int e = spawn_decompressor(r, fd, prog, pre, plen);
+
+	if (e) {
+		snprintf(open_err, sizeof(open_err), "%s: cannot start %s: %s", r->name, prog,
+			 strerror(-e));
+		trace_close(r);
+	}
+	return e;
+}
+
 /* The decompressor for a file starting with these n bytes, or NULL. */
 static const char *decompressor(const unsigned char *magic, size_t n)
 {
@@ -185,13 +200,8 @@ int trace_open(struct trace_reader **out, const char *path, int lenient,
 		prog = got == 6 ? decompressor(magic, got) : NULL;
 		note_source(r, 0, prog != NULL);
 		if (prog) {
-			e = spawn_decompressor(r, 0, prog, magic, got);
-			if (e) {
-				snprintf(open_err, sizeof(open_err), "%s: cannot start %s: %s",
-					 TRACE_STDIN, prog, strerror(-e));
-				trace_close(r);
+			if ((e = start_decompressor(r, 0, prog, magic, got)))
 				return e;
-			}
 		} else {
 			r->fd = 0;
 			memcpy(r->buf, magic, got);
@@ -214,13 +224,8 @@ int trace_open(struct trace_reader **out, const char *path, int lenient,
 	prog = pread(fd, magic, 6, 0) == 6 ? decompressor(magic, 6) : NULL;
 	note_source(r, fd, prog != NULL);
 	if (prog) {
-		e = spawn_decompressor(r, fd, prog, NULL, 0);
-		if (e) {
-			snprintf(open_err, sizeof(open_err), "%s: cannot start %s: %s",
-				 path, prog, strerror(-e));
-			trace_close(r);
+		if ((e = start_decompressor(r, fd, prog, NULL, 0)))
 			return e;
-		}
 	} else {
 		r->fd = fd;
 		r->own_fd = 1;
