@@ -192,19 +192,14 @@ $(O)/readme_uv.o: README.md include/hrt.h
 
 test check: $(LIB_A) $(LIB_SO) $(HRT_BIN) $(TEST_BINS) $(FUZZ_REPLAY) $(EXAMPLE_TESTS) $(O)/readme_example $(README_UV)
 	O=$(O) HRT=$(HRT_BIN) SAN_FLAGS='$(SAN_FLAGS)' SKIPPED='$(strip $(TEST_SKIPPED))' sh tests/run.sh \
-	  $(TEST_BINS) $(FUZZ_REPLAY) $(EXAMPLE_TESTS) $(O)/readme_example tests/check_layers.sh tests/test_install.sh tests/test_man.sh tests/test_cli.sh tests/test_svg_render.sh
+	  $(TEST_BINS) $(FUZZ_REPLAY) $(EXAMPLE_TESTS) $(O)/readme_example tests/check_layers.sh tests/test_install.sh tests/test_man.sh tests/test_cli.sh tests/test_svg_render.sh \
+	  tests/test_output.sh
 
-# The shipped trace is xz-compressed: without xz the replay step is skipped.
-# It ends with the verdict on the shipped trace.
-demo: $(HRT_BIN)
-	$(HRT_BIN) demo
-	$(HRT_BIN) sim --short
-ifeq ($(HAVE_XZ),y)
-	$(HRT_BIN) replay --policy all --svg demo-replay.svg data/trace.hrt.xz
-	$(HRT_BIN) replay --verdict data/trace.hrt.xz
-else
-	@echo "SKIP: hrt replay data/trace.hrt.xz (install xz-utils)"
-endif
+# One screen, a sentence per section (tools/demo.sh): the article's example,
+# the shipped trace (xz-compressed: without xz that part says what it would
+# show), what 1 ms of slack would save, and a 2-second interrupt count.
+demo: $(HRT_BIN) $(O)/bench/coalesce
+	@sh tools/demo.sh $(HRT_BIN) $(O)/bench/coalesce data/trace.hrt.xz
 
 bench: $(BENCH_BINS)
 	@for b in $(BENCH_BINS); do echo "== $$b"; $$b || exit 1; done

@@ -8,6 +8,8 @@
 #                       base name: what the failed command wrote), exits 1
 #   skip WHAT PACKAGE   prints "SKIP: WHAT (install PACKAGE)", exits 77
 #   need CMD WHAT PACKAGE   skip WHAT unless CMD is on the PATH
+#   expect STATUS WHAT CMD...   runs CMD, its stderr into $fail_log, and
+#                       fails WHAT unless it exits with STATUS
 #
 # A script stops at its first failed check, as a unit.h test does.
 n=0
@@ -22,3 +24,9 @@ fail() {
 }
 skip() { echo "SKIP: $1 (install $2)"; exit 77; }
 need() { command -v "$1" >/dev/null 2>&1 || skip "$2" "$3"; }
+expect() {
+	want=$1 what=$2; shift 2
+	"$@" 2>"$fail_log"; st=$?
+	[ "$st" -eq "$want" ] || fail "$what: exit $st, want $want"
+	ok
+}

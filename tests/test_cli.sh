@@ -11,13 +11,6 @@ d=$(mktemp -d /tmp/hrt-test-cli-XXXXXX)
 trap 'rm -rf "$d"' EXIT
 . "$(dirname "$0")/lib.sh"
 fail_log=$d/err         # what the last command wrote to stderr
-# expect STATUS WHAT CMD...: CMD exits with STATUS
-expect() {
-	want=$1 what=$2; shift 2
-	"$@" 2>"$d/err"; st=$?
-	[ "$st" -eq "$want" ] || fail "$what: exit $st, want $want"
-	ok
-}
 grep_err() { grep -q -- "$1" "$d/err" || fail "stderr lacks '$1'"; ok; }
 
 printf '# hrt-trace v1\n0 0 start 1 5 10\n20 0 idle\n' > "$d/good"

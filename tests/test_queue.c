@@ -28,23 +28,11 @@ static struct hrt_timer timers[N];
 static struct model m[N];
 static struct hrt_queue q;
 static uint64_t seq;
-static unsigned long long seed = 1;
-static long steps = 100000, step;
-static uint64_t rng_state;
-
-static uint64_t rng(void)
-{
-	uint64_t z = (rng_state += 0x9e3779b97f4a7c15ull);
-
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-	return z ^ (z >> 31);
-}
 
 /* Few distinct instants, so equal keys (FIFO) are common; a few "never". */
 static hrt_time_t rnd_time(void)
 {
-	switch (rng() % 16) {
+	switch (unit_rng() % 16) {
 	case 0:
 		return HRT_TIME_MAX;
 	case 1:
@@ -52,7 +40,7 @@ static hrt_time_t rnd_time(void)
 	case 2:
 		return HRT_QUEUE_NOW_MAX;
 	default:
-		return (hrt_time_t)(rng() % 200) - 20;
+		return (hrt_time_t)(unit_rng() % 200) - 20;
 	}
 }
 
@@ -116,17 +104,17 @@ static void test_queue_matches_linear_scan(void **state)
 	uint64_t visited = 0;
 
 	(void)state;
-	rng_state = seed;
+	unit_rng_state = unit_seed;
 	hrt__queue_init(&q);
 	memset(m, 0, sizeof(m));
-	for (step = 0; step < steps; step++) {
-		int i = (int)(rng() % N);
+	for (unit_step = 0; unit_step < unit_steps; unit_step++) {
+		int i = (int)(unit_rng() % N);
 		hrt_time_t now;
 
-		switch (rng() % 8) {
+		switch (unit_rng() % 8) {
 		case 0: case 1: case 2:
 			if (!m[i].in)
-				add(i, rng() % 4 == 0);
+				add(i, unit_rng() % 4 == 0);
 			break;
 		case 3: case 4:
 			if (m[i].in) {
@@ -155,11 +143,11 @@ static void test_queue_matches_linear_scan(void **state)
 		assert_ptr_equal(hrt__queue_next_due(&q, HRT_QUEUE_NOW_MAX + 1, &visited),
 				 model_due(HRT_QUEUE_NOW_MAX + 1));
 		assert_int_equal(q.count, model_count());
-		if (step % 16 == 0 || steps - step < 2)
+		if (unit_step % 16 == 0 || unit_steps - unit_step < 2)
 			assert_int_equal(hrt__queue_check(&q), 0);
 	}
 	assert_true(visited > 0);
-	printf("%ld steps, %zu queued at the end, %llu nodes visited\n", steps, q.count,
+	printf("%ld steps, %zu queued at the end, %llu nodes visited\n", unit_steps, q.count,
 	       (unsigned long long)visited);
 }
 
@@ -215,16 +203,6 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_queue_due_in_fifo_order),
 		cmocka_unit_test(test_queue_check_catches_bad_augmentation),
 	};
-	int failed;
 
-	if (argc > 1)
-		seed = strtoull(argv[1], NULL, 0);
-	if (argc > 2)
-		steps = strtol(argv[2], NULL, 0);
-	printf("test_queue seed %llu, %ld steps\n", seed, steps);
-	failed = cmocka_run_group_tests(tests, NULL, NULL);
-	if (failed && failed != 77)
-		printf("replay: build/tests/test_queue %llu %ld (stopped at step %ld)\n",
-		       seed, steps, step);
-	return failed;
+	return cmocka_run_seeded_tests(tests, argc, argv, 100000);
 }

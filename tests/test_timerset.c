@@ -31,22 +31,10 @@ static struct {
 static struct hrt_tset ts;
 static uint64_t seq, pass_id;
 static hrt_time_t now;
-static unsigned long long seed = 1;
-static long steps = 20000, step;
 static int active = N;          /* timers in play: few empty the near range */
-static uint64_t rng_state;
 static struct {
 	uint64_t passes, taken, restarts, visited;
 } tally;
-
-static uint64_t rng(void)
-{
-	uint64_t z = (rng_state += 0x9e3779b97f4a7c15ull);
-
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-	return z ^ (z >> 31);
-}
 
 static hrt_time_t sat_add(hrt_time_t a, uint64_t d)
 {
@@ -58,16 +46,16 @@ static hrt_time_t sat_add(hrt_time_t a, uint64_t d)
  * the FIFO rule are common. */
 static void rnd_expiry(struct hrt_timer *t)
 {
-	unsigned k = (unsigned)(rng() % 44);
-	uint64_t d = rng() % 2 ? (rng() % 4) << k : rng() & ((UINT64_C(1) << k) - 1);
+	unsigned k = (unsigned)(unit_rng() % 44);
+	uint64_t d = unit_rng() % 2 ? (unit_rng() % 4) << k : unit_rng() & ((UINT64_C(1) << k) - 1);
 	hrt_time_t soft, hard;
 
-	if (rng() % 64 == 0) {
+	if (unit_rng() % 64 == 0) {
 		t->hrt__soft = t->hrt__hard = HRT_TIME_MAX;
 		return;
 	}
-	soft = rng() % 8 == 0 ? now - (hrt_time_t)(rng() % 100000) : sat_add(now, d);
-	hard = rng() % 2 ? soft : sat_add(soft, rng() % 3 ? rng() % 4000000 : d);
+	soft = unit_rng() % 8 == 0 ? now - (hrt_time_t)(unit_rng() % 100000) : sat_add(now, d);
+	hard = unit_rng() % 2 ? soft : sat_add(soft, unit_rng() % 3 ? unit_rng() % 4000000 : d);
 	/* as the base caps it: a timer that can run gets a reachable hard */
 	if (soft <= HRT_QUEUE_NOW_MAX && hard > HRT_QUEUE_NOW_MAX)
 		hard = HRT_QUEUE_NOW_MAX;
@@ -204,14 +192,14 @@ static void check_walk(void)
 /* What a callback may do: restart its own timer, add and delete others. */
 static void callback(int i)
 {
-	if (rng() % 2) {
+	if (unit_rng() % 2) {
 		add(i);
 		tally.restarts++;
 	}
-	for (int k = (int)(rng() % 4); k > 0; k--) {
-		int j = (int)(rng() % (unsigned)active);
+	for (int k = (int)(unit_rng() % 4); k > 0; k--) {
+		int j = (int)(unit_rng() % (unsigned)active);
 
-		if (rng() % 2)
+		if (unit_rng() % 2)
 			add(j);
 		else
 			del(j);
@@ -235,14 +223,14 @@ static void pass(void)
 	struct hrt_timer *t;
 	uint64_t visited = 0;
 
-	switch (rng() % 4) {
+	switch (unit_rng() % 4) {
 	case 0:
 		break;                                  /* the same instant again */
 	case 1:
-		now = sat_add(now, rng() % 4000000);
+		now = sat_add(now, unit_rng() % 4000000);
 		break;
 	default:
-		now = sat_add(now, rng() % (UINT64_C(1) << (rng() % 40)));
+		now = sat_add(now, unit_rng() % (UINT64_C(1) << (unit_rng() % 40)));
 		break;
 	}
 	if (now > HRT_QUEUE_NOW_MAX)
@@ -259,7 +247,7 @@ static void pass(void)
 			break;
 		take(t);
 	}
-	if (rng() % 2) {        /* the greedy walk */
+	if (unit_rng() % 2) {        /* the greedy walk */
 		while ((t = hrt__tset_next_due(&ts, now, &visited))) {
 			assert_ptr_equal(t, ptr(model_first(now)));
 			take(t);
@@ -275,19 +263,19 @@ static void pass(void)
 static void test_timerset_matches_oracle(void **state)
 {
 	(void)state;
-	rng_state = seed;
+	unit_rng_state = unit_seed;
 	memset(timers, 0, sizeof(timers));
 	memset(m, 0, sizeof(m));
-	now = (hrt_time_t)(rng() % (UINT64_C(1) << 50)) - ((hrt_time_t)1 << 49);
+	now = (hrt_time_t)(unit_rng() % (UINT64_C(1) << 50)) - ((hrt_time_t)1 << 49);
 	hrt__tset_init(&ts, now);
-	for (step = 0; step < steps; step++) {
+	for (unit_step = 0; unit_step < unit_steps; unit_step++) {
 		int i;
 
-		if (step % 1000 == 0)
-			active = (int[]){ 4, 16, 64, N }[rng() % 4];
-		i = (int)(rng() % (unsigned)active);
+		if (unit_step % 1000 == 0)
+			active = (int[]){ 4, 16, 64, N }[unit_rng() % 4];
+		i = (int)(unit_rng() % (unsigned)active);
 
-		switch (rng() % 16) {
+		switch (unit_rng() % 16) {
 		case 0: case 1: case 2: case 3: case 4: case 5: case 6:
 			add(i);
 			break;
@@ -295,13 +283,13 @@ static void test_timerset_matches_oracle(void **state)
 			del(i);
 			break;
 		case 10:
-			assert_int_equal(hrt__tset_next(&ts, (int)(rng() % 2)), model_next());
+			assert_int_equal(hrt__tset_next(&ts, (int)(unit_rng() % 2)), model_next());
 			break;
 		case 11:
 			check_window();
 			break;
 		case 12:
-			if (rng() % 8 == 0)
+			if (unit_rng() % 8 == 0)
 				check_walk();
 			break;
 		default:
@@ -311,7 +299,7 @@ static void test_timerset_matches_oracle(void **state)
 		check_all();
 	}
 	printf("%ld steps: %llu passes took %llu timers (%llu restarted), %llu greedy nodes; "
-	       "%llu wheel moves, %llu cascades, %llu tree ops\n", steps,
+	       "%llu wheel moves, %llu cascades, %llu tree ops\n", unit_steps,
 	       (unsigned long long)tally.passes, (unsigned long long)tally.taken,
 	       (unsigned long long)tally.restarts, (unsigned long long)tally.visited,
 	       (unsigned long long)ts.wheel_moves, (unsigned long long)ts.wheel.cascades,
@@ -389,16 +377,6 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_timerset_restarts_past_the_marks),
 		cmocka_unit_test(test_timerset_check_catches_a_wrong_state_word),
 	};
-	int failed;
 
-	if (argc > 1)
-		seed = strtoull(argv[1], NULL, 0);
-	if (argc > 2)
-		steps = strtol(argv[2], NULL, 0);
-	printf("test_timerset seed %llu, %ld steps\n", seed, steps);
-	failed = cmocka_run_group_tests(tests, NULL, NULL);
-	if (failed && failed != 77)
-		printf("replay: build/tests/test_timerset %llu %ld (stopped at step %ld)\n",
-		       seed, steps, step);
-	return failed;
+	return cmocka_run_seeded_tests(tests, argc, argv, 20000);
 }

@@ -24,19 +24,7 @@ static int in[N];               /* the model: in the wheel */
 static uint64_t seqs[N];        /* when placed: FIFO among equal hard */
 static uint64_t seq;
 static struct hrt_wheel w;
-static unsigned long long seed = 1;
-static long steps = 200000, step;
-static uint64_t rng_state;
 static uint64_t moved, fill;
-
-static uint64_t rng(void)
-{
-	uint64_t z = (rng_state += 0x9e3779b97f4a7c15ull);
-
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-	return z ^ (z >> 31);
-}
 
 /* W1, computed from the layout's constants alone. */
 static int fits(const struct hrt_timer *t, uint64_t hz)
@@ -61,11 +49,11 @@ static int state_ok(const struct hrt_timer *t, const void *ctx)
  * it), with few distinct values so equal hard expiries are common. */
 static hrt_time_t rnd_after(hrt_time_t base)
 {
-	unsigned k = 16 + (unsigned)(rng() % 30);
-	uint64_t d = rng() % 4 == 0 ? (rng() % 4) << k : rng() & ((UINT64_C(1) << k) - 1);
+	unsigned k = 16 + (unsigned)(unit_rng() % 30);
+	uint64_t d = unit_rng() % 4 == 0 ? (unit_rng() % 4) << k : unit_rng() & ((UINT64_C(1) << k) - 1);
 
-	if (rng() % 16 == 0)
-		return base - (hrt_time_t)(rng() % (UINT64_C(1) << 24));
+	if (unit_rng() % 16 == 0)
+		return base - (hrt_time_t)(unit_rng() % (UINT64_C(1) << 24));
 	if (base > 0 && d > (uint64_t)(HRT_TIME_MAX - base))
 		return HRT_TIME_MAX;
 	return base + (hrt_time_t)d;
@@ -171,8 +159,8 @@ static void place(int i, hrt_time_t now)
 
 	timers[i].hrt__soft = a < b ? a : b;
 	timers[i].hrt__hard = a < b ? b : a;
-	if (rng() % 4)
-		timers[i].hrt__soft = timers[i].hrt__hard - (hrt_time_t)(rng() % 5000);
+	if (unit_rng() % 4)
+		timers[i].hrt__soft = timers[i].hrt__hard - (hrt_time_t)(unit_rng() % 5000);
 	want = fits(&timers[i], w.hz);
 	seqs[i] = ++seq;
 	hrt__list_init(&out);
@@ -196,15 +184,15 @@ static void test_wheel_matches_model(void **state)
 	uint64_t hz;
 
 	(void)state;
-	rng_state = seed;
-	now = (hrt_time_t)(rng() % (UINT64_C(1) << 40)) - ((hrt_time_t)1 << 39);
+	unit_rng_state = unit_seed;
+	now = (hrt_time_t)(unit_rng() % (UINT64_C(1) << 40)) - ((hrt_time_t)1 << 39);
 	memset(in, 0, sizeof(in));
 	hrt__wheel_init(&w, now);
-	for (step = 0; step < steps; step++) {
-		int i = (int)(rng() % N);
+	for (unit_step = 0; unit_step < unit_steps; unit_step++) {
+		int i = (int)(unit_rng() % N);
 
 		hrt__list_init(&out);
-		switch (rng() % 16) {
+		switch (unit_rng() % 16) {
 		case 0: case 1: case 2: case 3: case 4: case 5:
 			if (!in[i])
 				place(i, hrt__wheel_horizon(&w));
@@ -217,14 +205,14 @@ static void test_wheel_matches_model(void **state)
 			break;
 		case 9: case 10:        /* a pass later: the horizon moves */
 			now = hrt__wheel_horizon(&w) +
-			      (hrt_time_t)(rng() % (UINT64_C(1) << (rng() % 30)));
+			      (hrt_time_t)(unit_rng() % (UINT64_C(1) << (unit_rng() % 30)));
 			hz = hrt__wheel_hz_for(now);
 			hrt__wheel_advance(&w, hz, &out);
 			assert_true(w.hz >= hz);
 			take_out(&out, w.hz, NULL);
 			break;
 		case 11:
-			if (rng() % 4)
+			if (unit_rng() % 4)
 				break;
 			hz = w.hz;
 			hrt__wheel_step_first(&w, &out);
@@ -234,14 +222,14 @@ static void test_wheel_matches_model(void **state)
 		case 12: {
 			size_t before = w.count;
 
-			if (rng() % 4)
+			if (unit_rng() % 4)
 				break;
 			hrt__wheel_pull_first(&w, &out);
 			assert_true(take_out(&out, w.hz, NULL) > 0 || before == 0);
 			break;
 		}
 		case 13:
-			if (rng() % 64 == 0) {
+			if (unit_rng() % 64 == 0) {
 				hrt__wheel_take_all(&w, &out);
 				assert_int_equal(w.count, 0);
 				take_out(&out, UINT64_MAX, NULL);
@@ -254,7 +242,7 @@ static void test_wheel_matches_model(void **state)
 		fill += w.count;
 	}
 	printf("%ld steps: %llu in the wheel on average, %llu taken with a slot (W2), %llu cascades\n",
-	       steps, (unsigned long long)(fill / (uint64_t)steps), (unsigned long long)moved,
+	       unit_steps, (unsigned long long)(fill / (uint64_t)unit_steps), (unsigned long long)moved,
 	       (unsigned long long)w.cascades);
 }
 
@@ -295,16 +283,6 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_wheel_matches_model),
 		cmocka_unit_test(test_wheel_check_catches),
 	};
-	int failed;
 
-	if (argc > 1)
-		seed = strtoull(argv[1], NULL, 0);
-	if (argc > 2)
-		steps = strtol(argv[2], NULL, 0);
-	printf("test_wheel seed %llu, %ld steps\n", seed, steps);
-	failed = cmocka_run_group_tests(tests, NULL, NULL);
-	if (failed && failed != 77)
-		printf("replay: build/tests/test_wheel %llu %ld (stopped at step %ld)\n",
-		       seed, steps, step);
-	return failed;
+	return cmocka_run_seeded_tests(tests, argc, argv, 200000);
 }

@@ -281,4 +281,45 @@ static UNIT_UNUSED int unit_run_group(const char *file, const struct CMUnitTest 
 	return (int)failed;
 }
 
+/*
+ * Randomized tests: a seed and a step count from the command line
+ * ("PROG [SEED [STEPS]]"), a splitmix64 generator, and the line that
+ * replays a failure.  The test sets unit_rng_state from unit_seed when it
+ * starts and keeps unit_step current, so a failure says where it stopped.
+ */
+static UNIT_UNUSED unsigned long long unit_seed = 1;
+static UNIT_UNUSED long unit_steps, unit_step;
+static UNIT_UNUSED uint64_t unit_rng_state;
+
+static UNIT_UNUSED uint64_t unit_rng(void)
+{
+	uint64_t z = (unit_rng_state += 0x9e3779b97f4a7c15ull);
+
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+	return z ^ (z >> 31);
+}
+
+#define cmocka_run_seeded_tests(tests, argc, argv, default_steps) \
+	unit_run_seeded(__FILE__, (tests), sizeof(tests) / sizeof((tests)[0]), (argc), (argv), \
+			(default_steps))
+
+static UNIT_UNUSED int unit_run_seeded(const char *file, const struct CMUnitTest *t, size_t n,
+				       int argc, char **argv, long default_steps)
+{
+	int failed;
+
+	unit_steps = default_steps;
+	if (argc > 1)
+		unit_seed = strtoull(argv[1], NULL, 0);
+	if (argc > 2)
+		unit_steps = strtol(argv[2], NULL, 0);
+	printf("%s seed %llu, %ld steps\n", argv[0], unit_seed, unit_steps);
+	failed = unit_run_group(file, t, n, NULL, NULL);
+	if (failed && failed != 77)
+		printf("replay: %s %llu %ld (stopped at step %ld)\n", argv[0], unit_seed,
+		       unit_steps, unit_step);
+	return failed;
+}
+
 #endif

@@ -8,10 +8,10 @@
 #ifndef HRT_TOOLS_CMDS_H
 #define HRT_TOOLS_CMDS_H
 
-int hrt_cmd_demo(int argc, char **argv);     /* tools/demo.c */
+int hrt_cmd_demo(int argc, char **argv);     /* tools/demo_cmd.c */
 int hrt_cmd_record(int argc, char **argv);   /* tools/record.c */
 int hrt_cmd_replay(int argc, char **argv);   /* tools/replay.c */
 int hrt_cmd_convert(int argc, char **argv);  /* tools/convert.c */
-int hrt_cmd_sim(int argc, char **argv);      /* tools/sim.c */
+int hrt_cmd_sim(int argc, char **argv);      /* tools/sim_cmd.c */
 
 #endif

@@ -20,13 +20,20 @@
 
 int trace_convert(struct trace_reader *r, FILE *out)
 {
+	return trace_convert_progress(r, out, NULL);
+}
+
+int trace_convert_progress(struct trace_reader *r, FILE *out, struct progress *p)
+{
 	struct trace_event ev;
-	uint64_t expiries = 0, unknown = 0;
+	uint64_t expiries = 0, unknown = 0, events = 0;
 	int k;
 
 	fprintf(out, "# hrt-trace v1\n# T CPU start ID SOFT HARD | T CPU cancel ID | "
 		"T CPU idle | T CPU busy (ns)\n");
 	while ((k = trace_next(r, &ev)) > 0) {
+		if (p)
+			progress_tick(p, r, ++events);
 		switch (ev.kind) {
 		case TEV_START:
 			fprintf(out, "%" PRId64 " %d start %s %" PRId64 " %" PRId64 "\n",
@@ -62,7 +69,7 @@ int trace_convert(struct trace_reader *r, FILE *out)
 static void usage(FILE *f)
 {
 	fprintf(f,
-		"usage: hrt convert [-o FILE] [--lenient] [INPUT]\n\n"
+		"usage: hrt convert [-o FILE] [--lenient] [--quiet] [INPUT]\n\n"
 		"Converts `perf script` text of the hrtimer and sched_switch events (as\n"
 		"written by `hrt record`) to hrt-trace v1, one event per line:\n"
 		"  T CPU start ID SOFT HARD | T CPU cancel ID | T CPU idle | T CPU busy\n"
@@ -72,6 +79,7 @@ static void usage(FILE *f)
 		"  -o FILE     write FILE (default: stdout, also '-'); written only on\n"
 		"              success; a symlink, device or FIFO is written through\n"
 		"  --lenient   skip bad lines (and say how many) instead of failing\n"
+		"  --quiet     no progress line (shown only when stderr is a terminal)\n"
 		"  -h, --help  this text\n\n"
 		"Exit status: 0 success, 1 I/O error or out of memory, 2 bad input or usage.\n");
 }
@@ -80,13 +88,15 @@ int hrt_cmd_convert(int argc, char **argv)
 {
 	static const struct option opts[] = {
 		{ "lenient", no_argument, NULL, 'l' },
+		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *dst = "-", *in = "-", *err;
 	struct trace_reader *r;
 	struct outfile out;
-	int lenient = 0, c, k;
+	int lenient = 0, quiet = 0, c, k;
+	struct progress pr;
 	char buf[65536];
 	size_t n;
 	FILE *tmp;
@@ -96,6 +106,7 @@ int hrt_cmd_convert(int argc, char **argv)
 		switch (c) {
 		case 'o': dst = optarg; break;
 		case 'l': lenient = 1; break;
+		case 'q': quiet = 1; break;
 		case 'h': usage(stdout); return 0;
 		default: usage(stderr); return 2;
 		}
@@ -116,7 +127,9 @@ int hrt_cmd_convert(int argc, char **argv)
 		trace_close(r);
 		return 1;
 	}
-	k = trace_convert(r, tmp);
+	progress_start(&pr, "convert", trace_name(r), quiet);
+	k = trace_convert_progress(r, tmp, &pr);
+	progress_end(&pr);
 	if (k) {
 		fprintf(stderr, "hrt convert: %s\n", k == -1 ? trace_error(r) : "write error");
 		k = k == -1 && !trace_error_is_oom(r) ? 2 : 1;
@@ -129,7 +142,7 @@ int hrt_cmd_convert(int argc, char **argv)
 			trace_name(r), trace_get_counts(r)->bad_lines);
 	trace_close(r);
 	if (outfile_open(&out, dst)) {
-		fprintf(stderr, "hrt convert: %s\n", out.err);
+		outfile_report(&out, "convert");
 		fclose(tmp);
 		return 1;
 	}
@@ -145,7 +158,7 @@ int hrt_cmd_convert(int argc, char **argv)
 		return 1;
 	}
 	if (outfile_commit(&out)) {
-		fprintf(stderr, "hrt convert: %s\n", out.err);
+		outfile_report(&out, "convert");
 		return 1;
 	}
 	return 0;

@@ -20,6 +20,7 @@
 #define DEMO_NS 4               /* scenarios */
 #define DEMO_MAXW 16            /* wake-ups recorded per run */
 #define DEMO_MAXSEARCH 8        /* greedy searches recorded per pass */
+#define DEMO_US 1000            /* ns per microsecond */
 
 struct demo_node {              /* one node of a tree snapshot */
 	int timer;              /* 0..6 = A..G */
@@ -75,11 +76,25 @@ struct demo_result {
 };
 
 extern const char demo_name[DEMO_NT];
+static inline double demo_us(hrt_time_t t)
+{
+	return (double)t / DEMO_US;
+}
+/* The order the timers are started in (it gives the article's tree). */
+extern const int demo_insert_order[DEMO_NT];
+/* Whether timer i's soft expiry is ours, not the article's (C, E, F, G). */
+int demo_reconstructed(int i);
+/* Timer's node in a snapshot, NULL if it is not in the tree. */
+const struct demo_node *demo_tree_node(const struct demo_tree *tr, int timer);
 /* 0, or a negative errno from libhrt. */
 int demo_run(struct demo_result *r);
 /* The search the tree picture draws: the first one that finds a timer.
  * Sets *scenario and *search; NULL if no pass had one. */
 const struct demo_search *demo_pictured(const struct demo_result *r, int *scenario, int *search);
+/* The text on stdout: everything, or (brief) the timers and the wake-ups
+ * with C cancelled under off and always - the article's point. */
+void demo_print(const struct demo_result *r);
+void demo_print_brief(const struct demo_result *r);
 /* The Graphviz source of the tree picture.  0, or -1 on a write error. */
 int demo_write_dot(FILE *f, const struct demo_result *r);
 /* Writes demo-timeline.svg and demo-tree.dot into dir (NULL: current

@@ -2,6 +2,10 @@
 /*
  * outfile.c - writing an output file without replacing what is at the path
  * unless it is a regular file, and checking stdout at exit (outfile.h).
+ *
+ * o->f is a stdio stream over o->fd (fopencookie) whose write function
+ * keeps the errno of the first failure: stdio itself only keeps an error
+ * flag, so "No space left on device" would otherwise come out as EIO.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -12,11 +16,63 @@
 
 #include "outfile.h"
 
+/* stdout's failure has been reported (outfile_report, tool_flush_stdout). */
+static int stdout_reported;
+
 static int fail(struct outfile *o, int e, const char *what)
 {
 	snprintf(o->err, sizeof(o->err), "%s: %s%s%s", o->path, what, *what ? ": " : "",
 		 strerror(e));
 	return -e;
+}
+
+static ssize_t ck_write(void *c, const char *buf, size_t n)
+{
+	struct outfile *o = c;
+	size_t done = 0;
+
+	while (done < n) {
+		ssize_t k = write(o->fd, buf + done, n - done);
+
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k <= 0) {
+			if (!o->werr)
+				o->werr = k < 0 ? errno : EIO;
+			return (ssize_t)done;   /* fopencookie: short or 0, never < 0 */
+		}
+		done += (size_t)k;
+	}
+	return (ssize_t)n;
+}
+
+static int ck_close(void *c)
+{
+	struct outfile *o = c;
+
+	if (o->is_stdout || o->fd < 0)
+		return 0;       /* stdout stays open for tool_close_stdout */
+	if (close(o->fd) && !o->werr)
+		o->werr = errno;
+	o->fd = -1;
+	return 0;
+}
+
+/* o->f over fd; -errno (fd is closed unless it is stdout's). */
+static int open_stream(struct outfile *o, int fd)
+{
+	static const cookie_io_functions_t io = { .write = ck_write, .close = ck_close };
+
+	o->fd = fd;
+	if (!(o->f = fopencookie(o, "w", io))) {
+		int e = errno;
+
+		if (!o->is_stdout)
+			close(fd);
+		o->fd = -1;
+		return -e;
+	}
+	return 0;
 }
 
 /* A temporary next to dst (so rename stays in one file system). */
@@ -43,14 +99,18 @@ static int open_temp(struct outfile *o, mode_t mode, const struct stat *old)
 	}
 	/* mkstemp makes 0600: give the result the mode it would have had */
 	if (fchmod(fd, mode) ||
-	    (old && fchown(fd, old->st_uid, old->st_gid) && errno != EPERM) ||
-	    !(o->f = fdopen(fd, "w"))) {
+	    (old && fchown(fd, old->st_uid, old->st_gid) && errno != EPERM)) {
 		int e = errno;
 
 		close(fd);
 		unlink(o->tmp);
 		o->tmp[0] = 0;
 		return fail(o, e, "cannot create");
+	}
+	if ((n = open_stream(o, fd))) {
+		unlink(o->tmp);
+		o->tmp[0] = 0;
+		return fail(o, -n, "cannot create");
 	}
 	return 0;
 }
@@ -62,9 +122,17 @@ int outfile_open(struct outfile *o, const char *path)
 
 	memset(o, 0, sizeof(*o));
 	o->path = path;
+	o->fd = -1;
 	if (!strcmp(path, "-")) {
-		o->f = stdout;
+		int e;
+
+		/* what stdout holds already goes first, with its own check */
 		o->is_stdout = 1;
+		o->path = "stdout";
+		if (fflush(stdout))
+			return fail(o, errno, "");
+		if ((e = open_stream(o, STDOUT_FILENO)))
+			return fail(o, -e, "");
 		return 0;
 	}
 	if (strlen(path) >= sizeof(o->dst))
@@ -89,16 +157,12 @@ int outfile_open(struct outfile *o, const char *path)
 				return open_temp(o, st.st_mode & 07777, &st);
 			}
 			/* a device or FIFO: write through, never replace it */
-			int fd = open(o->dst, O_WRONLY | O_CLOEXEC);
+			int fd = open(o->dst, O_WRONLY | O_CLOEXEC), e;
 
 			if (fd < 0)
 				return fail(o, errno, "cannot open");
-			if (!(o->f = fdopen(fd, "w"))) {
-				int e = errno;
-
-				close(fd);
-				return fail(o, e, "cannot open");
-			}
+			if ((e = open_stream(o, fd)))
+				return fail(o, -e, "cannot open");
 			return 0;
 		}
 		if (errno != ENOENT)
@@ -127,6 +191,39 @@ int outfile_open(struct outfile *o, const char *path)
 	return open_temp(o, 0666 & ~mask, NULL);
 }
 
+int outfile_open_in(struct outfile *o, const char *dir, const char *name)
+{
+	char given[PATH_MAX];
+
+	if (!dir)
+		return outfile_open(o, name);
+	if ((size_t)snprintf(given, sizeof(given), "%s/%s", dir, name) >= sizeof(given)) {
+		memset(o, 0, sizeof(*o));
+		o->path = name;
+		return fail(o, ENAMETOOLONG, "cannot create");
+	}
+	/* outfile_open clears o (its messages are made by then) */
+	{
+		int e = outfile_open(o, given);
+
+		memcpy(o->given, given, sizeof(given));
+		o->path = o->given;
+		return e;
+	}
+}
+
+const char *outfile_path(const struct outfile *o)
+{
+	return o->path;
+}
+
+void outfile_report(const struct outfile *o, const char *cmd)
+{
+	fprintf(stderr, "hrt %s: %s\n", cmd, o->err);
+	if (o->is_stdout)
+		stdout_reported = 1;
+}
+
 int outfile_write(struct outfile *o, const void *buf, size_t n)
 {
 	if (fwrite(buf, 1, n, o->f) == n)
@@ -136,32 +233,28 @@ int outfile_write(struct outfile *o, const void *buf, size_t n)
 	return -o->werr;
 }
 
+int outfile_fd(const struct outfile *o)
+{
+	return o->fd;
+}
+
 int outfile_commit(struct outfile *o)
 {
-	int e = o->werr;
+	int e, bad;
 
-	if (o->is_stdout) {
-		if (fflush(stdout) && !e)
-			e = errno;
-		else if (ferror(stdout) && !e)
-			e = EIO;
-		if (e) {
-			snprintf(o->err, sizeof(o->err), "stdout: %s", strerror(e));
-			clearerr(stdout);       /* reported once, by the caller */
-		}
-		return -e;
-	}
 	if (!o->f)
 		return fail(o, EBADF, "");
-	if (fflush(o->f) && !e)
-		e = errno;
-	else if (ferror(o->f) && !e)
-		e = EIO;
-	else if (!e && o->tmp[0] && fsync(fileno(o->f)))
-		e = errno;
-	if (fclose(o->f) && !e)
-		e = errno;
+	bad = fflush(o->f) || ferror(o->f);
+	if (!bad && o->tmp[0] && fsync(o->fd))
+		o->werr = o->werr ? o->werr : errno;
+	fclose(o->f);           /* ck_close: any error is in werr */
 	o->f = NULL;
+	e = o->werr ? o->werr : bad ? EIO : 0;
+	if (o->is_stdout) {
+		if (e)
+			snprintf(o->err, sizeof(o->err), "stdout: %s", strerror(e));
+		return -e;
+	}
 	if (!e && o->tmp[0] && rename(o->tmp, o->dst))
 		e = errno;
 	if (e) {
@@ -174,12 +267,26 @@ int outfile_commit(struct outfile *o)
 
 void outfile_abort(struct outfile *o)
 {
-	if (o->f && !o->is_stdout)
-		fclose(o->f);
+	if (o->f)
+		fclose(o->f);   /* for stdout: flushes what was written */
 	o->f = NULL;
 	if (o->tmp[0])
 		unlink(o->tmp);
 	o->tmp[0] = 0;
+}
+
+int tool_flush_stdout(const char *cmd)
+{
+	int e;
+
+	if (stdout_reported)
+		return 1;
+	if (!fflush(stdout) && !ferror(stdout))
+		return 0;
+	e = ferror(stdout) && !errno ? EIO : errno;
+	fprintf(stderr, "hrt %s: stdout: %s\n", cmd, strerror(e ? e : EIO));
+	stdout_reported = 1;
+	return 1;
 }
 
 int tool_close_stdout(const char *cmd)
@@ -189,6 +296,11 @@ int tool_close_stdout(const char *cmd)
 
 	if (done >= 0)
 		return done;
+	if (stdout_reported) {
+		/* said once already; close quietly, whatever close says now */
+		fclose(stdout);
+		return done = 1;
+	}
 	bad = ferror(stdout);
 
 	if (fflush(stdout))

@@ -294,7 +294,17 @@ static int ends_with(const char *s, const char *suf)
 	return n >= m && !strcmp(s + n - m, suf);
 }
 
-int hrt_cmd_record(int argc, char **argv)
+/* What the command line asked for. */
+struct record_opts {
+	const char *out;
+	double seconds;         /* 0: as long as COMMAND runs */
+	int workload;
+	char **cmd;             /* COMMAND ARGS..., NULL-terminated; NULL: none */
+};
+
+/* 0; 1 when the command is already done (--help, -V, the internal
+ * workload: its status in *status); or 2 after saying why. */
+static int parse_opts(int argc, char **argv, struct record_opts *o, int *status)
 {
 	static const struct option opts[] = {
 		{ "workload", no_argument, NULL, 'w' },
@@ -302,35 +312,32 @@ int hrt_cmd_record(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	const char *out = "hrt-record.txt";
-	double seconds = 0;
-	int workload = 0, c, st, ret = 1, tfd = -1, e;
-	char dir[] = "/tmp/hrt-record-XXXXXX", data[64], text[64], self[PATH_MAX], dsec[32];
-	char **pargv, *end;
-	struct outfile of;
-	int n = 0;
+	char *end;
+	int c, e;
 
+	memset(o, 0, sizeof(*o));
+	o->out = "hrt-record.txt";
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "+o:d:hV", opts, NULL)) != -1) {
 		switch (c) {
-		case 'o': out = optarg; break;
+		case 'o': o->out = optarg; break;
 		case 'd':
 			errno = 0;
-			seconds = strtod(optarg, &end);
-			if (end == optarg || *end || errno || !(seconds > 0 && seconds <= 86400)) {
+			o->seconds = strtod(optarg, &end);
+			if (end == optarg || *end || errno || !(o->seconds > 0 && o->seconds <= 86400)) {
 				fprintf(stderr, "hrt record: -d '%s': expected seconds in (0, 86400]\n",
 					optarg);
 				return 2;
 			}
 			break;
-		case 'w': workload = 1; break;
-		case 'W': return run_workload(strtod(optarg, NULL));
-		case 'h': usage(stdout); return 0;
-		case 'V': printf("hrt record %s\n", hrt_version()); return 0;
+		case 'w': o->workload = 1; break;
+		case 'W': *status = run_workload(strtod(optarg, NULL)); return 1;
+		case 'h': usage(stdout); *status = 0; return 1;
+		case 'V': printf("hrt record %s\n", hrt_version()); *status = 0; return 1;
 		default: usage(stderr); return 2;
 		}
 	}
-	if (workload && optind < argc) {
+	if (o->workload && optind < argc) {
 		fprintf(stderr, "hrt record: --workload and COMMAND exclude each other\n");
 		return 2;
 	}
@@ -338,39 +345,26 @@ int hrt_cmd_record(int argc, char **argv)
 		fprintf(stderr, "hrt record: cannot run '%s': %s\n", argv[optind], strerror(e));
 		return 2;
 	}
-	if (optind >= argc && seconds == 0)
-		seconds = 1;
-	/* all of COMMAND's arguments, whatever their number */
-	if (!(pargv = malloc(((size_t)(argc - optind) + 32) * sizeof(*pargv)))) {
-		fprintf(stderr, "hrt record: out of memory\n");
-		return 1;
-	}
-	/* Opened (as a temporary for a regular file) before recording, so an
-	 * unwritable output fails now, not after the recording. */
-	if (outfile_open(&of, out)) {
-		fprintf(stderr, "hrt record: %s\n", of.err);
-		free(pargv);
-		return 1;
-	}
-	if (check_access()) {
-		outfile_abort(&of);
-		free(pargv);
-		return 1;
-	}
-	if (!mkdtemp(dir)) {
-		perror("hrt record: mkdtemp");
-		outfile_abort(&of);
-		free(pargv);
-		return 1;
-	}
-	snprintf(data, sizeof(data), "%s/perf.data", dir);
-	snprintf(text, sizeof(text), "%s/trace.txt", dir);
+	o->cmd = optind < argc ? argv + optind : NULL;
+	if (!o->cmd && o->seconds == 0)
+		o->seconds = 1;
+	return 0;
+}
+
+/* perf record's command line into pargv (room for the command's arguments
+ * plus 32): system-wide, the monotonic clock, our events, then what runs
+ * while it records.  self[PATH_MAX] and dsec[32] are storage it points
+ * into.  0, or -1 after saying why. */
+static int perf_argv(const struct record_opts *o, const char *data, char **pargv, char *self,
+		     char *dsec)
+{
+	int n = 0;
 
 	pargv[n++] = "perf";
 	pargv[n++] = "record";
 	pargv[n++] = "-q";
 	pargv[n++] = "-o";
-	pargv[n++] = data;
+	pargv[n++] = (char *)data;
 	pargv[n++] = "-k";
 	pargv[n++] = "CLOCK_MONOTONIC";
 	pargv[n++] = "-a";
@@ -379,108 +373,149 @@ int hrt_cmd_record(int argc, char **argv)
 		pargv[n++] = (char *)events[i];
 	}
 	pargv[n++] = "--";
-	snprintf(dsec, sizeof(dsec), "%g", seconds);
-	if (workload) {
-		ssize_t k = readlink("/proc/self/exe", self, sizeof(self) - 1);
+	snprintf(dsec, 32, "%g", o->seconds);
+	if (o->workload) {
+		ssize_t k = readlink("/proc/self/exe", self, PATH_MAX - 1);
 
 		if (k <= 0) {
 			perror("hrt record: /proc/self/exe");
-			goto out_rmdir;
+			return -1;
 		}
 		self[k] = 0;
 		pargv[n++] = self;
 		pargv[n++] = "record";
 		pargv[n++] = "--run-workload";
 		pargv[n++] = dsec;
-	} else if (optind < argc) {
-		for (int i = optind; i < argc; i++)
-			pargv[n++] = argv[i];
+	} else if (o->cmd) {
+		for (char **a = o->cmd; *a; a++)
+			pargv[n++] = *a;
 	} else {
 		pargv[n++] = "sleep";
 		pargv[n++] = dsec;
 	}
 	pargv[n] = NULL;
+	return 0;
+}
 
-	st = run(pargv, -1, -1, optind < argc && seconds > 0 ? seconds : 0);
+/* Records into data, then converts it to perf script text in text.  0, or
+ * -1 after saying why. */
+static int record_text(const struct record_opts *o, char **pargv, const char *data,
+		       const char *text)
+{
+	char *sargv[] = { "perf", "script", "-i", (char *)data, "--ns", NULL };
+	int st = run(pargv, -1, -1, o->cmd && o->seconds > 0 ? o->seconds : 0), tfd;
+
 	if (st < 0 || access(data, R_OK)) {
 		fprintf(stderr, "hrt record: perf record failed (exit status %d)%s\n",
 			st >= 0 && WIFEXITED(st) ? WEXITSTATUS(st) : -1,
 			geteuid() ? "; system-wide tracing needs root, CAP_PERFMON or "
 				    "kernel.perf_event_paranoid=-1" : "");
-		goto out_rm;
+		return -1;
 	}
-	if (st && WIFEXITED(st) && WEXITSTATUS(st) && optind < argc)
-		fprintf(stderr, "hrt record: note: %s exited with status %d\n", argv[optind],
+	if (st && WIFEXITED(st) && WEXITSTATUS(st) && o->cmd)
+		fprintf(stderr, "hrt record: note: %s exited with status %d\n", o->cmd[0],
 			WEXITSTATUS(st));
-
 	tfd = open(text, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 	if (tfd < 0) {
 		perror("hrt record: temporary file");
-		goto out_rm;
+		return -1;
 	}
-	{
-		char *sargv[] = { "perf", "script", "-i", data, "--ns", NULL };
-
-		st = run(sargv, -1, tfd, 0);
-		close(tfd);
-		if (st != 0) {
-			fprintf(stderr, "hrt record: perf script failed\n");
-			goto out_rm;
-		}
+	st = run(sargv, -1, tfd, 0);
+	close(tfd);
+	if (st != 0) {
+		fprintf(stderr, "hrt record: perf script failed\n");
+		return -1;
 	}
-	/* Compress (or copy) into the output (outfile.h keeps it whole). */
-	{
-		int in = open(text, O_RDONLY | O_CLOEXEC);
+	return 0;
+}
 
-		if (in < 0) {
+/* The text into the output, compressed for .xz and .gz (outfile.h keeps
+ * it whole until the commit).  0, or -1 after saying why. */
+static int write_output(struct outfile *of, const char *out, const char *text)
+{
+	int in = open(text, O_RDONLY | O_CLOEXEC), st = 0;
+
+	if (in < 0) {
+		fprintf(stderr, "hrt record: %s: %s\n", text, strerror(errno));
+		return -1;
+	}
+	fflush(of->f);
+	if (ends_with(out, ".xz") || ends_with(out, ".gz")) {
+		char *zargv[] = { ends_with(out, ".xz") ? "xz" : "gzip", "-c", "-9", NULL };
+
+		st = run(zargv, in, outfile_fd(of), 0);
+	} else {
+		/* copied here, so a write error is reported with its errno */
+		char buf[65536];
+		ssize_t k;
+
+		while ((k = read(in, buf, sizeof(buf))) > 0 || (k < 0 && errno == EINTR))
+			if (k > 0 && outfile_write(of, buf, (size_t)k))
+				break;  /* commit reports it */
+		if (k < 0) {
 			fprintf(stderr, "hrt record: %s: %s\n", text, strerror(errno));
-			goto out_rm;
-		}
-		fflush(of.f);
-		if (ends_with(out, ".xz") || ends_with(out, ".gz")) {
-			char *zargv[] = { ends_with(out, ".xz") ? "xz" : "gzip", "-c", "-9", NULL };
-
-			st = run(zargv, in, fileno(of.f), 0);
-		} else {
-			/* copied here, so a write error is reported with its errno */
-			char buf[65536];
-			ssize_t k;
-
-			st = 0;
-			while ((k = read(in, buf, sizeof(buf))) > 0 || (k < 0 && errno == EINTR))
-				if (k > 0 && outfile_write(&of, buf, (size_t)k))
-					break;  /* commit reports it */
-			if (k < 0) {
-				fprintf(stderr, "hrt record: %s: %s\n", text, strerror(errno));
-				close(in);
-				goto out_rm;
-			}
-		}
-		close(in);
-		if (st != 0) {
-			fprintf(stderr, "hrt record: writing %s failed\n", out);
-			goto out_rm;
-		}
-		if (outfile_commit(&of)) {
-			fprintf(stderr, "hrt record: %s\n", of.err);
-			goto out_rm;
+			close(in);
+			return -1;
 		}
 	}
-	fprintf(stderr, "hrt record: wrote %s\n", out);
-	ret = 0;
-out_rm:
+	close(in);
+	if (st != 0) {
+		fprintf(stderr, "hrt record: writing %s failed\n", out);
+		return -1;
+	}
+	if (outfile_commit(of)) {
+		outfile_report(of, "record");
+		return -1;
+	}
+	return 0;
+}
+
+int hrt_cmd_record(int argc, char **argv)
+{
+	struct record_opts o;
+	char dir[] = "/tmp/hrt-record-XXXXXX", data[64], text[64], old[80], self[PATH_MAX];
+	char dsec[32], **pargv;
+	struct outfile of;
+	int ret = 1, st = 0, k;
+
+	if ((k = parse_opts(argc, argv, &o, &st)))
+		return k == 1 ? st : k;
+	/* all of COMMAND's arguments, whatever their number */
+	if (!(pargv = malloc(((size_t)argc + 32) * sizeof(*pargv)))) {
+		fprintf(stderr, "hrt record: out of memory\n");
+		return 1;
+	}
+	/* Opened (as a temporary for a regular file) before recording, so an
+	 * unwritable output fails now, not after the recording. */
+	if (outfile_open(&of, o.out)) {
+		outfile_report(&of, "record");
+		free(pargv);
+		return 1;
+	}
+	if (check_access())
+		goto out_abort;
+	if (!mkdtemp(dir)) {
+		perror("hrt record: mkdtemp");
+		goto out_abort;
+	}
+	snprintf(data, sizeof(data), "%s/perf.data", dir);
+	snprintf(text, sizeof(text), "%s/trace.txt", dir);
+	snprintf(old, sizeof(old), "%s.old", data);
+	if (!perf_argv(&o, data, pargv, self, dsec) && !record_text(&o, pargv, data, text) &&
+	    !write_output(&of, o.out, text)) {
+		fprintf(stderr, "hrt record: wrote %s\n", o.out);
+		ret = 0;
+	}
 	unlink(data);
 	unlink(text);
-	{
-		char old[80];
-
-		snprintf(old, sizeof(old), "%s.old", data);
-		unlink(old);
-	}
-out_rmdir:
+	unlink(old);
 	rmdir(dir);
-	if (ret)
-		outfile_abort(&of);
+	if (!ret) {
+		free(pargv);
+		return 0;
+	}
+out_abort:
+	outfile_abort(&of);
 	free(pargv);
-	return ret;
+	return 1;
 }

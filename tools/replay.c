@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "cmds.h"
+#include "outfile.h"
 #include "replay.h"
 #include "svg.h"
 
@@ -46,11 +47,39 @@ static int has(const struct replay_result *r, int p)
  * and why nothing is saved when nothing is.  Every figure is one of the
  * table's (tests compare them).
  */
+/* With --slack, the verdict's first sentence: what the widening saves
+ * against the windows as recorded. */
+static void slack_verdict(FILE *f, const struct replay_result *r)
+{
+	char what[200];
+	uint64_t a = r->optimal_wakeups_recorded, b = r->optimal_wakeups;
+
+	slack_describe(r->slack, what, sizeof(what));
+	fprintf(f, "verdict: with %s, ", what);
+	if (r->slack_blind)
+		fprintf(f, "nothing changes: hrt-trace v1 has no timer functions or process "
+			"names, so no arming is known to be selected (--slack-for all widens "
+			"every one).\n");
+	else if (b < a)
+		fprintf(f, "the optimum drops from %" PRIu64 " to %" PRIu64 " wake-ups (-%.1f %%); "
+			"%" PRIu64 " of %" PRIu64 " armings widened.\n", a, b, pct(a - b, a),
+			r->armings_widened, r->armings);
+	else
+		fprintf(f, "the optimum stays at %" PRIu64 " wake-ups: the %" PRIu64 " widened "
+			"armings (of %" PRIu64 ") still need a wake-up of their own.\n", a,
+			r->armings_widened, r->armings);
+	fprintf(f, "  on the widened windows");
+}
+
 void replay_print_verdict(FILE *f, const struct replay_result *r)
 {
 	int first = 1, any = 0;
 
-	fprintf(f, "verdict: this trace needs");
+	if (r->slack)
+		slack_verdict(f, r);
+	else
+		fprintf(f, "verdict:");
+	fprintf(f, " this trace needs");
 	for (int p = 0; p < RP_NPOL; p++)
 		if (has(r, p)) {
 			fprintf(f, "%s %" PRIu64 " wake-ups with greedy %s", first ? "" : ",",
@@ -120,15 +149,28 @@ static const char legend[] =
 	"the CPU was busy; late_*: run time - soft expiry, early_p50: hard expiry - run\n"
 	"time (ns); optimum: fewest wake-ups that run every timer inside its window.\n";
 
+/* s padded with spaces to `width` columns: a UTF-8 character is one
+ * column however many bytes it takes (trace names are valid UTF-8). */
+static void name_cell(FILE *f, const char *s, int width)
+{
+	int cols = 0;
+
+	fputs(s, f);
+	for (const unsigned char *p = (const unsigned char *)s; *p; p++)
+		cols += (*p & 0xc0) != 0x80;
+	for (; cols < width; cols++)
+		fputc(' ', f);
+}
+
 static void by_table(FILE *f, const struct replay_result *r, int b, int saved_list)
 {
 	const struct replay_by *by = &r->by[b];
 	int n = saved_list ? by->nsaved : by->ntop;
 	const struct replay_group *g = saved_list ? by->saved : by->top;
 
-	fprintf(f, "\n%s by %s (top %d of %" PRIu64 "):\n%-32s",
+	fprintf(f, "\n%s by %s (top %d of %" PRIu64 ")%s:\n%-32s",
 		saved_list ? "wake-ups saved" : "wake-ups", replay_by_names[b], n, by->ngroups,
-		replay_by_names[b]);
+		saved_list && r->slack ? ", most saved by slack first" : "", replay_by_names[b]);
 	if (r->has_kernel)
 		fprintf(f, " %9s", r->kernel_incomplete ? "kernel*" : "kernel");
 	for (int p = 0; p < RP_NPOL; p++)
@@ -138,9 +180,11 @@ static void by_table(FILE *f, const struct replay_result *r, int b, int saved_li
 		for (int p = RP_IDLE; p < RP_NPOL; p++)
 			if (has(r, p))
 				fprintf(f, " %7s_%s", "saved", replay_policy_names[p]);
+	if (r->slack)
+		fprintf(f, " %11s", "saved_slack");
 	fputc('\n', f);
 	for (int i = 0; i < n; i++) {
-		fprintf(f, "%-32s", g[i].name);
+		name_cell(f, g[i].name, 32);
 		if (r->has_kernel)
 			fprintf(f, " %9" PRIu64, g[i].w[RP_NPOL]);
 		for (int p = 0; p < RP_NPOL; p++)
@@ -151,6 +195,8 @@ static void by_table(FILE *f, const struct replay_result *r, int b, int saved_li
 				if (has(r, p))
 					fprintf(f, " %*" PRId64, 8 + (int)strlen(replay_policy_names[p]),
 						(int64_t)g[i].w[RP_OFF] - (int64_t)g[i].w[p]);
+		if (r->slack)
+			fprintf(f, " %11" PRId64, (int64_t)g[i].opt_rec - (int64_t)g[i].opt);
 		fputc('\n', f);
 	}
 }
@@ -179,7 +225,19 @@ void replay_print_table(FILE *f, const char *name, const struct replay_result *r
 		if (has(r, p))
 			table_row(f, replay_policy_names[p], &r->pol[p], r, 0);
 	fprintf(f, "%-8s %9" PRIu64 "   1.000\n", "optimum", r->optimal_wakeups);
+	if (r->slack) {
+		char what[200];
+
+		slack_describe(r->slack, what, sizeof(what));
+		fprintf(f, "%-8s %9" PRIu64 " %7.3f  (the windows as recorded; every row above "
+			"has %s)\n", "recorded", r->optimal_wakeups_recorded,
+			r->optimal_wakeups ? (double)r->optimal_wakeups_recorded /
+			(double)r->optimal_wakeups : 0.0, what);
+	}
 	fputs(legend, f);
+	if (r->slack)
+		fputs("saved_slack: the optimum's wake-ups for the group's windows as recorded "
+		      "minus as widened.\n", f);
 	if (r->kernel_incomplete)
 		fprintf(f, "* kernel row incomplete: %" PRIu64 " of %" PRIu64 " armings (%.0f %%) "
 			"ended with neither a traced expiry nor a cancel, %" PRIu64 " of them on "
@@ -279,9 +337,50 @@ static void json_groups(FILE *f, const struct replay_result *r, const struct rep
 				if (has(r, p))
 					fprintf(f, ", \"saved_%s\": %" PRId64, replay_policy_names[p],
 						(int64_t)g[i].w[RP_OFF] - (int64_t)g[i].w[p]);
+		if (r->slack)
+			fprintf(f, ", \"optimum\": %" PRIu64 ", \"optimum_recorded\": %" PRIu64
+				", \"saved_slack\": %" PRId64, g[i].opt, g[i].opt_rec,
+				(int64_t)g[i].opt_rec - (int64_t)g[i].opt);
 		fputc('}', f);
 	}
 	fputc(']', f);
+}
+
+/* "slack": the spec as given and as understood, what it selected, and the
+ * optimum of the windows as recorded. */
+static void json_slack(FILE *f, const struct replay_result *r)
+{
+	const struct slack *s = r->slack;
+
+	fprintf(f, ", \"optimal_wakeups_recorded\": %" PRIu64 ", \"slack\": {\"spec\": ",
+		r->optimal_wakeups_recorded);
+	replay_json_str(f, s->spec);
+	if (s->kind == SLACK_NS)
+		fprintf(f, ", \"ns\": %" PRIu64, s->amount);
+	else
+		fprintf(f, ", \"percent\": %" PRIu64 ".%06" PRIu64, (uint64_t)(s->amount / SLACK_PCT_ONE),
+			(uint64_t)(s->amount % SLACK_PCT_ONE));
+	fprintf(f, ", \"for\": ");
+	if (s->who == SLACK_COMMS) {
+		const char *c = s->comms;
+
+		fputc('[', f);
+		for (size_t i = 0; i < s->ncomms; i++, c += strlen(c) + 1) {
+			fprintf(f, "%s", i ? ", " : "");
+			replay_json_str(f, c);
+		}
+		fputc(']', f);
+	} else {
+		fprintf(f, "\"%s\"", s->who == SLACK_USER ? "user" : "all");
+	}
+	if (s->who == SLACK_USER) {
+		fprintf(f, ", \"functions\": [");
+		for (size_t i = 0; i < sizeof(slack_user_fns) / sizeof(slack_user_fns[0]); i++)
+			fprintf(f, "%s\"%s\"", i ? ", " : "", slack_user_fns[i]);
+		fputc(']', f);
+	}
+	fprintf(f, ", \"armings_widened\": %" PRIu64 ", \"selectable\": %s}",
+		r->armings_widened, r->slack_blind ? "false" : "true");
 }
 
 void replay_print_json(FILE *f, const char *name, const struct replay_result *r, int by)
@@ -308,6 +407,8 @@ void replay_print_json(FILE *f, const char *name, const struct replay_result *r,
 	} else {
 		fprintf(f, "null");
 	}
+	if (r->slack)
+		json_slack(f, r);
 	fprintf(f, ", \"idle\": ");
 	replay_json_str(f, idle_name(r));
 	if ((vf = open_memstream(&v, &vlen))) {
@@ -347,14 +448,16 @@ void replay_print_json(FILE *f, const char *name, const struct replay_result *r,
 
 /* CSV --------------------------------------------------------------------- */
 
-void replay_print_csv_header(FILE *f, int by)
+void replay_print_csv_header(FILE *f, int by, const struct slack *slack)
 {
 	if (by >= 0)
-		fprintf(f, "file,by,list,name,kernel,off,idle,always,saved_idle,saved_always\n");
+		fprintf(f, "file,by,list,name,kernel,off,idle,always,saved_idle,saved_always%s\n",
+			slack ? ",optimum,optimum_recorded,saved_slack" : "");
 	else
 		fprintf(f, "file,policy,events,cpus,timers,armings,cancels,optimal_wakeups,wakeups,"
 			"expired,expired_greedy,expired_busy,lateness_soft_ns_p50,"
-			"lateness_soft_ns_p99,lateness_soft_ns_max,early_hard_ns_p50,complete\n");
+			"lateness_soft_ns_p99,lateness_soft_ns_max,early_hard_ns_p50,complete%s\n",
+			slack ? ",slack,slack_for,optimal_wakeups_recorded,armings_widened" : "");
 }
 
 /* Fields with commas, quotes or line breaks are quoted. */
@@ -379,9 +482,30 @@ static void csv_row(FILE *f, const char *name, const char *pol, const struct rep
 		r->cancels, r->optimal_wakeups, w->wakeups, w->expired);
 	if (!kernel)
 		fprintf(f, "%" PRIu64, w->expired_greedy);
-	fprintf(f, ",%" PRIu64 ",%" PRId64 ",%" PRId64 ",%" PRId64 ",%" PRId64 ",%d\n",
+	fprintf(f, ",%" PRIu64 ",%" PRId64 ",%" PRId64 ",%" PRId64 ",%" PRId64 ",%d",
 		w->expired_busy, w->late_p50, w->late_p99, w->late_max, w->early_p50,
 		!(kernel && r->kernel_incomplete));
+	if (r->slack) {
+		const struct slack *s = r->slack;
+		const char *c = s->comms;
+
+		fputc(',', f);
+		csv_field(f, s->spec);
+		fputc(',', f);
+		if (s->who != SLACK_COMMS) {
+			fputs(s->who == SLACK_USER ? "user" : "all", f);
+		} else {
+			/* the names as given: one field, comma-separated */
+			size_t n = 0;
+			char buf[1024];
+
+			for (size_t i = 0; i < s->ncomms && n < sizeof(buf); i++, c += strlen(c) + 1)
+				n += (size_t)snprintf(buf + n, sizeof(buf) - n, "%s%s", i ? "," : "", c);
+			csv_field(f, buf);
+		}
+		fprintf(f, ",%" PRIu64 ",%" PRIu64, r->optimal_wakeups_recorded, r->armings_widened);
+	}
+	fputc('\n', f);
 }
 
 static void csv_groups(FILE *f, const char *name, const struct replay_result *r, int by,
@@ -404,6 +528,9 @@ static void csv_groups(FILE *f, const char *name, const struct replay_result *r,
 			if (has(r, p) && has(r, RP_OFF))
 				fprintf(f, "%" PRId64, (int64_t)g[i].w[RP_OFF] - (int64_t)g[i].w[p]);
 		}
+		if (r->slack)
+			fprintf(f, ",%" PRIu64 ",%" PRIu64 ",%" PRId64, g[i].opt, g[i].opt_rec,
+				(int64_t)g[i].opt_rec - (int64_t)g[i].opt);
 		fputc('\n', f);
 	}
 }
@@ -429,7 +556,8 @@ static void usage(FILE *f)
 	fprintf(f,
 		"usage: hrt replay [--policy off|idle|always|all] [--idle trace|always|never]\n"
 		"                  [--by process|function|cpu] [--svg FILE]\n"
-		"                  [--json|--csv|--verdict] [--lenient] FILE...\n\n"
+		"                  [--slack D|P%%] [--slack-for user|all|COMM[,COMM...]]\n"
+		"                  [--json|--csv|--verdict] [--lenient] [--quiet] FILE...\n\n"
 		"Replays kernel hrtimer traces through libhrt, one virtual timer base per CPU,\n"
 		"and compares each greedy policy's wake-ups with the kernel's recorded ones and\n"
 		"with the offline optimum (see docs/REPLAY.md).  FILE is `perf script` text of\n"
@@ -446,10 +574,22 @@ static void usage(FILE *f)
 		"  --svg FILE   also write a picture: wake-ups over time per policy (the\n"
 		"               ones greedy removed marked) and where in [soft, hard] timers\n"
 		"               ran; with several trace files, of the first\n"
+		"  --slack D|P%% replay as if the selected timers had more slack: hard\n"
+		"               expiry max(hard, soft + D) (D with ns, us, ms or s), or\n"
+		"               max(hard, soft + P/100 x (soft - arming time)); every\n"
+		"               figure is then of the widened windows, and the verdict\n"
+		"               starts with what the widening saves on the optimum\n"
+		"  --slack-for W  whose timers --slack widens: user (the default: functions\n"
+		"               hrtimer_wakeup, timerfd_tmrproc, posix_timer_fn,\n"
+		"               it_real_fn - sleeps, poll/epoll/futex timeouts, timerfd,\n"
+		"               POSIX timers, itimers), all, or process names COMM,...\n"
+		"               (hrt-trace v1 has neither: only all selects there)\n"
 		"  --verdict    only the verdict (the sentences before the table)\n"
 		"  --json       JSON, one object per file (an array for several files)\n"
 		"  --csv        CSV, one row per policy (and one for the kernel)\n"
 		"  --lenient    skip bad lines (and say how many) instead of failing\n"
+		"  --quiet      no progress line (shown only when stderr is a terminal:\n"
+		"               bytes read of the total, rate, time left)\n"
 		"  -h, --help   this text\n\n"
 		"The output starts with a verdict, then one row per policy:\n"
 		"  wakeups    device firings (expiry passes) the policy needed\n"
@@ -465,7 +605,10 @@ static void usage(FILE *f)
 		"Exit status: 0 success, 1 out of memory or a write error, 2 bad input or usage.\n");
 }
 
-enum { OPT_POLICY = 256, OPT_IDLE, OPT_JSON, OPT_CSV, OPT_LENIENT, OPT_BY, OPT_SVG, OPT_VERDICT };
+enum {
+	OPT_POLICY = 256, OPT_IDLE, OPT_JSON, OPT_CSV, OPT_LENIENT, OPT_BY, OPT_SVG, OPT_VERDICT,
+	OPT_SLACK, OPT_SLACK_FOR, OPT_QUIET,
+};
 
 static int parse_by(const char *s)
 {
@@ -475,21 +618,34 @@ static int parse_by(const char *s)
 	return -1;
 }
 
-/* Writes the --svg picture of res to path; 0, or 1 after saying why. */
-static int write_svg(const char *path, const char *name, const struct replay_result *res)
+/*
+ * Writes the buffered output: the --svg picture of svgres (if any) to
+ * its temporary first, then stdout, then the picture is put in place -
+ * only if stdout took everything, so a failed replay leaves no picture.
+ * 0, or 1 after one line saying why.
+ */
+static int write_out(const char *out, size_t outlen, const char *svg, const char *name,
+		     const struct replay_result *svgres)
 {
-	char *full = NULL;
-	FILE *f = out_open(NULL, path, &full);
-	int err;
+	struct outfile o;
 
-	if (!f)
-		return 1;
-	err = replay_write_svg(f, name, res);
-	if (out_close(f, full) || err) {
-		free(full);
-		return 1;       /* out_close said why; a write error is exit 1 */
+	if (svgres) {
+		if (outfile_open(&o, svg)) {
+			outfile_report(&o, "replay");
+			return 1;
+		}
+		replay_write_svg(o.f, name, svgres);
 	}
-	free(full);
+	fwrite(out, 1, outlen, stdout);
+	if (tool_flush_stdout("replay")) {
+		if (svgres)
+			outfile_abort(&o);
+		return 1;
+	}
+	if (svgres && outfile_commit(&o)) {
+		outfile_report(&o, "replay");
+		return 1;
+	}
 	return 0;
 }
 
@@ -507,6 +663,25 @@ static int parse_policy(const char *s, unsigned *mask)
 	return -1;
 }
 
+/* The checks once every option is read: 0, or 2 after one line. */
+static int check_args(int argc, int formats, const struct slack *slack)
+{
+	if (formats > 1) {
+		fprintf(stderr, "hrt replay: --json, --csv and --verdict exclude each other\n");
+		return 2;
+	}
+	if (slack->kind == SLACK_NONE && (slack->who != SLACK_USER || slack->ncomms)) {
+		fprintf(stderr, "hrt replay: --slack-for needs --slack\n");
+		return 2;
+	}
+	if (optind >= argc) {
+		fprintf(stderr, "hrt replay: no trace file given\n");
+		usage(stderr);
+		return 2;
+	}
+	return 0;
+}
+
 int hrt_cmd_replay(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -518,14 +693,19 @@ int hrt_cmd_replay(int argc, char **argv)
 		{ "by", required_argument, NULL, OPT_BY },
 		{ "svg", required_argument, NULL, OPT_SVG },
 		{ "verdict", no_argument, NULL, OPT_VERDICT },
+		{ "slack", required_argument, NULL, OPT_SLACK },
+		{ "slack-for", required_argument, NULL, OPT_SLACK_FOR },
+		{ "quiet", no_argument, NULL, OPT_QUIET },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	unsigned mask = RP_ALL;
 	enum replay_idle idle = RP_IDLE_TRACE;
-	int json = 0, csv = 0, lenient = 0, c, ret = 0, by = -1, verdict = 0;
+	int json = 0, csv = 0, lenient = 0, c, ret = 0, by = -1, verdict = 0, quiet = 0;
 	const char *svg = NULL;
 	struct replay_result *svgres = NULL;
+	struct slack slack = { 0 };
+	char why[200];
 	char *out = NULL, *warn = NULL;
 	size_t outlen = 0, warnlen = 0;
 	FILE *o, *w;
@@ -557,6 +737,21 @@ int hrt_cmd_replay(int argc, char **argv)
 		case OPT_LENIENT: lenient = 1; break;
 		case OPT_SVG: svg = optarg; break;
 		case OPT_VERDICT: verdict = 1; break;
+		case OPT_QUIET: quiet = 1; break;
+		case OPT_SLACK:
+			if (slack_parse(&slack, optarg, why, sizeof(why))) {
+				fprintf(stderr, "hrt replay: %s\n", why);
+				slack_free(&slack);
+				return 2;
+			}
+			break;
+		case OPT_SLACK_FOR:
+			if ((c = slack_parse_for(&slack, optarg, why, sizeof(why)))) {
+				fprintf(stderr, "hrt replay: %s\n", c == -2 ? "out of memory" : why);
+				slack_free(&slack);
+				return c == -2 ? 1 : 2;
+			}
+			break;
 		case OPT_BY:
 			if ((by = parse_by(optarg)) < 0) {
 				fprintf(stderr, "hrt replay: --by takes process, function or cpu\n");
@@ -565,29 +760,28 @@ int hrt_cmd_replay(int argc, char **argv)
 			break;
 		case 'h':
 			usage(stdout);
+			slack_free(&slack);
 			return 0;
 		default:
 			usage(stderr);
+			slack_free(&slack);
 			return 2;
 		}
 	}
-	if (json + csv + verdict > 1) {
-		fprintf(stderr, "hrt replay: --json, --csv and --verdict exclude each other\n");
-		return 2;
-	}
-	if (optind >= argc) {
-		fprintf(stderr, "hrt replay: no trace file given\n");
-		usage(stderr);
-		return 2;
+	ret = check_args(argc, json + csv + verdict, &slack);
+	if (ret) {
+		slack_free(&slack);
+		return ret;
 	}
 	o = open_memstream(&out, &outlen);
 	w = open_memstream(&warn, &warnlen);
 	if (!o || !w) {
 		fprintf(stderr, "hrt replay: out of memory\n");
+		slack_free(&slack);
 		return 1;
 	}
 	if (csv)
-		replay_print_csv_header(o, by);
+		replay_print_csv_header(o, by, slack.kind != SLACK_NONE ? &slack : NULL);
 	if (json && argc - optind > 1)
 		fputc('[', o);
 	for (int i = optind; i < argc && !ret; i++) {
@@ -607,7 +801,14 @@ int hrt_cmd_replay(int argc, char **argv)
 			ret = 2;
 			break;
 		}
-		k = replay_trace_keep(r, mask, idle, svg && i == optind, res);
+		{
+			struct progress pr;
+			const struct replay_opts ro = { mask, idle, svg && i == optind, &slack, &pr };
+
+			progress_start(&pr, "replay", trace_name(r), quiet);
+			k = replay_trace_opts(r, &ro, res);
+			progress_end(&pr);
+		}
 		if (k == -1) {
 			fprintf(stderr, "hrt replay: %s\n", trace_error(r));
 			ret = trace_error_is_oom(r) ? 1 : 2;
@@ -633,6 +834,10 @@ int hrt_cmd_replay(int argc, char **argv)
 			if (res->bad_lines)
 				fprintf(w, "hrt replay: %s: skipped %" PRIu64 " bad lines (--lenient)\n",
 					argv[i], res->bad_lines);
+			if (res->slack_blind)
+				fprintf(w, "hrt replay: %s: hrt-trace v1 has no timer functions or "
+					"process names: --slack-for %s widens nothing (use --slack-for "
+					"all)\n", argv[i], slack.who == SLACK_USER ? "user" : "COMM");
 			if (res->idle_fallback)
 				fprintf(w, "hrt replay: %s: no scheduler events; every CPU counts as "
 					"idle (--idle always)\n", argv[i]);
@@ -663,21 +868,17 @@ int hrt_cmd_replay(int argc, char **argv)
 		fprintf(stderr, "hrt replay: out of memory\n");
 		ret = ret ? ret : 1;
 	}
-	if (!ret && svgres && write_svg(svg, argv[optind], svgres))
-		ret = 1;
+	if (!ret) {
+		ret = write_out(out, outlen, svg, argv[optind], svgres);
+		if (!ret)
+			fwrite(warn, 1, warnlen, stderr);
+	}
 	if (svgres) {
 		replay_result_free(svgres);
 		free(svgres);
 	}
-	if (!ret) {
-		fwrite(out, 1, outlen, stdout);
-		fwrite(warn, 1, warnlen, stderr);
-		if (fflush(stdout)) {
-			perror("hrt replay: stdout");
-			ret = 1;
-		}
-	}
 	free(out);
 	free(warn);
+	slack_free(&slack);
 	return ret;
 }

@@ -9,6 +9,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "progress.h"
+#include "slack.h"
 #include "trace.h"
 
 enum { RP_OFF, RP_IDLE, RP_ALWAYS, RP_NPOL };
@@ -34,13 +36,16 @@ extern const char *const replay_by_names[RP_NBY];
 struct replay_group {
 	char name[80];
 	uint64_t w[RP_NPOL + 1];                /* wake-ups; [RP_NPOL]: kernel */
+	uint64_t opt, opt_rec;                  /* --slack: the optimum's wake-ups on
+						 * the widened and recorded windows */
 };
 
 struct replay_by {
 	uint64_t ngroups;                       /* with at least one wake-up */
 	int ntop, nsaved;
 	struct replay_group top[RP_TOP];        /* most wake-ups (kernel, off, ...) */
-	struct replay_group saved[RP_TOP];      /* most saved by always, then idle */
+	struct replay_group saved[RP_TOP];      /* most saved by always, then idle;
+						 * with --slack, by slack first */
 };
 
 /* Where in its window [soft, hard] each timer ran: RP_POSB equal bins of
@@ -76,6 +81,12 @@ struct replay_result {
 	uint64_t pos[RP_NPOL + 1][RP_POSB + 2]; /* [RP_NPOL]: kernel */
 	struct replay_by by[RP_NBY];
 	struct replay_wakes wakes[RP_NPOL];     /* only when kept */
+	/* --slack: every figure above is of the widened windows. */
+	const struct slack *slack;              /* NULL: windows as recorded */
+	uint64_t optimal_wakeups_recorded;      /* the optimum without the widening */
+	uint64_t armings_widened;               /* armings whose window grew */
+	int slack_blind;                        /* v1 and --slack-for user or names:
+						 * nothing could be selected */
 };
 
 /* Replays the whole trace.  0, or -1 with the message in trace_error(r)
@@ -86,6 +97,16 @@ int replay_trace(struct trace_reader *r, unsigned policies, enum replay_idle idl
 		 struct replay_result *res);
 int replay_trace_keep(struct trace_reader *r, unsigned policies, enum replay_idle idle,
 		      int keep_wakes, struct replay_result *res);
+/* Everything a replay can be asked for. */
+struct replay_opts {
+	unsigned policies;
+	enum replay_idle idle;
+	int keep_wakes;
+	const struct slack *slack;      /* NULL: none; must outlive res */
+	struct progress *progress;      /* NULL: none */
+};
+int replay_trace_opts(struct trace_reader *r, const struct replay_opts *o,
+		      struct replay_result *res);
 void replay_result_free(struct replay_result *res);
 
 /* The verdict: a few sentences with the figures of the table. */
@@ -93,7 +114,7 @@ void replay_print_verdict(FILE *f, const struct replay_result *res);
 void replay_print_table(FILE *f, const char *name, const struct replay_result *res, int by);
 void replay_print_json(FILE *f, const char *name, const struct replay_result *res, int by);
 /* CSV: one row per policy; with by >= 0, one row per group instead. */
-void replay_print_csv_header(FILE *f, int by);
+void replay_print_csv_header(FILE *f, int by, const struct slack *slack);
 void replay_print_csv(FILE *f, const char *name, const struct replay_result *res, int by);
 /* A JSON string: quotes, backslash and control characters escaped, bytes
  * that are not UTF-8 written as U+FFFD, so the output is always JSON. */

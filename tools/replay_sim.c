@@ -17,6 +17,13 @@
  * the first timer its pass ran - for the kernel row, of the first expiry
  * with a new now= - so each table's columns sum to the row's wake-ups.
  *
+ * Slack (slack.h): a selected arming's policy timers and its "optw" timer
+ * get the widened window; its "opt" timer keeps the recorded one, so one
+ * pass yields both optima, and the kernel-row bookkeeping (unresolved
+ * armings, GRACE) never depends on --slack.  Each optimum's wake-up
+ * counts for the group of the window it stabs, so the per-group difference
+ * (saved_slack) sums to the verdict's.
+ *
  * Invariants:
  *  (1) before an event at T is applied, every device due at or before T
  *      has fired, so after it every device is due after T, except one armed
@@ -29,6 +36,7 @@
 #include <string.h>
 
 #include "replay.h"
+#include "slack.h"
 
 const char *const replay_policy_names[RP_NPOL] = { "off", "idle", "always" };
 const char *const replay_by_names[RP_NBY] = { "process", "function", "cpu" };
@@ -121,9 +129,11 @@ struct replay;
 struct live {
 	struct hrt_timer t[RP_NPOL];
 	struct hrt_timer opt;                   /* the arming's window end */
+	struct hrt_timer optw;                  /* --slack: the widened window's end */
 	struct replay *rp;
 	uint64_t id;
 	hrt_time_t soft_eff, hard_eff;          /* max(soft, start), max(hard, start) */
+	hrt_time_t hard_rec;                    /* hard_eff before --slack widened it */
 	uint32_t fn;
 	uint32_t grp[RP_NBY];                   /* group index per table */
 	int cpu;
@@ -138,6 +148,8 @@ struct rcpu {
 	hrt_time_t dev[RP_NPOL];                /* device due time, MAX: none */
 	hrt_time_t stab;                        /* optimum: last stab point */
 	int stabbed;
+	hrt_time_t stabw;                       /* the same for the widened windows */
+	int stabbedw;
 	int kwake_valid;
 	hrt_time_t kwake_now;                   /* kernel row: last now= */
 	uint64_t unresolved;
@@ -149,6 +161,7 @@ struct group {
 	uint64_t key;
 	uint64_t w[RP_NPOL + 1];
 	uint64_t unresolved;
+	uint64_t opt, opt_rec;                  /* --slack: optimum wake-ups */
 };
 
 struct gtab {
@@ -170,6 +183,10 @@ struct replay {
 	struct idmap live;
 	struct live *free_list;
 	struct hrt_base *optbase;
+	const struct slack *slack;              /* NULL: windows as recorded */
+	struct hrt_base *optwbase;              /* --slack: widened windows */
+	uint8_t *sel;                           /* per fn/comm index: 0 ?, 1 no, 2 yes */
+	size_t nsel;
 	struct hist late[RP_NPOL + 1], early[RP_NPOL + 1];    /* [RP_NPOL]: kernel */
 	struct gtab gt[RP_NBY];
 	int keep;
@@ -373,7 +390,7 @@ static void maybe_free(struct live *l)
 	for (int p = 0; p < RP_NPOL; p++)
 		if (hrt_timer_is_queued(&l->t[p]))
 			return;
-	if (hrt_timer_is_queued(&l->opt))
+	if (hrt_timer_is_queued(&l->opt) || hrt_timer_is_queued(&l->optw))
 		return;
 	if (rp->perf && (l->flags & L_ARMED) && !(l->flags & L_KDONE))
 		return;         /* the kernel row may still need the arming */
@@ -452,16 +469,40 @@ static enum hrt_restart cb_opt(struct hrt_timer *t, hrt_time_t now)
 		return HRT_NORESTART;
 	}
 	if (!cs->stabbed || l->soft_eff > cs->stab) {
-		cs->stab = l->hard_eff;
+		cs->stab = l->hard_rec;
 		cs->stabbed = 1;
-		l->rp->res->optimal_wakeups++;
+		if (l->rp->slack) {
+			l->rp->res->optimal_wakeups_recorded++;
+			for (int b = 0; b < RP_NBY; b++)
+				l->rp->gt[b].g[l->grp[b]].opt_rec++;
+		} else {
+			l->rp->res->optimal_wakeups++;
+		}
 	}
 	if (l->rp->perf && (l->flags & L_ARMED) && !(l->flags & L_KDONE)) {
 		l->flags |= L_GRACE;
 		hrt_timer_start_range(&l->opt, l->rp->optbase,
-				      l->hard_eff > HRT_TIME_MAX - GRACE ? HRT_TIME_MAX :
-				      l->hard_eff + GRACE, 0, HRT_MODE_ABS);
+				      l->hard_rec > HRT_TIME_MAX - GRACE ? HRT_TIME_MAX :
+				      l->hard_rec + GRACE, 0, HRT_MODE_ABS);
 		return HRT_NORESTART;
+	}
+	maybe_free(l);
+	return HRT_NORESTART;
+}
+
+/* The optimum of the widened windows: the same stabbing as cb_opt's. */
+static enum hrt_restart cb_optw(struct hrt_timer *t, hrt_time_t now)
+{
+	struct live *l = HRT_CONTAINER_OF(t, struct live, optw);
+	struct rcpu *cs = &l->rp->cpu[l->cpu];
+
+	(void)now;
+	if (!cs->stabbedw || l->soft_eff > cs->stabw) {
+		cs->stabw = l->hard_eff;
+		cs->stabbedw = 1;
+		l->rp->res->optimal_wakeups++;
+		for (int b = 0; b < RP_NBY; b++)
+			l->rp->gt[b].g[l->grp[b]].opt++;
 	}
 	maybe_free(l);
 	return HRT_NORESTART;
@@ -491,6 +532,7 @@ static struct live *live_get(struct replay *rp, uint64_t id, int create)
 	for (int p = 0; p < RP_NPOL; p++)
 		hrt_timer_init(&l->t[p], policy_cb[p]);
 	hrt_timer_init(&l->opt, cb_opt);
+	hrt_timer_init(&l->optw, cb_optw);
 	l->rp = rp;
 	l->id = id;
 	*v = l;
@@ -543,22 +585,75 @@ static int cpu_get(struct replay *rp, int c)
 
 /* Events ------------------------------------------------------------------ */
 
+/* Whether --slack-for takes the string of index i (a function or a task
+ * name; which one depends on --slack-for, never both), remembered per
+ * index so a long trace compares each name once.  -1: out of memory. */
+static int selects_name(struct replay *rp, uint32_t i, const char *fn, const char *comm)
+{
+	if (i == TRACE_NO_FN)
+		return slack_selects(rp->slack, fn, comm);
+	if (i >= rp->nsel) {
+		size_t n = (size_t)i + 1 > rp->nsel * 2 ? (size_t)i + 1 : rp->nsel * 2;
+		uint8_t *p = realloc(rp->sel, n);
+
+		if (!p)
+			return -1;
+		memset(p + rp->nsel, 0, n - rp->nsel);
+		rp->sel = p;
+		rp->nsel = n;
+	}
+	if (!rp->sel[i])
+		rp->sel[i] = slack_selects(rp->slack, fn, comm) ? 2 : 1;
+	return rp->sel[i] == 2;
+}
+
+/* The hard expiry the replay uses for the arming ev: widened when --slack
+ * selects it.  -1: out of memory. */
+static int widened_hard(struct replay *rp, const struct trace_event *ev, hrt_time_t *hard)
+{
+	const struct slack *sl = rp->slack;
+	int k = 0;
+
+	*hard = ev->hard;
+	if (!sl)
+		return 0;
+	if (sl->who == SLACK_ALL)
+		k = 1;
+	else if (!rp->perf)
+		k = 0;          /* v1: no functions, no processes (slack.h) */
+	else if (sl->who == SLACK_USER)
+		k = selects_name(rp, ev->fn, ev->fn == TRACE_NO_FN ? NULL :
+				 trace_fn_name(rp->r, ev->fn), NULL);
+	else
+		k = selects_name(rp, ev->comm, NULL, ev->comm == TRACE_NO_FN ? NULL :
+				 trace_comm_name(rp->r, ev->comm));
+	if (k < 0)
+		return -1;
+	if (k)
+		*hard = slack_widen(sl, ev->t, ev->soft, ev->hard);
+	rp->res->armings_widened += *hard != ev->hard;
+	return 0;
+}
+
 static int apply_start(struct replay *rp, const struct trace_event *ev)
 {
 	struct live *l = live_get(rp, ev->id, 1);
+	hrt_time_t hard;
 	int old;
 
-	if (!l)
+	if (!l || widened_hard(rp, ev, &hard))
 		return -ENOMEM;
 	if (l->flags & L_ARMED) {       /* the previous arming ends here */
-		if (rp->perf && !(l->flags & L_KDONE) && ev->t >= l->hard_eff)
+		if (rp->perf && !(l->flags & L_KDONE) && ev->t >= l->hard_rec)
 			unresolved(l);
 		hrt_timer_cancel(&l->opt);
+		hrt_timer_cancel(&l->optw);
 	}
 	old = l->flags & L_STARTED ? l->cpu : -1;
 	rp->res->armings++;
 	l->soft_eff = ev->soft > ev->t ? ev->soft : ev->t;
-	l->hard_eff = ev->hard > ev->t ? ev->hard : ev->t;
+	l->hard_eff = hard > ev->t ? hard : ev->t;
+	l->hard_rec = ev->hard > ev->t ? ev->hard : ev->t;
 	l->fn = ev->fn;
 	l->cpu = ev->cpu;
 	l->flags = L_ARMED | L_STARTED;
@@ -568,12 +663,14 @@ static int apply_start(struct replay *rp, const struct trace_event *ev)
 		if (!(rp->pol & (1u << p)))
 			continue;
 		hrt_timer_start_range(&l->t[p], rp->cpu[ev->cpu].base[p], ev->soft,
-				      ev->hard - ev->soft, HRT_MODE_ABS);
+				      hard - ev->soft, HRT_MODE_ABS);
 		dev_update(rp, ev->cpu, p);
 		if (old >= 0 && old != ev->cpu)
 			dev_update(rp, old, p);
 	}
-	hrt_timer_start_range(&l->opt, rp->optbase, l->hard_eff, 0, HRT_MODE_ABS);
+	hrt_timer_start_range(&l->opt, rp->optbase, l->hard_rec, 0, HRT_MODE_ABS);
+	if (rp->slack)
+		hrt_timer_start_range(&l->optw, rp->optwbase, l->hard_eff, 0, HRT_MODE_ABS);
 	return 0;
 }
 
@@ -588,6 +685,7 @@ static void apply_cancel(struct replay *rp, const struct trace_event *ev)
 		if (hrt_timer_cancel(&l->t[p]) == 1)
 			dev_update(rp, l->cpu, p);
 	hrt_timer_cancel(&l->opt);
+	hrt_timer_cancel(&l->optw);
 	l->flags = (l->flags & ~(L_ARMED | L_GRACE)) | L_KDONE;
 	maybe_free(l);
 }
@@ -648,9 +746,10 @@ static int apply(struct replay *rp, const struct trace_event *ev)
 	if (e)
 		return e;
 	/* (1): devices and required windows due by T first. */
-
 	if (hrt_base_next_event(rp->optbase, &next) > 0 && next <= ev->t)
 		hrt_base_run(rp->optbase, ev->t, 0);
+	if (rp->optwbase && hrt_base_next_event(rp->optwbase, &next) > 0 && next <= ev->t)
+		hrt_base_run(rp->optwbase, ev->t, 0);
 	for (int p = 0; p < RP_NPOL; p++)
 		if (rp->pol & (1u << p))
 			fire_until(rp, p, ev->t);
@@ -709,6 +808,20 @@ static int cmp_saved(const struct group *a, const struct group *b)
 	return cmp_wake(a, b);
 }
 
+static int64_t saved_slack(const struct group *g)
+{
+	return (int64_t)g->opt_rec - (int64_t)g->opt;
+}
+
+/* With --slack: most saved by the widening (who should add slack), then
+ * as cmp_saved. */
+static int cmp_slack(const struct group *a, const struct group *b)
+{
+	if (saved_slack(a) != saved_slack(b))
+		return saved_slack(a) > saved_slack(b) ? -1 : 1;
+	return cmp_saved(a, b);
+}
+
 static void group_name(const struct replay *rp, int by, uint64_t key, char *buf, size_t len)
 {
 	if (by == RP_BY_CPU)
@@ -740,7 +853,10 @@ static int select_top(const struct gtab *t, int sv, uint32_t pick[RP_TOP],
 
 		for (int p = 0; p <= RP_NPOL; p++)
 			sum += g->w[p];
-		if (!sum || (sv && saved(g, RP_ALWAYS) <= 0 && saved(g, RP_IDLE) <= 0))
+		sum += g->opt_rec;      /* --slack: a group whose windows all widened
+					 * may run only in others' passes */
+		if (!sum || (sv && saved(g, RP_ALWAYS) <= 0 && saved(g, RP_IDLE) <= 0 &&
+			     saved_slack(g) <= 0))
 			continue;
 		if (n == RP_TOP && cmp(g, &t->g[pick[n - 1]]) > 0)
 			continue;
@@ -759,6 +875,8 @@ static void fill_group(const struct replay *rp, int by, struct replay_group *out
 {
 	group_name(rp, by, g->key, out->name, sizeof(out->name));
 	memcpy(out->w, g->w, sizeof(out->w));
+	out->opt = g->opt;
+	out->opt_rec = g->opt_rec;
 }
 
 static void fill_by(struct replay *rp)
@@ -777,7 +895,7 @@ static void fill_by(struct replay *rp)
 		by->ntop = select_top(t, 0, pick, cmp_wake);
 		for (int i = 0; i < by->ntop; i++)
 			fill_group(rp, b, &by->top[i], &t->g[pick[i]]);
-		by->nsaved = select_top(t, 1, pick, cmp_saved);
+		by->nsaved = select_top(t, 1, pick, rp->slack ? cmp_slack : cmp_saved);
 		for (int i = 0; i < by->nsaved; i++)
 			fill_group(rp, b, &by->saved[i], &t->g[pick[i]]);
 	}
@@ -800,7 +918,7 @@ static void count_open(struct replay *rp, hrt_time_t end)
 		struct live *l = rp->live.vals[i];
 
 		if (l && rp->perf && (l->flags & L_ARMED) && !(l->flags & L_KDONE) &&
-		    l->hard_eff <= end)
+		    l->hard_rec <= end)
 			unresolved(l);
 	}
 }
@@ -850,13 +968,17 @@ static void cleanup(struct replay *rp)
 
 		for (int p = 0; l && p < RP_NPOL; p++)
 			hrt_timer_cancel(&l->t[p]);
-		if (l)
+		if (l) {
 			hrt_timer_cancel(&l->opt);
+			hrt_timer_cancel(&l->optw);
+		}
 	}
 	for (int c = 0; c < rp->ncpu; c++)
 		for (int p = 0; p < RP_NPOL; p++)
 			hrt_base_free(rp->cpu[c].base[p]);
 	hrt_base_free(rp->optbase);
+	hrt_base_free(rp->optwbase);
+	free(rp->sel);
 	for (size_t i = 0; i < rp->live.cap; i++)
 		if (rp->live.vals[i])
 			free(rp->live.vals[i]);
@@ -904,6 +1026,18 @@ int replay_trace(struct trace_reader *r, unsigned policies, enum replay_idle idl
 int replay_trace_keep(struct trace_reader *r, unsigned policies, enum replay_idle idle,
 		      int keep_wakes, struct replay_result *res)
 {
+	const struct replay_opts o = { policies, idle, keep_wakes, NULL, NULL };
+
+	return replay_trace_opts(r, &o, res);
+}
+
+int replay_trace_opts(struct trace_reader *r, const struct replay_opts *o,
+		      struct replay_result *res)
+{
+	unsigned policies = o->policies;
+	enum replay_idle idle = o->idle;
+	int keep_wakes = o->keep_wakes;
+	const struct slack *slack = o->slack;
 	struct replay rp;
 	struct trace_event ev;
 	hrt_time_t end = 0;
@@ -918,6 +1052,13 @@ int replay_trace_keep(struct trace_reader *r, unsigned policies, enum replay_idl
 	rp.pol = res->policies;
 	rp.idle_mode = idle;
 	rp.keep = keep_wakes;
+	if (slack && slack->kind != SLACK_NONE) {
+		rp.slack = res->slack = slack;
+		if (hrt_base_new(&rp.optwbase, CLOCK_MONOTONIC, HRT_BASE_VIRTUAL) == 0)
+			hrt_base_set_greedy(rp.optwbase, HRT_GREEDY_OFF);
+		else
+			ret = -2;
+	}
 	if (hrt_base_new(&rp.optbase, CLOCK_MONOTONIC, HRT_BASE_VIRTUAL))
 		ret = -2;
 	else
@@ -932,12 +1073,15 @@ int replay_trace_keep(struct trace_reader *r, unsigned policies, enum replay_idl
 			ret = -2;
 		if (!res->events++)
 			res->first = ev.t;
+		if (o->progress)
+			progress_tick(o->progress, r, res->events);
 		end = ev.t;
 	}
 	if (!ret && (k < 0 || trace_finish(r)))
 		ret = -1;
 	if (!ret) {
 		res->last = end;
+		res->slack_blind = rp.slack && !rp.perf && rp.slack->who != SLACK_ALL;
 		count_open(&rp, end);
 		finish(&rp);
 		/* Per policy the wake-ups come in time order except across CPUs

@@ -189,6 +189,15 @@ int replay_write_svg(FILE *f, const char *name, const struct replay_result *r)
 	svg_begin(f, W_ALL, h, "hrt replay: wake-ups and lateness in the window");
 	snprintf(buf, sizeof(buf), "hrt replay %s: %" PRIu64 " CPUs, %" PRIu64 " armings, "
 		 "optimum %" PRIu64 " wake-ups", name, r->cpus, r->armings, r->optimal_wakeups);
+	if (r->slack) {
+		/* the title says which windows every figure below is of */
+		char what[200];
+		size_t n = strlen(buf);
+
+		slack_describe(r->slack, what, sizeof(what));
+		snprintf(buf + n, sizeof(buf) - n, " with %s (%" PRIu64 " as recorded)", what,
+			 r->optimal_wakeups_recorded);
+	}
 	svg_text(f, 10, 20, 14, "start", "#111", buf);
 	raster(f, r, 44);
 	histogram(f, r, 44 + 14 + nrow * (ROW_H + 14) + 50 + 20);

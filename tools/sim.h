@@ -8,6 +8,7 @@
 #ifndef HRT_TOOLS_SIM_H
 #define HRT_TOOLS_SIM_H
 
+#include <stddef.h>
 #include <stdint.h>
 #include "hrt.h"
 
@@ -50,5 +51,27 @@ void sim_defaults(struct sim_config *c);
 int sim_run(const struct sim_config *c, struct sim_result *r);
 /* NULL if c is valid, else why not. */
 const char *sim_config_error(const struct sim_config *c);
+
+/* One target load, simulated under each policy. */
+struct sim_point {
+	int load;                       /* target, percent */
+	struct sim_result r[3];         /* off, idle, always */
+};
+extern const char *const sim_policy_name[3];
+
+static inline double sim_ratio(uint64_t a, uint64_t b)
+{
+	return b ? (double)a / (double)b : 0;
+}
+
+/* "50 us" or "50,1000 us" (unit: "us" or UTF-8 "\xc2\xb5s"). */
+void sim_slack_str(const struct sim_config *c, char *buf, size_t n, const char *unit);
+/* The table, or CSV, of n points on stdout (sim_text.c). */
+void sim_print_table(const struct sim_config *c, const struct sim_point *p, int n);
+void sim_print_csv(const struct sim_point *p, int n);
+/* The plot into path through outfile.h ('-': stdout); 0, or -1 after one
+ * line (sim_svg.c). */
+int sim_write_plot(const char *path, const struct sim_config *c, const struct sim_point *p,
+		   int n);
 
 #endif

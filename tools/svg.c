@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * svg.c - minimal SVG output helpers for the hrt tool (see svg.h).
- * Everything is written with fprintf; no DOM, no allocation except the
- * joined output path.
+ * Everything is written with fprintf; no DOM, no allocation.  Files are
+ * opened by the caller through outfile.h.
  */
 #include <errno.h>
 #include <math.h>
@@ -120,44 +120,6 @@ void svg_polyline(FILE *f, const double *xs, const double *ys, int n,
 	if (dash)
 		fprintf(f, " stroke-dasharray=\"%s\"", dash);
 	fputs("/>\n", f);
-}
-
-FILE *out_open(const char *dir, const char *name, char **full)
-{
-	size_t n = (dir ? strlen(dir) + 1 : 0) + strlen(name) + 1;
-	char *p = malloc(n);
-	FILE *f;
-
-	if (!p) {
-		fprintf(stderr, "hrt: out of memory\n");
-		return NULL;
-	}
-	if (dir)
-		snprintf(p, n, "%s/%s", dir, name);
-	else
-		snprintf(p, n, "%s", name);
-	f = fopen(p, "w");
-	if (!f) {
-		fprintf(stderr, "hrt: cannot write %s: %s\n", p, strerror(errno));
-		free(p);
-		return NULL;
-	}
-	*full = p;
-	return f;
-}
-
-int out_close(FILE *f, const char *path)
-{
-	/* ferror alone loses the reason; the flush sets errno (ENOSPC...). */
-	int bad = ferror(f), e = fflush(f) ? errno : bad ? EIO : 0;
-
-	if (fclose(f) && !e)
-		e = errno;
-	if (e) {
-		fprintf(stderr, "hrt: %s: %s\n", path, strerror(e));
-		return -1;
-	}
-	return 0;
 }
 
 /* Well-formedness check ----------------------------------------------------- */

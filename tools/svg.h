@@ -34,12 +34,6 @@ double svg_nice_axis(double max, int maxticks, double *top, int *decimals);
  * quotes and backslashes) escaped. */
 void svg_escape(FILE *f, const char *s);
 
-/* Opens path for writing ("dir/name" when dir is not NULL); NULL and a
- * message on stderr on failure.  *full receives the path (caller frees). */
-FILE *out_open(const char *dir, const char *name, char **full);
-/* fclose with error check: 0, or -1 after printing a message. */
-int out_close(FILE *f, const char *path);
-
 /* A small well-formedness check of an XML file (tags balanced and properly
  * nested, attributes quoted, entities known, one root element): 0, or -1
  * with why (and the line) in why[len].  For tests of the SVG output. */

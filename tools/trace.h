@@ -39,6 +39,7 @@
 #include <sys/types.h>
 
 #include "hrt.h"
+#include "idmap.h"
 
 #define TRACE_MAX_CPUS 4096     /* higher CPU numbers are a bad line */
 #define TRACE_MAX_IDS 4194304   /* distinct timer ids; one more is a bad line */
@@ -97,6 +98,11 @@ void trace_close(struct trace_reader *r);
  * that the trace had events.  0 or -1 (trace_error()). */
 int trace_finish(struct trace_reader *r);
 
+/* How far the input has been read: *done bytes of *total (0: the size is
+ * not known - a pipe).  For compressed files both count the compressed
+ * bytes. */
+void trace_progress(const struct trace_reader *r, uint64_t *done, uint64_t *total);
+
 const char *trace_error(const struct trace_reader *r);
 /* After a failure: 1 if it was for lack of memory (exit status 1, never
  * skipped by lenient mode), 0 if the input was bad (exit status 2). */
@@ -117,18 +123,5 @@ size_t trace_utf8_prefix(const char *s, size_t max);
 /* A timer id for display: the v1 token (valid UTF-8 as above), or 0xHEX
  * of a perf address (in a buffer of r, valid until the next call). */
 const char *trace_id_name(struct trace_reader *r, uint64_t id);
-
-/* A uint64 -> pointer hash map (linear probing, backward-shift delete). */
-struct idmap {
-	uint64_t *keys;
-	void **vals;            /* NULL: empty slot */
-	size_t cap, n;
-};
-void **idmap_get(const struct idmap *m, uint64_t key);
-/* Inserts key (value NULL until the caller sets it); returns its slot, or
- * NULL on ENOMEM.  *fresh says whether it was new. */
-void **idmap_put(struct idmap *m, uint64_t key, int *fresh);
-void idmap_del(struct idmap *m, uint64_t key);
-void idmap_free(struct idmap *m);
 
 #endif

@@ -1,0 +1,180 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+# test_output.sh - one output path for every file the tools write, and one
+# line for a failed stdout: replay, sim and demo against /dev/full, a closed
+# stdout, FIFOs, symlinks and regular files; and `replay --slack` from the
+# command line (bad values are usage errors that write nothing, every
+# output format accepts it).  Each check names itself on failure; the
+# script exits 1 at the first one.
+set -u
+HRT=${HRT:-build/hrt}
+case $HRT in /*) ;; *) HRT=$PWD/$HRT ;; esac
+d=$(mktemp -d /tmp/hrt-test-output-XXXXXX)
+trap 'rm -rf "$d"' EXIT
+. "$(dirname "$0")/lib.sh"
+fail_log=$d/err         # what the last command wrote to stderr
+one_line() { # WHAT REGEX: stderr is exactly one line, matching REGEX
+	[ "$(wc -l < "$d/err")" -eq 1 ] || fail "$1: stderr is not one line"
+	grep -q -- "$2" "$d/err" || fail "$1: stderr lacks '$2'"
+	ok
+}
+
+# A perf trace: two sleepers close together and a kernel tick.
+t=$d/trace.txt
+cat > "$t" <<'EOF'
+  sleeper 100 [000] 1.000000000: timer:hrtimer_start: hrtimer=0xa function=hrtimer_wakeup expires=1010000000 softexpires=1010000000 mode=0x1
+  sleeper 100 [000] 1.000000000: timer:hrtimer_start: hrtimer=0xb function=hrtimer_wakeup expires=1010500000 softexpires=1010500000 mode=0x1
+  swapper 0 [000] 1.000000000: timer:hrtimer_start: hrtimer=0xc function=tick_nohz_handler expires=1012000000 softexpires=1012000000 mode=0x0
+  swapper 0 [000] 1.100000000: timer:hrtimer_start: hrtimer=0xd function=tick_nohz_handler expires=1900000000 softexpires=1900000000 mode=0x0
+EOF
+
+# --- failed stdout: exactly one line naming the subcommand ---------------
+expect 1 "replay > /dev/full" sh -c "'$HRT' replay '$t' > /dev/full"
+one_line "replay > /dev/full" '^hrt replay: stdout: No space left on device$'
+expect 1 "replay >&-" sh -c "'$HRT' replay '$t' >&-"
+one_line "replay >&-" '^hrt replay: stdout: Bad file descriptor$'
+expect 1 "sim --svg - > /dev/full" sh -c "'$HRT' sim --busy 50 --duration 10ms --svg - > /dev/full"
+one_line "sim --svg - > /dev/full" '^hrt sim: stdout: No space left on device$'
+expect 1 "replay --svg /dev/full" sh -c "'$HRT' replay --svg /dev/full '$t' > /dev/null"
+one_line "replay --svg /dev/full" '^hrt replay: /dev/full: No space left on device$'
+expect 1 "sim --svg /dev/full" sh -c "'$HRT' sim --busy 50 --duration 10ms --svg /dev/full > /dev/null"
+one_line "sim --svg /dev/full" '^hrt sim: /dev/full: No space left on device$'
+# A replay whose stdout fails leaves no picture, and an old one as it was.
+expect 1 "replay --svg F > /dev/full" sh -c "'$HRT' replay --svg '$d/r.svg' '$t' > /dev/full"
+[ ! -e "$d/r.svg" ] || fail "replay --svg F > /dev/full left F"; ok
+echo old > "$d/r.svg"
+expect 1 "replay --svg OLD > /dev/full" sh -c "'$HRT' replay --svg '$d/r.svg' '$t' > /dev/full"
+[ "$(cat "$d/r.svg")" = old ] || fail "replay --svg OLD > /dev/full changed OLD"; ok
+[ -z "$(ls -A "$d" | grep '^\.r\.svg')" ] || fail "a temporary was left beside r.svg"; ok
+
+# --- --svg and the demo's files: write through FIFOs and symlinks -------
+expect 0 "replay --svg F" sh -c "'$HRT' replay --svg '$d/r.svg' '$t' > /dev/null"
+grep -q '</svg>' "$d/r.svg" || fail "replay --svg F wrote no SVG"; ok
+mkfifo "$d/fifo"
+cat "$d/fifo" > "$d/from-fifo" &
+expect 0 "replay --svg FIFO" sh -c "'$HRT' replay --svg '$d/fifo' '$t' > /dev/null"
+wait
+[ -p "$d/fifo" ] || fail "replay --svg FIFO replaced the FIFO"; ok
+grep -q '</svg>' "$d/from-fifo" || fail "replay --svg FIFO: nothing came through"; ok
+echo x > "$d/target.svg"
+ln -s target.svg "$d/link.svg"
+expect 0 "sim --svg SYMLINK" sh -c "'$HRT' sim --busy 50 --duration 10ms --svg '$d/link.svg' > /dev/null"
+[ -L "$d/link.svg" ] || fail "sim --svg SYMLINK replaced the link"; ok
+grep -q '</svg>' "$d/target.svg" || fail "sim --svg SYMLINK: target not written"; ok
+mkdir "$d/demo"
+ln -s ../target.svg "$d/demo/demo-timeline.svg"
+expect 0 "demo --out DIR (timeline a symlink)" sh -c "'$HRT' demo --out '$d/demo' > /dev/null"
+[ -L "$d/demo/demo-timeline.svg" ] || fail "demo replaced a symlinked demo-timeline.svg"; ok
+grep -q 'Timers A' "$d/target.svg" || fail "demo: symlink target not written"; ok
+expect 1 "demo --out DIR/ > /dev/full" sh -c "'$HRT' demo --out '$d/demo' > /dev/full"
+one_line "demo > /dev/full" '^hrt demo: stdout: No space left on device$'
+
+# --- replay --slack from the command line --------------------------------
+for v in -1ms 5x 5 '' 1.ms 1e3ms 9223372036854775808ns 292471208678y 10000000000s 1000001%; do
+	expect 2 "replay --slack '$v'" sh -c "'$HRT' replay --slack '$v' --svg '$d/bad.svg' '$t' > '$d/out'"
+	one_line "replay --slack '$v'" "^hrt replay: --slack '"
+	[ ! -s "$d/out" ] || fail "replay --slack '$v' wrote stdout"; ok
+	[ ! -e "$d/bad.svg" ] || fail "replay --slack '$v' wrote --svg"; ok
+done
+expect 2 "replay --slack-for a,,b" sh -c "'$HRT' replay --slack 1ms --slack-for a,,b '$t' > '$d/out'"
+one_line "--slack-for a,,b" "^hrt replay: --slack-for 'a,,b'"
+expect 2 "replay --slack-for without --slack" sh -c "'$HRT' replay --slack-for all '$t' > '$d/out'"
+one_line "--slack-for alone" '^hrt replay: --slack-for needs --slack$'
+# Two sleepers 0.5 ms apart: 1 ms of slack merges them (3 -> 2 wake-ups).
+expect 0 "replay --slack 1ms --verdict" sh -c "'$HRT' replay --slack 1ms --verdict '$t' > '$d/out'"
+grep -q 'with 1 ms of slack on user-space timers, the optimum drops from 3 to 2 wake-ups (-33.3 %)' \
+	"$d/out" || fail "replay --slack 1ms --verdict: $(cat "$d/out")"; ok
+expect 0 "replay --slack 1ms --json" sh -c "'$HRT' replay --slack 1ms --json '$t' > '$d/out'"
+grep -q '"optimal_wakeups": 2, .*"optimal_wakeups_recorded": 3, "slack": {"spec": "1ms", "ns": 1000000, "for": "user"' \
+	"$d/out" || fail "replay --slack --json"; ok
+if command -v python3 > /dev/null; then
+	python3 -c 'import json,sys; json.load(open(sys.argv[1]))' "$d/out" || fail "--slack --json is not JSON"
+	ok
+fi
+expect 0 "replay --slack 1ms --csv" sh -c "'$HRT' replay --slack 1ms --csv '$t' > '$d/out'"
+grep -q ',1ms,user,3,2$' "$d/out" || fail "replay --slack --csv: $(cat "$d/out")"; ok
+expect 0 "replay --slack 1ms --by process --csv" \
+	sh -c "'$HRT' replay --slack 1ms --by process --csv '$t' > '$d/out'"
+grep -q '^.*,process,saved,sleeper 100,.*,1,2,1$' "$d/out" || fail "--by --csv saved_slack: $(cat "$d/out")"; ok
+expect 0 "replay --slack 100% --svg" sh -c "'$HRT' replay --slack 100% --svg '$d/s.svg' '$t' > '$d/out'"
+grep -q 'with a slack of 100 % of the timeout on user-space timers' "$d/s.svg" || fail "--svg title"; ok
+grep -q 'saved_slack' "$d/out" || fail "table without saved_slack"; ok
+# --- make demo (tools/demo.sh) on a bare and on a full machine ----------
+# Bare: a PATH without xz and dot, and an interrupt counter that is not
+# there (bench/coalesce prints SKIP).  Every section still has its line.
+repo=$(pwd)
+mkdir "$d/bin" "$d/bare" "$d/full"
+for c in sh fold sed awk grep cut head rm cat; do
+	p=$(command -v "$c") && ln -s "$p" "$d/bin/$c"
+done
+printf '#!/bin/sh\necho "SKIP: no tracepoint"\n' > "$d/nocount"
+chmod +x "$d/nocount"
+(cd "$d/bare" && PATH=$d/bin sh "$repo/tools/demo.sh" "$HRT" "$d/nocount" \
+	"$repo/data/trace.hrt.xz" > out 2>err)
+[ $? -eq 0 ] || fail "demo.sh on a bare machine failed: $(cat "$d/bare/err")"; ok
+o=$d/bare/out
+grep -q '^1\. The article' "$o" || fail "bare demo: no section 1"; ok
+grep -q 'always          2 wake-ups' "$o" || fail "bare demo: no article wake-ups"; ok
+grep -q '^2\. SKIP: reading .*needs xz (install xz-utils)' "$o" || fail "bare demo: no xz line"; ok
+grep -q '^4\. Timer interrupts: not counted here' "$o" || fail "bare demo: no counter line"; ok
+grep -q 'no Graphviz: no demo-tree.svg' "$o" || fail "bare demo: no Graphviz note"; ok
+[ "$(wc -l < "$o")" -le 24 ] || fail "bare demo: more than a screen"; ok
+[ ! -s "$d/bare/err" ] || fail "bare demo wrote to stderr: $(cat "$d/bare/err")"; ok
+# Full: xz and Graphviz as installed, a canned interrupt count.
+if command -v xz > /dev/null 2>&1; then
+	cat > "$d/count" <<'EOF2'
+#!/bin/sh
+echo "CPU 1, 1 s per run"
+echo "timers bg_hz co     wakeups   bg_irqs      irqs    extra     late     late%"
+echo "     1  1000 off        145      1251      1389     0.95      144    100.0%"
+echo "     1  1000 on         169      1251      1253     0.01        3      1.8%"
+EOF2
+	chmod +x "$d/count"
+	(cd "$d/full" && sh "$repo/tools/demo.sh" "$HRT" "$d/count" "$repo/data/trace.hrt.xz" \
+		> out 2>err)
+	[ $? -eq 0 ] || fail "demo.sh on a full machine failed: $(cat "$d/full/err")"; ok
+	o=$d/full/out
+	grep -q '^     hrt 12290: 3838, hrt 12291: 2964' "$o" || fail "full demo: who wakes the CPU"; ok
+	tr -s '\n ' '  ' < "$o" > "$d/full/joined"	# sentences are folded
+	grep -q 'nothing is saved: the stock walk already needs only the optimum' "$d/full/joined" ||
+		fail "full demo: greedy's nothing, and why"; ok
+	grep -q 'with 1 ms of slack on user-space timers, the optimum drops from 8035 to' \
+		"$d/full/joined" ||
+		fail "full demo: what slack saves"; ok
+	grep -q 'timerfd loop     145 wake-ups,  1389 interrupts, 100.0% past hard' "$o" ||
+		fail "full demo: the interrupt count"; ok
+	grep -q 'Extra interrupts per wake-up: 0.95 through the timerfd, 0.01' "$o" ||
+		fail "full demo: extra interrupts per wake-up"; ok
+	# A count disturbed by other load says so instead of a negative cost.
+	sed 's/1251/1500/' "$d/count" > "$d/count2"
+	chmod +x "$d/count2"
+	(cd "$d/full" && sh "$repo/tools/demo.sh" "$HRT" "$d/count2" "$repo/data/trace.hrt.xz" \
+		> out2 2>&1)
+	grep -q 'Other load disturbed this count' "$d/full/out2" ||
+		fail "full demo: a disturbed count is not called so"; ok
+	[ -s "$d/full/demo-replay.svg" ] && [ -s "$d/full/demo-timeline.svg" ] ||
+		fail "full demo: pictures missing"; ok
+	[ "$(wc -l < "$o")" -le 30 ] || fail "full demo: more than a screen"; ok
+fi
+# --- progress on a terminal ---------------------------------------------
+# A trace that arrives slowly through a pipe (no size known: bytes, events,
+# rate), under script(1) for a terminal on stderr.  The line is rewritten
+# in place (\r ... ESC[K) and erased at the end; --quiet and a stderr that
+# is not a terminal show nothing.
+if command -v script > /dev/null 2>&1 && command -v xz > /dev/null 2>&1; then
+	xz -dc data/trace.hrt.xz > "$d/big.txt"
+	drip="(head -c 3000000 '$d/big.txt'; sleep 1; tail -c +3000001 '$d/big.txt')"
+	for c in "replay --verdict" "convert"; do
+		name=${c%% *}
+		script -qec "sh -c \"$drip | '$HRT' $c - > '$d/p.out'\"" "$d/tty" > /dev/null 2>&1
+		tr '\r\033' 'RE' < "$d/tty" > "$d/tty.txt"
+		grep -q "Rhrt $name: <stdin>: [0-9.]* [kM]*B, [0-9.]* [k]* *events, [0-9.]* [kM]*B/s" \
+			"$d/tty.txt" || fail "$c on a terminal: no progress line: $(cat "$d/tty.txt")"; ok
+		grep -q 'RE\[K' "$d/tty.txt" || fail "$c: progress line not erased"; ok
+		script -qec "sh -c \"$drip | '$HRT' $c --quiet - > '$d/p.out'\"" "$d/tty" > /dev/null 2>&1
+		! grep -q "hrt $name: <stdin>" "$d/tty" || fail "$c --quiet showed progress"; ok
+		sh -c "$drip | '$HRT' $c - > '$d/p.out' 2> '$d/p.err'"
+		! grep -q "events" "$d/p.err" || fail "$c: progress on a stderr that is no terminal"; ok
+	done
+fi
+echo "test_output.sh: $n checks passed"

@@ -1,0 +1,181 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * trace_perf.c - the `perf script` line parser: the header "COMM TID
+ * [CPU] SECS.FRAC: EVENT:" (COMM may hold spaces), then the fields of
+ * timer:hrtimer_start/cancel/expire_entry and sched:sched_switch.  Other
+ * events are counted and ignored; perf's numbers saturate at INT64_MAX.
+ */
+#include <string.h>
+
+#include "trace_impl.h"
+
+static uint32_t intern_fn(struct trace_reader *r, const char *s, size_t n)
+{
+	return strtab_intern(&r->fns, s, n, 1);
+}
+
+/*
+ * The perf script header "COMM TID [CPU] SECS.FRAC: EVENT:": COMM may hold
+ * spaces, so search for " [digits] digits.digits: " from the left.
+ */
+int trace__perf_header(const char *s, int *cpu, hrt_time_t *t, const char **ev,
+		       const char **eve)
+{
+	for (const char *b = strchr(s, '['); b; b = strchr(b + 1, '[')) {
+		const char *p = b + 1, *q;
+		int64_t c, sec, frac;
+		int digits;
+
+		if (b != s && b[-1] != ' ')
+			continue;
+		for (q = p; is_digit(*q); q++)
+			;
+		if (q == p || *q != ']' || q - p > 5 || parse_dec(p, q, &c))
+			continue;
+		p = q + 1;
+		if (*p != ' ')
+			continue;
+		while (*p == ' ')
+			p++;
+		for (q = p; is_digit(*q); q++)
+			;
+		if (q == p || q - p > 11 || parse_dec(p, q, &sec))
+			continue;
+		frac = 0;
+		digits = 0;
+		if (*q == '.') {
+			p = ++q;
+			for (; is_digit(*q); q++)
+				;
+			digits = (int)(q - p);
+			if (digits < 1 || digits > 9 || parse_dec(p, q, &frac))
+				continue;
+		}
+		if (*q != ':' || q[1] != ' ')
+			continue;
+		if (sec > (INT64_MAX - 999999999) / 1000000000)
+			continue;       /* past 2262 in ns: not a timestamp we can hold */
+		for (; digits < 9; digits++)
+			frac *= 10;
+		p = q + 1;
+		while (*p == ' ')
+			p++;
+		for (q = p; *q && *q != ' '; q++)
+			;
+		if (q - p < 2 || q[-1] != ':')
+			continue;
+		*cpu = (int)c;
+		*t = sec * 1000000000 + frac;
+		*ev = p;
+		*eve = q - 1;
+		return 0;
+	}
+	return -1;
+}
+
+static int ev_is(const char *ev, const char *eve, const char *name)
+{
+	size_t n = strlen(name);
+
+	return (size_t)(eve - ev) == n && !memcmp(ev, name, n);
+}
+
+static int perf_num(const char *rest, const char *key, int64_t *v)
+{
+	const char *e, *s = field(rest, key, &e);
+
+	return s ? parse_dec(s, e, v) : -1;
+}
+
+/*
+ * The task in the header "COMM TID [CPU] ...": the last '[' before the
+ * event name is the CPU's (COMM may hold spaces and brackets); TID may be
+ * written PID/TID.  Unparsable: pid -1, comm TRACE_NO_FN.  -1 only on ENOMEM.
+ */
+static int perf_task(struct trace_reader *r, const char *s, const char *en,
+		     struct trace_event *ev)
+{
+	const char *b = en, *q, *p, *c;
+
+	ev->pid = -1;
+	ev->comm = TRACE_NO_FN;
+	while (b > s && *b != '[')
+		b--;
+	for (q = b; q > s && q[-1] == ' '; q--)
+		;
+	for (p = q; p > s && (is_digit(p[-1]) || p[-1] == '/'); p--)
+		;
+	if (p == q || (p > s && p[-1] != ' '))
+		return 0;
+	for (c = s; *c == ' '; c++)
+		;
+	for (q = p; q > c && q[-1] == ' '; q--)
+		;
+	ev->pid = 0;
+	for (; is_digit(*p) && ev->pid < 100000000; p++)
+		ev->pid = ev->pid * 10 + (*p - '0');
+	if (q > c && (ev->comm = intern_fn(r, c, (size_t)(q - c))) == TRACE_NO_FN)
+		return -1;
+	return 0;
+}
+
+int trace__parse_perf(struct trace_reader *r, const char *s, struct trace_event *ev, char *why)
+{
+	const char *en, *ene, *rest, *v, *ve;
+	int64_t a, b;
+
+	if (trace__perf_header(s, &ev->cpu, &ev->t, &en, &ene))
+		return WHY("expected a perf script line 'COMM PID [CPU] SECONDS.NS: EVENT: FIELDS'");
+	if (ev->cpu >= TRACE_MAX_CPUS)
+		return WHY("CPU %d out of range (at most %d CPUs)", ev->cpu, TRACE_MAX_CPUS);
+	rest = ene + 1;
+	ev->fn = TRACE_NO_FN;
+	if (perf_task(r, s, en, ev))
+		return WHY("out of memory");
+	if (ev_is(en, ene, "sched:sched_switch")) {
+		const char *p = NULL;
+
+		for (const char *q = strstr(rest, " next_pid="); q; q = strstr(q + 1, " next_pid="))
+			p = q;
+		if (!p)
+			return WHY("sched_switch: expected next_pid=PID");
+		p += 10;
+		for (ve = p; is_digit(*ve); ve++)
+			;
+		if (parse_dec(p, ve, &a) || (*ve && *ve != ' '))
+			return WHY("sched_switch: expected next_pid=PID");
+		ev->kind = a == 0 ? TEV_IDLE : TEV_BUSY;
+		return 1;
+	}
+	if (!ev_is(en, ene, "timer:hrtimer_start") && !ev_is(en, ene, "timer:hrtimer_cancel") &&
+	    !ev_is(en, ene, "timer:hrtimer_expire_entry"))
+		return 0;
+	if (!(v = field(rest, "hrtimer", &ve)) || parse_id(v, ve, &ev->id, 0))
+		return WHY("%.*s: expected hrtimer=ADDRESS", (int)(ene - en), en);
+	if (ev_is(en, ene, "timer:hrtimer_cancel")) {
+		ev->kind = TEV_CANCEL;
+		return 1;
+	}
+	if (!(v = field(rest, "function", &ve)))
+		return WHY("%.*s: expected function=NAME", (int)(ene - en), en);
+	ev->fn = intern_fn(r, v, (size_t)(ve - v));
+	if (ev->fn == TRACE_NO_FN)
+		return WHY("out of memory");
+	if (ev_is(en, ene, "timer:hrtimer_expire_entry")) {
+		if (perf_num(rest, "now", &ev->now))
+			return WHY("hrtimer_expire_entry: expected now=NS");
+		ev->kind = TEV_EXPIRE;
+		return 1;
+	}
+	if (perf_num(rest, "expires", &b))
+		return WHY("hrtimer_start: expected expires=NS");
+	if (perf_num(rest, "softexpires", &a))
+		return WHY("hrtimer_start: expected softexpires=NS");
+	if (a > b)
+		return WHY("hrtimer_start: soft expiry %lld after hard expiry %lld",
+			   (long long)a, (long long)b);
+	ev->kind = TEV_START;
+	ev->soft = a;
+	ev->hard = b;
+	return 1;
+}
