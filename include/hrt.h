@@ -319,7 +319,8 @@ HRT_EXTERN int hrt_timer_start(struct hrt_timer *timer, struct hrt_base *base,
 			       hrt_time_t expiry, enum hrt_mode mode);
 /*
  * 1 if it was queued, 0 if not (also for a timer never started), -EINVAL
- * for NULL, -EDEADLK from a hrt_base_walk_tree callback.  If its callback
+ * for NULL, -EDEADLK from a hrt_base_walk_tree callback, -EPERM if its
+ * base is another thread's unlocked one.  If its callback
  * is running on another thread, waits until it has returned (not when
  * called from that callback) and then dequeues what it re-queued
  * (HRT_RESTART, or a start made meanwhile): that counts as queued, 1.  A
