@@ -1064,7 +1064,7 @@ int replay_trace_opts(struct trace_reader *r, const struct replay_opts *o,
 		if (hist_init(&rp.late[p]) || hist_init(&rp.early[p]))
 			ret = -2;
 	while (!ret && (k = trace_next(r, &ev)) > 0) {
-		if (!rp.perf && trace_get_format(r) == TRACE_PERF)
+		if (!rp.perf && trace_get_format(r) != TRACE_V1)
 			rp.perf = 1;
 		if (apply(&rp, &ev) || rp.oom)
 			ret = -2;
