@@ -17,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "live.h"
@@ -79,6 +80,12 @@ uint64_t live_lost(const struct live_trace *lt)
 	return 0;
 }
 
+double live_started(const struct live_trace *lt)
+{
+	(void)lt;
+	return 0;
+}
+
 void live_close(struct live_trace *lt)
 {
 	(void)lt;
@@ -114,6 +121,7 @@ struct live_trace {
 	size_t n, cap;
 	uint64_t seq, lost;
 	hrt_time_t newest, last;
+	double started;         /* CLOCK_MONOTONIC s, just before the events were enabled */
 	int oom;
 };
 
@@ -334,6 +342,11 @@ uint64_t live_lost(const struct live_trace *lt)
 	return lt->lost;
 }
 
+double live_started(const struct live_trace *lt)
+{
+	return lt->started;
+}
+
 void live_close(struct live_trace *lt)
 {
 	if (!lt)
@@ -406,6 +419,12 @@ static int setup(struct live_trace *lt, char *err, size_t len)
 		return -EIO;
 	}
 	/* a fresh instance traces nothing: enable only ours */
+	{
+		struct timespec ts;
+
+		clock_gettime(CLOCK_MONOTONIC, &ts);
+		lt->started = (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+	}
 	for (int k = 0; k < E_N; k++)
 		if (tracefs_event_enable(lt->inst, ev_sys[k], ev_name[k])) {
 			snprintf(err, len, "cannot trace: enabling %s:%s in instance %s failed (a "

@@ -56,6 +56,9 @@ int live_poll(struct live_trace *lt, int flush,
 /* Names of the events' fn and comm indices (a replay_name_fn). */
 const char *live_name(const void *lt, uint32_t i);
 const char *live_instance(const struct live_trace *lt);
+/* When tracing began (CLOCK_MONOTONIC seconds): the start of the first
+ * window. */
+double live_started(const struct live_trace *lt);
 /* Events the kernel dropped because the buffer was full. */
 uint64_t live_lost(const struct live_trace *lt);
 /* Removes the instance; NULL is fine. */
