@@ -364,9 +364,10 @@ static int wait_frame(struct top *tp, double until, long f, int *err)
 
 			if (read(STDIN_FILENO, &ch, 1) != 1 || ch == 'q' || ch == 'Q')
 				return 1;
-			if (ch == 'b' && f > 0) {
+			if (ch == 'b') {        /* redraws the last frame */
 				tp->v.by = (tp->v.by + 1) % RP_NBY;
-				draw(tp, f);
+				if (f > 1)
+					draw(tp, f - 1);
 				fflush(stdout);
 			}
 		}
@@ -441,7 +442,10 @@ int hrt_cmd_top(int argc, char **argv)
 		return st == 1 ? 0 : st;
 	}
 	live_stop = 0;
-	live_catch_signals();
+	/* only a live trace has an instance to remove; --input's decompressor
+	 * child must not inherit an ignored SIGPIPE */
+	if (!o.input)
+		live_catch_signals();
 	if (!(st = top_open(&tp, &o))) {
 		if (!o.batch && !o.input && isatty(STDIN_FILENO) && !tcgetattr(STDIN_FILENO, &tp.saved)) {
 			struct termios raw = tp.saved;
