@@ -411,6 +411,22 @@ static int setup(struct live_trace *lt, char *err, size_t len)
 			 dir, strerror(errno));
 		return -errno;
 	}
+	/* the formats and kallsyms first: slow (seconds under a sanitizer),
+	 * and the events must not pile up in the buffer meanwhile */
+	if (!(lt->tep = tracefs_local_events_system(NULL, sys))) {
+		snprintf(err, len, "cannot trace: reading the event formats in %s/events failed", dir);
+		return -EIO;
+	}
+	for (int k = 0; k < E_N; k++) {
+		struct tep_event *ev = tep_find_event_by_name(lt->tep, ev_sys[k], ev_name[k]);
+
+		if (!ev) {
+			snprintf(err, len, "cannot trace: no format for %s:%s", ev_sys[k], ev_name[k]);
+			return -ENOENT;
+		}
+		lt->id[k] = ev->id;
+	}
+	tracefs_load_cmdlines(NULL, lt->tep);
 	if ((e = make_instance(lt, err, len)))
 		return e;
 	if (tracefs_instance_file_write(lt->inst, "trace_clock", "mono") < 0) {
@@ -432,20 +448,6 @@ static int setup(struct live_trace *lt, char *err, size_t len)
 				 live_instance(lt));
 			return -ENOENT;
 		}
-	if (!(lt->tep = tracefs_local_events_system(NULL, sys))) {
-		snprintf(err, len, "cannot trace: reading the event formats in %s/events failed", dir);
-		return -EIO;
-	}
-	for (int k = 0; k < E_N; k++) {
-		struct tep_event *ev = tep_find_event_by_name(lt->tep, ev_sys[k], ev_name[k]);
-
-		if (!ev) {
-			snprintf(err, len, "cannot trace: no format for %s:%s", ev_sys[k], ev_name[k]);
-			return -ENOENT;
-		}
-		lt->id[k] = ev->id;
-	}
-	tracefs_load_cmdlines(NULL, lt->tep);
 	if (tracefs_trace_on(lt->inst)) {
 		snprintf(err, len, "cannot trace: tracing_on in instance %s", live_instance(lt));
 		return -EIO;

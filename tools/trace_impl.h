@@ -155,6 +155,37 @@ static inline int parse_id(const char *s, const char *e, uint64_t *out, int allo
 	return 0;
 }
 
+/* The timestamp "SECS[.FRAC]: " at p (FRAC 1 to 9 digits, required with
+ * need_frac) in ns: the character after its colon, or NULL.  Seconds past
+ * 2262 (beyond INT64_MAX ns) are not a timestamp. */
+static inline const char *lex_stamp(const char *p, int need_frac, hrt_time_t *t)
+{
+	const char *q;
+	int64_t sec, frac = 0;
+	int digits = 0;
+
+	for (q = p; is_digit(*q); q++)
+		;
+	if (q == p || q - p > 11 || parse_dec(p, q, &sec))
+		return NULL;
+	if (*q == '.') {
+		p = ++q;
+		for (; is_digit(*q); q++)
+			;
+		digits = (int)(q - p);
+		if (digits < 1 || digits > 9 || parse_dec(p, q, &frac))
+			return NULL;
+	} else if (need_frac) {
+		return NULL;
+	}
+	if (*q != ':' || q[1] != ' ' || sec > (INT64_MAX - 999999999) / 1000000000)
+		return NULL;
+	for (; digits < 9; digits++)
+		frac *= 10;
+	*t = sec * 1000000000 + frac;
+	return q + 1;
+}
+
 /* The value of token KEY=... among space-separated tokens of s. */
 static inline const char *field(const char *s, const char *key, const char **vend)
 {

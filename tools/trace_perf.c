@@ -24,8 +24,8 @@ int trace__perf_header(const char *s, int *cpu, hrt_time_t *t, const char **ev,
 {
 	for (const char *b = strchr(s, '['); b; b = strchr(b + 1, '[')) {
 		const char *p = b + 1, *q;
-		int64_t c, sec, frac;
-		int digits;
+		hrt_time_t ts;
+		int64_t c;
 
 		if (b != s && b[-1] != ' ')
 			continue;
@@ -38,27 +38,8 @@ int trace__perf_header(const char *s, int *cpu, hrt_time_t *t, const char **ev,
 			continue;
 		while (*p == ' ')
 			p++;
-		for (q = p; is_digit(*q); q++)
-			;
-		if (q == p || q - p > 11 || parse_dec(p, q, &sec))
+		if (!(p = lex_stamp(p, 0, &ts)))
 			continue;
-		frac = 0;
-		digits = 0;
-		if (*q == '.') {
-			p = ++q;
-			for (; is_digit(*q); q++)
-				;
-			digits = (int)(q - p);
-			if (digits < 1 || digits > 9 || parse_dec(p, q, &frac))
-				continue;
-		}
-		if (*q != ':' || q[1] != ' ')
-			continue;
-		if (sec > (INT64_MAX - 999999999) / 1000000000)
-			continue;       /* past 2262 in ns: not a timestamp we can hold */
-		for (; digits < 9; digits++)
-			frac *= 10;
-		p = q + 1;
 		while (*p == ' ')
 			p++;
 		for (q = p; *q && *q != ' '; q++)
@@ -66,7 +47,7 @@ int trace__perf_header(const char *s, int *cpu, hrt_time_t *t, const char **ev,
 		if (q - p < 2 || q[-1] != ':')
 			continue;
 		*cpu = (int)c;
-		*t = sec * 1000000000 + frac;
+		*t = ts;
 		*ev = p;
 		*eve = q - 1;
 		return 0;

@@ -76,8 +76,8 @@ int trace__tracefs_header(const char *s, int *cpu, hrt_time_t *t, const char **t
 {
 	for (const char *b = strchr(s, '['); b; b = strchr(b + 1, '[')) {
 		const char *p = b + 1, *q;
-		int64_t c, sec, frac;
-		int digits;
+		hrt_time_t ts;
+		int64_t c;
 
 		if (b == s || b[-1] != ' ')
 			continue;
@@ -91,23 +91,8 @@ int trace__tracefs_header(const char *s, int *cpu, hrt_time_t *t, const char **t
 		p = skip_flags(p);
 		while (*p == ' ')
 			p++;
-		for (q = p; is_digit(*q); q++)
-			;
-		if (q == p || q - p > 11 || *q != '.' || parse_dec(p, q, &sec))
+		if (!(p = lex_stamp(p, 1, &ts)))
 			continue;
-		p = ++q;
-		for (; is_digit(*q); q++)
-			;
-		digits = (int)(q - p);
-		if (digits < 1 || digits > 9 || parse_dec(p, q, &frac))
-			continue;
-		if (*q != ':' || q[1] != ' ')
-			continue;
-		if (sec > (INT64_MAX - 999999999) / 1000000000)
-			continue;
-		for (; digits < 9; digits++)
-			frac *= 10;
-		p = q + 1;
 		while (*p == ' ')
 			p++;
 		for (q = p; *q && *q != ' ' && *q != ':'; q++)
@@ -118,7 +103,7 @@ int trace__tracefs_header(const char *s, int *cpu, hrt_time_t *t, const char **t
 			;
 		*task_end = q;
 		*cpu = (int)c;
-		*t = sec * 1000000000 + frac;
+		*t = ts;
 		*ev = p;
 		*eve = p + strcspn(p, ":");
 		return 0;
