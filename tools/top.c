@@ -278,7 +278,7 @@ static int top_open(struct top *tp, struct top_opts *o)
 		return 1;
 	}
 	tp->v = (struct top_view){ tp->rp, o->by, o->slack.kind != SLACK_NONE, o->interval,
-				   o->window };
+				   o->window, 0 };
 	/* -w 0: since the start, the first snapshot always */
 	tp->nring = o->window > 0 ? (long)(o->window / o->interval + 0.5) + 1 : 1;
 	if (!(tp->ring = calloc((size_t)tp->nring, sizeof(*tp->ring)))) {
@@ -325,6 +325,8 @@ static void draw(struct top *tp, long f)
 {
 	const struct top_snap *a, *b;
 
+	if (tp->lt)
+		tp->v.lost = live_lost(tp->lt);
 	window_of(tp, f, &a, &b);
 	if (tp->o->csv) {
 		top_print_csv(stdout, &tp->v, f, a, b);

@@ -39,6 +39,7 @@ struct top_view {
 	int by;                                 /* RP_BY_* */
 	int slack;                              /* --slack given */
 	double interval, window;
+	uint64_t lost;                          /* events the kernel dropped so far */
 };
 
 /* The rows of table BY between snapshots a (older, may be NULL: zero) and

@@ -96,9 +96,13 @@ void top_print_text(FILE *f, const struct top_view *v, long frame, const struct 
 	struct top_row *r, all;
 	size_t n;
 
-	fprintf(f, "hrt top: frame %ld, every %.3g s, window %.3g s, by %s%s\n", frame, v->interval,
+	fprintf(f, "hrt top: frame %ld, every %.3g s, window %.3g s, by %s%s", frame, v->interval,
 		b->t - (a ? a->t : b->t), replay_by_names[v->by],
 		v->slack ? ", with --slack" : "");
+	/* a full ring buffer drops events: the figures then undercount */
+	if (v->lost)
+		fprintf(f, "; %" PRIu64 " events lost (buffer full)", v->lost);
+	fputc('\n', f);
 	if (top_rows(v, RP_BY_CPU, a, b, &r, &n)) {
 		fprintf(f, "out of memory\n");
 		return;
