@@ -108,9 +108,18 @@ EXAMPLES_MISSING := $(foreach e,$(EXAMPLES_NEEDING),$(if $(call have_lib,$(EXHDR
 EXAMPLES_OK      := $(filter-out $(EXAMPLES_MISSING),$(EXAMPLE_NAMES))
 HAVE_LIBUV       := $(if $(filter uv_timers,$(EXAMPLES_MISSING)),,y)
 HAVE_XZ          := $(shell command -v xz >/dev/null 2>&1 && echo y)
+# Live tracing (hrt top, hrt record --tracefs): libtracefs and libtraceevent.
+TRACEFS_CFLAGS   := $(shell pkg-config --cflags libtracefs libtraceevent 2>/dev/null)
+TRACEFS_LIBS     := $(shell pkg-config --libs libtracefs libtraceevent 2>/dev/null)
+HAVE_TRACEFS     := $(call have_lib,tracefs.h,tracefs_iterate_raw_events,$(TRACEFS_CFLAGS) $(TRACEFS_LIBS))
+TRACEFS_PKG      := libtracefs-dev libtraceevent-dev
 # What `make test` cannot build, as NAME:PACKAGE for tests/run.sh.
 TEST_SKIPPED := $(foreach e,$(EXAMPLES_MISSING),$(e):$(EXPKG_$(e))) \
 	$(if $(HAVE_LIBUV),,readme_uv:libuv1-dev)
+ifeq ($(HAVE_TRACEFS),y)
+  TOOL_LDLIBS = $(TRACEFS_LIBS)
+$(O)/tools/live.o: HRT_CFLAGS += -DHAVE_TRACEFS $(TRACEFS_CFLAGS)
+endif
 
 .PHONY: all lib tools test check demo bench bench-peers bench-before-after examples fuzz install uninstall clean
 .DEFAULT_GOAL := all
@@ -143,7 +152,7 @@ $(TOOL_A): $(TOOL_OBJS)
 	ar rcs $@ $^
 
 $(HRT_BIN): tools/hrt.c $(TOOL_A) $(LIB_A) $(wildcard tools/*.h)
-	$(CC) $(ALL_CFLAGS) -DHRT_VERSION_FULL='"$(VERSION)"' -o $@ $< $(TOOL_A) $(LIB_A) $(ALL_LDFLAGS) $(HRT_LDLIBS)
+	$(CC) $(ALL_CFLAGS) -DHRT_VERSION_FULL='"$(VERSION)"' -o $@ $< $(TOOL_A) $(LIB_A) $(ALL_LDFLAGS) $(TOOL_LDLIBS) $(HRT_LDLIBS)
 
 # Per-test extra link flags: TEST_LDFLAGS_<name>.
 WRAP_ALLOC = malloc calloc realloc free aligned_alloc posix_memalign
@@ -151,11 +160,11 @@ TEST_LDFLAGS_test_noalloc = $(foreach f,$(WRAP_ALLOC),-Wl,--wrap=$(f))
 
 $(O)/tests/%: tests/%.c $(wildcard tests/*.h) $(LIB_A) $(TOOL_A)
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) -o $@ $< $(TOOL_A) $(LIB_A) $(ALL_LDFLAGS) $(TEST_LDFLAGS_$*) $(HRT_LDLIBS)
+	$(CC) $(ALL_CFLAGS) -o $@ $< $(TOOL_A) $(LIB_A) $(ALL_LDFLAGS) $(TEST_LDFLAGS_$*) $(TOOL_LDLIBS) $(HRT_LDLIBS)
 
 $(O)/fuzz/%-replay: fuzz/%.c fuzz/fuzz_main.c $(wildcard fuzz/*.h) $(LIB_A) $(TOOL_A)
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) -o $@ $< fuzz/fuzz_main.c $(TOOL_A) $(LIB_A) $(ALL_LDFLAGS) $(HRT_LDLIBS)
+	$(CC) $(ALL_CFLAGS) -o $@ $< fuzz/fuzz_main.c $(TOOL_A) $(LIB_A) $(ALL_LDFLAGS) $(TOOL_LDLIBS) $(HRT_LDLIBS)
 
 # Per-benchmark extra link flags: BENCH_LDFLAGS_<name>.
 BENCH_LDFLAGS_wakeups = -Wl,--wrap=epoll_wait    # counts the loop's waits
@@ -193,7 +202,7 @@ $(O)/readme_uv.o: README.md include/hrt.h
 test check: $(LIB_A) $(LIB_SO) $(HRT_BIN) $(TEST_BINS) $(FUZZ_REPLAY) $(EXAMPLE_TESTS) $(O)/readme_example $(README_UV)
 	O=$(O) HRT=$(HRT_BIN) SAN_FLAGS='$(SAN_FLAGS)' SKIPPED='$(strip $(TEST_SKIPPED))' sh tests/run.sh \
 	  $(TEST_BINS) $(FUZZ_REPLAY) $(EXAMPLE_TESTS) $(O)/readme_example tests/check_layers.sh tests/test_install.sh tests/test_man.sh tests/test_cli.sh tests/test_svg_render.sh \
-	  tests/test_output.sh
+	  tests/test_output.sh tests/test_top.sh
 
 # One screen, a sentence per section (tools/demo.sh): the article's example,
 # the shipped trace (xz-compressed: without xz that part says what it would

@@ -17,7 +17,7 @@ branch=${1:-$(git -C "$repo" rev-parse --abbrev-ref HEAD)}
 [ "$(id -u)" -eq 0 ] || { echo "bare-machine.sh: needs root (unshare -m, mount --bind)" >&2; exit 2; }
 
 # Development packages: headers, libraries and .pc files are hidden.
-DEV="libcmocka-dev libuv1-dev libev-dev libevent-dev libsystemd-dev"
+DEV="libcmocka-dev libuv1-dev libev-dev libevent-dev libsystemd-dev libtracefs-dev libtraceevent-dev"
 # Tool packages: their programs are hidden.
 TOOLS="graphviz linux-perf xz-utils chromium man-db groff-base gnuplot-nox pkgconf pkgconf-bin pkg-config"
 

@@ -17,6 +17,8 @@
 #include "../tools/replay.h"
 
 #define PS(t, ev, rest) "  a 1 [000] " t ": " ev ": " rest "\n"
+/* A tracefs text line (the kernel's trace file). */
+#define TF(t, ev, rest) "  a-1 [000] d..1. " t ": " ev ": " rest "\n"
 #define START1 PS("1.000000000", "timer:hrtimer_start", \
 		  "hrtimer=0xa function=f expires=1000010000 softexpires=1000005000 mode=0x0")
 
@@ -66,6 +68,16 @@ static const struct bad {
 	{ START1 PS("1.000000002", "timer:hrtimer_expire_entry", "hrtimer=0xa function=g now=1"),
 	  0, 2, "id reused inconsistently" },
 	{ START1 "  a 1 [000] 1.000000003: timer:hrtimer_cancel: hrtim", 0, 2, "truncated last line" },
+	/* tracefs text: the same events without the subsystem */
+	{ TF("1.000001", "hrtimer_start", "hrtimer=0000000012345678 function=f softexpires=20"), 0, 1,
+	  "expected expires=NS" },
+	{ TF("1.000001", "hrtimer_cancel", "hrtimer=zz"), 0, 1, "expected hrtimer=ADDRESS" },
+	{ TF("1.000001", "hrtimer_cancel", "hrtimer=1") "  a-1 [000] d..1. 1.00000x: hrtimer_cancel: "
+	  "hrtimer=1\n", 0, 2, "expected a tracefs line" },
+	{ TF("2.000001", "hrtimer_cancel", "hrtimer=1") TF("1.000001", "hrtimer_cancel", "hrtimer=1"),
+	  0, 2, "goes backwards" },
+	{ TF("1.000001", "hrtimer_cancel", "hrtimer=1") "  a-1 [9999] d..1. 1.000002: hrtimer_cancel: "
+	  "hrtimer=1\n", 0, 2, "out of range" },
 };
 
 static void test_bad_input(void **state)
@@ -300,6 +312,69 @@ static void test_cli(void **state)
 	sh("rm -rf %s", dir);
 }
 
+/* tracefs text: the hand-written sample and the real one (recorded with
+ * `hrt record --tracefs`), and trace-cmd's lines without FLAGS. */
+static void test_tracefs(void **state)
+{
+	struct trace_reader *r;
+	struct replay_result res;
+	struct trace_event ev;
+	const char *err;
+	const char *tc = "cpus=2\n"
+			 "     my app-12    [001]  5.000100: hrtimer_start:  hrtimer=0xffff8880aa function="
+			 "hrtimer_wakeup expires=5000200000 softexpires=5000150000 mode=ABS\n"
+			 "     <idle>-0     [001]  5.000201: hrtimer_expire_entry: hrtimer=0xffff8880aa "
+			 "function=hrtimer_wakeup now=5000200100\n";
+	int pids[16], n = 0;
+
+	(void)state;
+	assert_int_equal(trace_open(&r, "tests/data/tracefs-small.txt", 0, TRACE_AUTO, &err), 0);
+	while (trace_next(r, &ev) > 0 && n < 16)
+		pids[n++] = ev.pid;
+	assert_int_equal(trace_finish(r), 0);
+	assert_int_equal(trace_get_format(r), TRACE_TRACEFS);
+	assert_int_equal(n, 10);        /* 11 events, one cancel+expire pair */
+	assert_int_equal(pids[0], 100);
+	assert_int_equal(pids[1], 7);
+	assert_int_equal(pids[4], 0);   /* <idle>-0 */
+	assert_int_equal(trace_get_counts(r)->pairs_merged, 1);
+	assert_int_equal(trace_clock_suspect(r), 0);
+	trace_close(r);
+
+	assert_int_equal(trace_open_mem(&r, tc, strlen(tc), "tc", 0, TRACE_AUTO), 0);
+	assert_int_equal(trace_next(r, &ev), 1);
+	assert_int_equal(trace_get_format(r), TRACE_TRACEFS);
+	assert_int_equal(ev.pid, 12);
+	assert_string_equal(trace_comm_name(r, ev.comm), "my app");
+	assert_int_equal(ev.t, 5000100000);
+	assert_int_equal(ev.soft, 5000150000);
+	trace_close(r);
+
+	assert_int_equal(trace_open(&r, "tests/data/tracefs-real.txt.gz", 0, TRACE_AUTO, &err), 0);
+	assert_int_equal(replay_trace(r, RP_ALL, RP_IDLE_TRACE, &res), 0);
+	assert_int_equal(res.format, TRACE_TRACEFS);
+	assert_true(res.kernel.wakeups > 100);
+	assert_true(res.optimal_wakeups > 0);
+	assert_int_equal(res.kernel_incomplete, 0);
+	assert_int_equal(trace_clock_suspect(r), 0);
+	trace_close(r);
+}
+
+/* A trace stamped with another clock than the timers' is detected. */
+static void test_tracefs_clock(void **state)
+{
+	struct trace_reader *r;
+	struct replay_result res;
+	const char *t = TF("900.000001", "hrtimer_expire_entry", "hrtimer=1 function=f now=5000")
+			TF("900.000002", "hrtimer_expire_entry", "hrtimer=2 function=f now=6000");
+
+	(void)state;
+	assert_int_equal(trace_open_mem(&r, t, strlen(t), "clk", 0, TRACE_AUTO), 0);
+	assert_int_equal(replay_trace(r, RP_ALL, RP_IDLE_TRACE, &res), 0);
+	assert_int_equal(trace_clock_suspect(r), 1);
+	trace_close(r);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -310,6 +385,8 @@ int main(void)
 		cmocka_unit_test(test_opaque_ids),
 		cmocka_unit_test(test_utf8_names),
 		cmocka_unit_test(test_long_line),
+		cmocka_unit_test(test_tracefs),
+		cmocka_unit_test(test_tracefs_clock),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * convert.c - `hrt convert`: perf script text (or hrt-trace v1) to
- * hrt-trace v1.  Streams into a temporary file that is copied to the
+ * convert.c - `hrt convert`: perf script text, the kernel's tracefs text
+ * (or hrt-trace v1) to hrt-trace v1.  Streams into a temporary file that is copied to the
  * output (outfile.h: -o PATH or stdout) only once the whole input has
  * parsed, so bad input never leaves half an output behind.  Kernel expiries
  * (hrtimer_expire_entry) have no v1 form: they are counted in a comment
@@ -70,8 +70,10 @@ static void usage(FILE *f)
 {
 	fprintf(f,
 		"usage: hrt convert [-o FILE] [--lenient] [--quiet] [INPUT]\n\n"
-		"Converts `perf script` text of the hrtimer and sched_switch events (as\n"
-		"written by `hrt record`) to hrt-trace v1, one event per line:\n"
+		"Converts `perf script` text or the kernel's tracefs text\n"
+		"(/sys/kernel/tracing/trace, trace_pipe, `trace-cmd report`) of the hrtimer\n"
+		"and sched_switch events (as written by `hrt record [--tracefs]`) to\n"
+		"hrt-trace v1, one event per line:\n"
 		"  T CPU start ID SOFT HARD | T CPU cancel ID | T CPU idle | T CPU busy\n"
 		"(times in ns; idle/busy from sched_switch next_pid).  Kernel expiries are\n"
 		"dropped: the simulation never uses them.  INPUT defaults to '-' (stdin);\n"
@@ -137,6 +139,7 @@ int hrt_cmd_convert(int argc, char **argv)
 		trace_close(r);
 		return k;
 	}
+	trace_warn_clock(r, stderr, "convert");
 	if (trace_get_counts(r)->bad_lines)
 		fprintf(stderr, "hrt convert: %s: skipped %" PRIu64 " bad lines (--lenient)\n",
 			trace_name(r), trace_get_counts(r)->bad_lines);

@@ -21,7 +21,8 @@ static const struct {
 	const char *what;
 } cmds[] = {
 	{ "demo",    hrt_cmd_demo,    "the article's seven timers: tree, passes, wake-ups" },
-	{ "record",  hrt_cmd_record,  "record kernel hrtimer traffic with perf" },
+	{ "top",     hrt_cmd_top,     "live: who wakes the CPUs, and what range timers would save" },
+	{ "record",  hrt_cmd_record,  "record kernel hrtimer traffic (perf or tracefs)" },
 	{ "replay",  hrt_cmd_replay,  "replay a timer trace under each policy vs the optimum" },
 	{ "convert", hrt_cmd_convert, "convert perf script text to hrt-trace v1" },
 	{ "sim",     hrt_cmd_sim,     "the article's multi-CPU benchmark as a simulation" },

@@ -13,6 +13,10 @@
  * kernel.perf_event_paranoid <= -1 or CAP_PERFMON/CAP_SYS_ADMIN - and says
  * exactly which is missing.
  *
+ * --tracefs records the same events in a private tracefs instance instead
+ * (record_tracefs.c), as tracefs text; it is also what runs when perf is
+ * not installed.
+ *
  * --workload runs a built-in workload for the recording: threads sleeping
  * with mixed timer slack (prctl(PR_SET_TIMERSLACK) + nanosleep), the input
  * the shipped data/trace.hrt.xz was recorded from.
@@ -36,7 +40,9 @@
 
 #include "cmds.h"
 #include "hrt.h"
+#include "live.h"
 #include "outfile.h"
+#include "record.h"
 
 #define CAP_SYS_ADMIN_BIT 21
 #define CAP_PERFMON_BIT   38
@@ -49,7 +55,8 @@ static const char *const events[] = {
 static void usage(FILE *f)
 {
 	fprintf(f,
-		"usage: hrt record [-o FILE] [-d SECONDS] [--workload] [-- COMMAND [ARG...]]\n"
+		"usage: hrt record [-o FILE] [-d SECONDS] [--tracefs] [--workload]\n"
+		"                  [-- COMMAND [ARG...]]\n"
 		"       hrt record -V | --help\n\n"
 		"Records the kernel's hrtimer and scheduler events on all CPUs with\n"
 		"  perf record -k CLOCK_MONOTONIC -a -e timer:hrtimer_start\n"
@@ -62,6 +69,11 @@ static void usage(FILE *f)
 		"                written through\n"
 		"  -d SECONDS    record this long (default 1 without COMMAND; with COMMAND,\n"
 		"                stop after SECONDS even if it still runs)\n"
+		"  --tracefs     record in a private tracefs instance (instances/hrt-PID,\n"
+		"                trace_clock mono, only these four events; removed at the\n"
+		"                end, on errors and on Ctrl-C) and write the kernel's trace\n"
+		"                text; needs no perf, but libtracefs and libtraceevent at\n"
+		"                build time.  Used without the option when perf is missing\n"
 		"  --workload    run the built-in workload instead of COMMAND: 8 threads\n"
 		"                sleeping 0.2-5 ms with timer slack 0, 50 us, 200 us, 1 ms\n"
 		"  -V            print the version\n"
@@ -72,7 +84,8 @@ static void usage(FILE *f)
 		"run).  COMMAND's own exit status is reported, not returned.\n\n"
 		"Needs perf (Debian: linux-perf), read access to tracefs\n"
 		"(/sys/kernel/tracing), and system-wide perf access: root, CAP_PERFMON (or\n"
-		"CAP_SYS_ADMIN), or sysctl kernel.perf_event_paranoid=-1.\n");
+		"CAP_SYS_ADMIN), or sysctl kernel.perf_event_paranoid=-1.  --tracefs needs\n"
+		"root (or write access to tracefs) instead of perf.\n");
 }
 
 /* The workload ------------------------------------------------------------ */
@@ -299,6 +312,7 @@ struct record_opts {
 	const char *out;
 	double seconds;         /* 0: as long as COMMAND runs */
 	int workload;
+	int tracefs;            /* record through tracefs, not perf */
 	char **cmd;             /* COMMAND ARGS..., NULL-terminated; NULL: none */
 };
 
@@ -308,6 +322,7 @@ static int parse_opts(int argc, char **argv, struct record_opts *o, int *status)
 {
 	static const struct option opts[] = {
 		{ "workload", no_argument, NULL, 'w' },
+		{ "tracefs", no_argument, NULL, 't' },
 		{ "run-workload", required_argument, NULL, 'W' },    /* internal */
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -331,6 +346,7 @@ static int parse_opts(int argc, char **argv, struct record_opts *o, int *status)
 			}
 			break;
 		case 'w': o->workload = 1; break;
+		case 't': o->tracefs = 1; break;
 		case 'W': *status = run_workload(strtod(optarg, NULL)); return 1;
 		case 'h': usage(stdout); *status = 0; return 1;
 		case 'V': printf("hrt record %s\n", hrt_version()); *status = 0; return 1;
@@ -429,6 +445,33 @@ static int record_text(const struct record_opts *o, char **pargv, const char *da
 	return 0;
 }
 
+/* --tracefs: what perf would have run (pargv after "--") runs while the
+ * events are recorded as tracefs text into text.  0, or -1 after saying
+ * why. */
+static int tracefs_text(const struct record_opts *o, char **pargv, const char *text)
+{
+	char **argv = pargv;
+	FILE *f;
+	int st, k;
+
+	while (strcmp(*argv, "--"))
+		argv++;
+	argv++;
+	if (!(f = fopen(text, "we"))) {
+		perror("hrt record: temporary file");
+		return -1;
+	}
+	/* without COMMAND perf runs `sleep SECONDS`: -d alone does it here */
+	k = record_tracefs(o->cmd || o->workload ? argv : NULL, o->seconds, f, &st);
+	if (fclose(f) && !k) {
+		perror("hrt record: temporary file");
+		k = -1;
+	}
+	if (!k && st && o->cmd)
+		fprintf(stderr, "hrt record: note: %s exited with status %d\n", o->cmd[0], st);
+	return k;
+}
+
 /* The text into the output, compressed for .xz and .gz (outfile.h keeps
  * it whole until the commit).  0, or -1 after saying why. */
 static int write_output(struct outfile *of, const char *out, const char *text)
@@ -492,7 +535,12 @@ int hrt_cmd_record(int argc, char **argv)
 		free(pargv);
 		return 1;
 	}
-	if (check_access())
+	if (!o.tracefs && !in_path("perf")) {
+		fprintf(stderr, "hrt record: perf not found in PATH; recording through tracefs "
+			"(--tracefs)\n");
+		o.tracefs = 1;
+	}
+	if (!o.tracefs && check_access())
 		goto out_abort;
 	if (!mkdtemp(dir)) {
 		perror("hrt record: mkdtemp");
@@ -501,7 +549,8 @@ int hrt_cmd_record(int argc, char **argv)
 	snprintf(data, sizeof(data), "%s/perf.data", dir);
 	snprintf(text, sizeof(text), "%s/trace.txt", dir);
 	snprintf(old, sizeof(old), "%s.old", data);
-	if (!perf_argv(&o, data, pargv, self, dsec) && !record_text(&o, pargv, data, text) &&
+	if (!perf_argv(&o, data, pargv, self, dsec) &&
+	    !(o.tracefs ? tracefs_text(&o, pargv, text) : record_text(&o, pargv, data, text)) &&
 	    !write_output(&of, o.out, text)) {
 		fprintf(stderr, "hrt record: wrote %s\n", o.out);
 		ret = 0;

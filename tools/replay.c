@@ -17,7 +17,8 @@
 
 static const char *fmt_name(enum trace_format f)
 {
-	return f == TRACE_V1 ? "hrt-trace v1" : "perf script text";
+	return f == TRACE_V1 ? "hrt-trace v1" : f == TRACE_TRACEFS ? "tracefs text" :
+	       "perf script text";
 }
 
 static const char *idle_name(const struct replay_result *r)
@@ -246,7 +247,7 @@ void replay_print_table(FILE *f, const char *name, const struct replay_result *r
 			r->armings_unresolved, r->armings, pct(r->armings_unresolved, r->armings),
 			r->unresolved_on_cpu, r->unresolved_cpu, r->unresolved_on_fn,
 			r->unresolved_fn);
-	else if (r->format == TRACE_PERF)
+	else if (r->format != TRACE_V1)
 		fprintf(f, "armings_unresolved: 0 of %" PRIu64 " armings\n", r->armings);
 	if (by >= 0 && r->by[by].ntop) {
 		by_table(f, r, by, 0);
@@ -395,10 +396,11 @@ void replay_print_json(FILE *f, const char *name, const struct replay_result *r,
 	fprintf(f, ", \"format\": \"%s\", \"events\": %" PRIu64 ", \"events_ignored\": %" PRIu64
 		", \"lines_skipped\": %" PRIu64 ", \"cpus\": %" PRIu64 ", \"timers\": %" PRIu64
 		", \"armings\": %" PRIu64 ", \"cancels\": %" PRIu64 ", \"optimal_wakeups\": %" PRIu64
-		", \"armings_unresolved\": ", r->format == TRACE_V1 ? "hrt-trace v1" : "perf",
+		", \"armings_unresolved\": ", r->format == TRACE_V1 ? "hrt-trace v1" :
+		r->format == TRACE_TRACEFS ? "tracefs" : "perf",
 		r->events, r->ignored, r->bad_lines, r->cpus, r->timers, r->armings, r->cancels,
 		r->optimal_wakeups);
-	if (r->format == TRACE_PERF) {
+	if (r->format != TRACE_V1) {
 		fprintf(f, "%" PRIu64 ", \"unresolved_where\": {\"cpu\": %d, \"on_cpu\": %" PRIu64
 			", \"function\": ", r->armings_unresolved, r->unresolved_cpu,
 			r->unresolved_on_cpu);
@@ -562,8 +564,10 @@ static void usage(FILE *f)
 		"and compares each greedy policy's wake-ups with the kernel's recorded ones and\n"
 		"with the offline optimum (see docs/REPLAY.md).  FILE is `perf script` text of\n"
 		"timer:hrtimer_start/cancel/expire_entry and sched:sched_switch (as written by\n"
-		"`hrt record`) or hrt-trace v1 (`hrt convert`), detected automatically; '-' is\n"
-		"stdin; xz and gzip files are read through xz -dc / gzip -dc.\n\n"
+		"`hrt record`), the kernel's tracefs text of the same events (trace,\n"
+		"trace_pipe, `trace-cmd report`, `hrt record --tracefs`; recorded with\n"
+		"trace_clock mono) or hrt-trace v1 (`hrt convert`), detected automatically;\n"
+		"'-' is stdin; xz and gzip files are read through xz -dc / gzip -dc.\n\n"
 		"  --policy P   off, idle, always, or all (default: all)\n"
 		"  --idle M     when the CPU counts as idle for the idle policy and the busy\n"
 		"               counts: trace (from sched_switch next_pid=0; the default),\n"
@@ -842,7 +846,8 @@ int hrt_cmd_replay(int argc, char **argv)
 				fprintf(w, "hrt replay: %s: no scheduler events; every CPU counts as "
 					"idle (--idle always)\n", argv[i]);
 			/* --verdict says it in its last line already. */
-			if (!verdict && res->format == TRACE_PERF && res->armings &&
+			trace_warn_clock(r, w, "replay");
+			if (!verdict && res->format != TRACE_V1 && res->armings &&
 			    res->armings_unresolved * 10 > res->armings)
 				fprintf(w, "hrt replay: %s: warning: %" PRIu64 " of %" PRIu64 " armings "
 					"(%.0f %%, %" PRIu64 " on CPU %d) ended with neither a traced "

@@ -109,6 +109,40 @@ int replay_trace_opts(struct trace_reader *r, const struct replay_opts *o,
 		      struct replay_result *res);
 void replay_result_free(struct replay_result *res);
 
+/*
+ * The same model fed event by event, for a live trace (`hrt top`):
+ * replay_trace_opts() is new, feed every event, end, free.  Events must
+ * come in time order (a cancel+expire pair already merged, as the reader
+ * does).  NAME turns the events' fn and comm indices into strings (for a
+ * reader, trace_fn_name); TASKS: the events carry processes and functions
+ * (perf and tracefs input, not v1).  res must outlive the model; its
+ * verdict figures are filled by replay_model_end().
+ */
+struct replay;
+typedef const char *(*replay_name_fn)(const void *src, uint32_t i);
+int replay_model_new(struct replay **out, const struct replay_opts *o, replay_name_fn name,
+		     const void *src, int tasks, struct replay_result *res);
+/* 0, or -ENOMEM (the model is then unusable: free it). */
+int replay_model_feed(struct replay *rp, const struct trace_event *ev);
+
+/* One group's wake-ups so far, counted since the model began. */
+struct replay_tally {
+	uint64_t key;                           /* replay_model_group_name() */
+	uint64_t w[RP_NPOL + 1];                /* [RP_NPOL]: the kernel's */
+	uint64_t opt_rec;                       /* the optimum, recorded windows */
+	uint64_t opt;                           /* with --slack: widened windows;
+						 * without: opt_rec */
+};
+/* A copy of every group of table BY (index = the group's number, which
+ * never changes, so two copies subtract index by index); free(*out).  0 or
+ * -ENOMEM. */
+int replay_model_groups(const struct replay *rp, int by, struct replay_tally **out, size_t *n);
+void replay_model_group_name(const struct replay *rp, int by, uint64_t key, char *buf,
+			     size_t len);
+/* Fills res as replay_trace_opts() does at the end of a trace. */
+void replay_model_end(struct replay *rp, const struct trace_counts *tc, enum trace_format format);
+void replay_model_free(struct replay *rp);
+
 /* The verdict: a few sentences with the figures of the table. */
 void replay_print_verdict(FILE *f, const struct replay_result *res);
 void replay_print_table(FILE *f, const char *name, const struct replay_result *res, int by);

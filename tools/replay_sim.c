@@ -162,6 +162,9 @@ struct group {
 	uint64_t w[RP_NPOL + 1];
 	uint64_t unresolved;
 	uint64_t opt, opt_rec;                  /* --slack: optimum wake-ups */
+	uint64_t opt_all;                       /* the optimum on the recorded
+						 * windows, counted with or without
+						 * --slack (replay_model_groups) */
 };
 
 struct gtab {
@@ -171,7 +174,8 @@ struct gtab {
 };
 
 struct replay {
-	struct trace_reader *r;
+	replay_name_fn name;                    /* fn and comm indices to strings */
+	const void *src;
 	struct replay_result *res;
 	unsigned pol;
 	enum replay_idle idle_mode;
@@ -235,7 +239,7 @@ static uint64_t group_key(const struct replay *rp, int by, const struct trace_ev
 	if (!rp->perf)
 		return G_NONE;
 	if (ev->pid <= 0 || ev->comm == TRACE_NO_FN || ev->fn == TRACE_NO_FN ||
-	    !task_fn(trace_fn_name(rp->r, ev->fn)))
+	    !task_fn(rp->name(rp->src, ev->fn)))
 		return G_KERNEL | ev->fn;
 	return (uint64_t)ev->comm << 32 | (uint32_t)ev->pid;
 }
@@ -471,6 +475,8 @@ static enum hrt_restart cb_opt(struct hrt_timer *t, hrt_time_t now)
 	if (!cs->stabbed || l->soft_eff > cs->stab) {
 		cs->stab = l->hard_rec;
 		cs->stabbed = 1;
+		for (int b = 0; b < RP_NBY; b++)
+			l->rp->gt[b].g[l->grp[b]].opt_all++;
 		if (l->rp->slack) {
 			l->rp->res->optimal_wakeups_recorded++;
 			for (int b = 0; b < RP_NBY; b++)
@@ -623,10 +629,10 @@ static int widened_hard(struct replay *rp, const struct trace_event *ev, hrt_tim
 		k = 0;          /* v1: no functions, no processes (slack.h) */
 	else if (sl->who == SLACK_USER)
 		k = selects_name(rp, ev->fn, ev->fn == TRACE_NO_FN ? NULL :
-				 trace_fn_name(rp->r, ev->fn), NULL);
+				 rp->name(rp->src, ev->fn), NULL);
 	else
 		k = selects_name(rp, ev->comm, NULL, ev->comm == TRACE_NO_FN ? NULL :
-				 trace_comm_name(rp->r, ev->comm));
+				 rp->name(rp->src, ev->comm));
 	if (k < 0)
 		return -1;
 	if (k)
@@ -828,14 +834,14 @@ static void group_name(const struct replay *rp, int by, uint64_t key, char *buf,
 		snprintf(buf, len, "CPU %llu", (unsigned long long)key);
 	else if (by == RP_BY_FUNCTION)
 		snprintf(buf, len, "%s", key == TRACE_NO_FN ? "(no function in trace)" :
-			 trace_fn_name(rp->r, (uint32_t)key));
+			 rp->name(rp->src, (uint32_t)key));
 	else if (key == G_NONE)
 		snprintf(buf, len, "(no process in trace)");
 	else if (key & G_KERNEL)
 		snprintf(buf, len, "[kernel] %s", (uint32_t)key == TRACE_NO_FN ? "?" :
-			 trace_fn_name(rp->r, (uint32_t)key));
+			 rp->name(rp->src, (uint32_t)key));
 	else
-		snprintf(buf, len, "%s %u", trace_comm_name(rp->r, (uint32_t)(key >> 32)),
+		snprintf(buf, len, "%s %u", rp->name(rp->src, (uint32_t)(key >> 32)),
 			 (unsigned)(uint32_t)key);
 }
 
@@ -923,12 +929,11 @@ static void count_open(struct replay *rp, hrt_time_t end)
 	}
 }
 
-static void finish(struct replay *rp)
+static void finish(struct replay *rp, const struct trace_counts *tc, enum trace_format format)
 {
 	struct replay_result *res = rp->res;
-	const struct trace_counts *tc = trace_get_counts(rp->r);
 
-	res->format = trace_get_format(rp->r);
+	res->format = format;
 	res->events = tc->events;
 	res->ignored = tc->ignored;
 	res->bad_lines = tc->bad_lines;
@@ -1031,66 +1036,142 @@ int replay_trace_keep(struct trace_reader *r, unsigned policies, enum replay_idl
 	return replay_trace_opts(r, &o, res);
 }
 
+/* The model fed event by event ---------------------------------------------- */
+
+int replay_model_new(struct replay **out, const struct replay_opts *o, replay_name_fn name,
+		     const void *src, int tasks, struct replay_result *res)
+{
+	struct replay *rp = calloc(1, sizeof(*rp));
+	int ret = 0;
+
+	*out = NULL;
+	memset(res, 0, sizeof(*res));
+	if (!rp)
+		return -ENOMEM;
+	res->policies = o->policies & RP_ALL;
+	res->idle_mode = o->idle;
+	rp->name = name;
+	rp->src = src;
+	rp->res = res;
+	rp->pol = res->policies;
+	rp->idle_mode = o->idle;
+	rp->keep = o->keep_wakes;
+	rp->perf = tasks;
+	if (o->slack && o->slack->kind != SLACK_NONE) {
+		rp->slack = res->slack = o->slack;
+		ret = hrt_base_new(&rp->optwbase, CLOCK_MONOTONIC, HRT_BASE_VIRTUAL);
+		if (!ret)
+			hrt_base_set_greedy(rp->optwbase, HRT_GREEDY_OFF);
+	}
+	if (!ret)
+		ret = hrt_base_new(&rp->optbase, CLOCK_MONOTONIC, HRT_BASE_VIRTUAL);
+	if (!ret)
+		hrt_base_set_greedy(rp->optbase, HRT_GREEDY_OFF);
+	for (int p = 0; p <= RP_NPOL && !ret; p++)
+		if (hist_init(&rp->late[p]) || hist_init(&rp->early[p]))
+			ret = -ENOMEM;
+	if (ret) {
+		replay_model_free(rp);
+		return ret;
+	}
+	*out = rp;
+	return 0;
+}
+
+void replay_model_set_tasks(struct replay *rp, int tasks)
+{
+	rp->perf = tasks;
+}
+
+int replay_model_feed(struct replay *rp, const struct trace_event *ev)
+{
+	struct replay_result *res = rp->res;
+
+	if (apply(rp, ev) || rp->oom)
+		return -ENOMEM;
+	if (!res->events++)
+		res->first = ev->t;
+	res->last = ev->t;
+	return 0;
+}
+
+int replay_model_groups(const struct replay *rp, int by, struct replay_tally **out, size_t *n)
+{
+	const struct gtab *t = &rp->gt[by];
+	struct replay_tally *a = calloc(t->n ? t->n : 1, sizeof(*a));
+
+	if (!a)
+		return -ENOMEM;
+	for (uint32_t k = 0; k < t->n; k++) {
+		const struct group *g = &t->g[k];
+
+		a[k].key = g->key;
+		memcpy(a[k].w, g->w, sizeof(a[k].w));
+		a[k].opt_rec = g->opt_all;
+		a[k].opt = rp->slack ? g->opt : g->opt_all;
+	}
+	*out = a;
+	*n = t->n;
+	return 0;
+}
+
+void replay_model_group_name(const struct replay *rp, int by, uint64_t key, char *buf,
+			     size_t len)
+{
+	group_name(rp, by, key, buf, len);
+}
+
+void replay_model_end(struct replay *rp, const struct trace_counts *tc, enum trace_format format)
+{
+	struct replay_result *res = rp->res;
+
+	res->slack_blind = rp->slack && !rp->perf && rp->slack->who != SLACK_ALL;
+	count_open(rp, res->last);
+	finish(rp, tc, format);
+	/* Per policy the wake-ups come in time order except across CPUs
+	 * firing at one instant; only the instants matter to the raster. */
+	for (int p = 0; p < RP_NPOL; p++)
+		if (res->wakes[p].n)
+			qsort(res->wakes[p].t, res->wakes[p].n, sizeof(hrt_time_t), cmp_wakes_at);
+}
+
+void replay_model_free(struct replay *rp)
+{
+	if (!rp)
+		return;
+	cleanup(rp);
+	free(rp);
+}
+
+static const char *reader_name(const void *src, uint32_t i)
+{
+	return trace_fn_name(src, i);
+}
+
 int replay_trace_opts(struct trace_reader *r, const struct replay_opts *o,
 		      struct replay_result *res)
 {
-	unsigned policies = o->policies;
-	enum replay_idle idle = o->idle;
-	int keep_wakes = o->keep_wakes;
-	const struct slack *slack = o->slack;
-	struct replay rp;
+	struct replay *rp;
 	struct trace_event ev;
-	hrt_time_t end = 0;
-	int k, ret = 0;
+	int k = 0, ret;
 
-	memset(res, 0, sizeof(*res));
-	memset(&rp, 0, sizeof(rp));
-	res->policies = policies & RP_ALL;
-	res->idle_mode = idle;
-	rp.r = r;
-	rp.res = res;
-	rp.pol = res->policies;
-	rp.idle_mode = idle;
-	rp.keep = keep_wakes;
-	if (slack && slack->kind != SLACK_NONE) {
-		rp.slack = res->slack = slack;
-		if (hrt_base_new(&rp.optwbase, CLOCK_MONOTONIC, HRT_BASE_VIRTUAL) == 0)
-			hrt_base_set_greedy(rp.optwbase, HRT_GREEDY_OFF);
-		else
+	if (replay_model_new(&rp, o, reader_name, r, 0, res))
+		return -2;
+	ret = 0;
+	while ((k = trace_next(r, &ev)) > 0) {
+		if (!rp->perf && trace_get_format(r) != TRACE_V1)
+			rp->perf = 1;
+		if (replay_model_feed(rp, &ev)) {
 			ret = -2;
-	}
-	if (hrt_base_new(&rp.optbase, CLOCK_MONOTONIC, HRT_BASE_VIRTUAL))
-		ret = -2;
-	else
-		hrt_base_set_greedy(rp.optbase, HRT_GREEDY_OFF);
-	for (int p = 0; p <= RP_NPOL && !ret; p++)
-		if (hist_init(&rp.late[p]) || hist_init(&rp.early[p]))
-			ret = -2;
-	while (!ret && (k = trace_next(r, &ev)) > 0) {
-		if (!rp.perf && trace_get_format(r) == TRACE_PERF)
-			rp.perf = 1;
-		if (apply(&rp, &ev) || rp.oom)
-			ret = -2;
-		if (!res->events++)
-			res->first = ev.t;
+			break;
+		}
 		if (o->progress)
 			progress_tick(o->progress, r, res->events);
-		end = ev.t;
 	}
 	if (!ret && (k < 0 || trace_finish(r)))
 		ret = -1;
-	if (!ret) {
-		res->last = end;
-		res->slack_blind = rp.slack && !rp.perf && rp.slack->who != SLACK_ALL;
-		count_open(&rp, end);
-		finish(&rp);
-		/* Per policy the wake-ups come in time order except across CPUs
-		 * firing at one instant; only the instants matter to the raster. */
-		for (int p = 0; p < RP_NPOL; p++)
-			if (res->wakes[p].n)
-				qsort(res->wakes[p].t, res->wakes[p].n, sizeof(hrt_time_t),
-				      cmp_wakes_at);
-	}
-	cleanup(&rp);
+	if (!ret)
+		replay_model_end(rp, trace_get_counts(r), trace_get_format(r));
+	replay_model_free(rp);
 	return ret;
 }

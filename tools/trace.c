@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * trace.c - the reader that picks a parser: it detects the format from
- * the first event line, hands each line to the perf or the v1 parser
- * (trace_perf.c, trace_v1.c) over the input of trace_input.c, checks each
+ * the first event line, hands each line to the perf, tracefs or v1 parser
+ * (trace_perf.c, trace_tracefs.c, trace_v1.c) over the input of trace_input.c, checks each
  * timer id's use, and delivers events through the small reorder queue
  * that turns a perf cancel+expire pair into one expiry.  Contract in
  * trace.h; the files share trace_impl.h.
@@ -91,15 +91,35 @@ const char *trace_comm_name(const struct trace_reader *r, uint32_t comm)
 	return trace_fn_name(r, comm);
 }
 
+int trace_clock_suspect(const struct trace_reader *r)
+{
+	return r->cnt.clock_suspect && r->cnt.clock_suspect * 10 > r->cnt.expire_events;
+}
+
+void trace_warn_clock(const struct trace_reader *r, FILE *f, const char *cmd)
+{
+	if (!trace_clock_suspect(r))
+		return;
+	fprintf(f, "hrt %s: warning: %s: %llu of %llu expiries are stamped far from their "
+		"now=: the trace's clock is not CLOCK_MONOTONIC (tracefs: set trace_clock to "
+		"mono; perf: record with -k CLOCK_MONOTONIC); timestamps and expiry times are "
+		"not comparable\n", cmd, r->name, (unsigned long long)r->cnt.clock_suspect,
+		(unsigned long long)r->cnt.expire_events);
+}
+
 /* Format detection from one content line. */
 static enum trace_format detect(const char *s)
 {
-	const char *a, *b;
+	const char *a, *b, *c;
 	hrt_time_t t;
 	int cpu;
 
 	if (trace__v1_is_event(s))
 		return TRACE_V1;
+	/* before perf: trace-cmd's lines without FLAGS fit perf's header too,
+	 * but their event names have no subsystem */
+	if (!trace__tracefs_header(s, &cpu, &t, &c, &a, &b))
+		return TRACE_TRACEFS;
 	if (!trace__perf_header(s, &cpu, &t, &a, &b))
 		return TRACE_PERF;
 	return TRACE_AUTO;
@@ -210,7 +230,7 @@ static void queue_push(struct trace_reader *r, const struct trace_event *ev)
 	}
 	e = &r->q[r->qtail % (QUEUE_MAX + 1)];
 	e->ev = *ev;
-	e->state = ev->kind == TEV_CANCEL && r->format == TRACE_PERF ? Q_HELD : Q_READY;
+	e->state = ev->kind == TEV_CANCEL && r->format != TRACE_V1 ? Q_HELD : Q_READY;
 	if (e->state == Q_HELD)
 		*h = r->qtail + 1;
 	r->qtail++;
@@ -289,14 +309,19 @@ static int read_one(struct trace_reader *r)
 			r->format = TRACE_V1;
 		return 0;
 	}
+	if (r->format == TRACE_AUTO && trace__tracefs_is_noise(s))
+		return 0;
 	if (r->format == TRACE_AUTO) {
 		r->format = detect(s);
 		if (r->format == TRACE_AUTO)
-			return bad_line(r, "expected a '# hrt-trace v1' header, an hrt-trace v1 event "
-					"or perf script text of timer:hrtimer_* / sched:sched_switch");
+			return bad_line(r, "expected a '# hrt-trace v1' header, an hrt-trace v1 event, "
+					"perf script text or tracefs text of timer:hrtimer_* / "
+					"sched:sched_switch");
 	}
 	memset(&ev, 0, sizeof(ev));
-	k = r->format == TRACE_V1 ? trace__parse_v1(r, s, &ev, why) : trace__parse_perf(r, s, &ev, why);
+	k = r->format == TRACE_V1 ? trace__parse_v1(r, s, &ev, why) :
+	    r->format == TRACE_TRACEFS ? trace__parse_tracefs(r, s, &ev, why) :
+	    trace__parse_perf(r, s, &ev, why);
 	if (k < 0)
 		return bad_line(r, why);
 	if (k == 0) {
@@ -315,8 +340,12 @@ static int read_one(struct trace_reader *r)
 	r->cnt.events++;
 	if (ev.kind == TEV_IDLE || ev.kind == TEV_BUSY)
 		r->cnt.sched_events++;
-	if (ev.kind == TEV_EXPIRE)
+	if (ev.kind == TEV_EXPIRE) {
 		r->cnt.expire_events++;
+		/* the interrupt reads now= just before the event is stamped */
+		if (ev.t < ev.now - 1000000 || ev.t - 100000000 > ev.now)
+			r->cnt.clock_suspect++;
+	}
 	queue_push(r, &ev);
 	return 1;
 }

@@ -3,10 +3,14 @@
  * trace.h - streaming readers for kernel hrtimer traces (internal to the
  * hrt tool).
  *
- * Two input formats, auto-detected from the first event line:
+ * Three input formats, auto-detected from the first event line:
  *  - `perf script` text (with or without --ns) of timer:hrtimer_start,
  *    timer:hrtimer_cancel, timer:hrtimer_expire_entry and sched:sched_switch;
  *    other events are ignored and counted;
+ *  - the kernel's own trace text (/sys/kernel/tracing/trace, trace_pipe,
+ *    `trace-cmd report`) of the same events: "COMM-PID [CPU] FLAGS
+ *    SECS.USEC: hrtimer_start: ...", microsecond timestamps; it must have
+ *    been recorded with trace_clock mono (trace_clock_suspect());
  *  - `hrt-trace v1`: one event per line, `#` comments,
  *        T CPU start ID SOFT HARD | T CPU cancel ID | T CPU idle | T CPU busy
  *    (times in ns, at most INT64_MAX; ID an opaque token: any run of
@@ -46,7 +50,7 @@
 #define TRACE_NO_FN UINT32_MAX
 #define TRACE_STDIN "<stdin>"   /* the name of `-` in messages */
 
-enum trace_format { TRACE_AUTO = 0, TRACE_PERF, TRACE_V1 };
+enum trace_format { TRACE_AUTO = 0, TRACE_PERF, TRACE_V1, TRACE_TRACEFS };
 
 enum trace_kind { TEV_START, TEV_CANCEL, TEV_EXPIRE, TEV_IDLE, TEV_BUSY };
 
@@ -74,6 +78,8 @@ struct trace_counts {
 	uint64_t pairs_merged;   /* cancel+expire pairs read as an expiry */
 	uint64_t sched_events;   /* sched_switch / idle / busy */
 	uint64_t expire_events;
+	uint64_t clock_suspect;  /* expiries whose timestamp is not just after
+				  * their now= (trace_clock_suspect) */
 	uint64_t timers;         /* distinct ids in start events */
 };
 
@@ -102,6 +108,15 @@ int trace_finish(struct trace_reader *r);
  * not known - a pipe).  For compressed files both count the compressed
  * bytes. */
 void trace_progress(const struct trace_reader *r, uint64_t *done, uint64_t *total);
+
+/* Whether the timestamps look like another clock than the timers'
+ * CLOCK_MONOTONIC: more than a tenth of the expiries are stamped over
+ * 1 ms before or 100 ms after their now=.  Then expiries and timestamps
+ * are not comparable (tracefs: trace_clock is not mono; perf: recorded
+ * without -k CLOCK_MONOTONIC) and the replay's figures mean little. */
+int trace_clock_suspect(const struct trace_reader *r);
+/* Prints the warning of trace_clock_suspect() as "hrt CMD: warning: ...". */
+void trace_warn_clock(const struct trace_reader *r, FILE *f, const char *cmd);
 
 const char *trace_error(const struct trace_reader *r);
 /* After a failure: 1 if it was for lack of memory (exit status 1, never

@@ -5,7 +5,9 @@
  * parsers use, and the calls between the files:
  *   trace_input.c  sources (file, stdin, memory, the decompressor child)
  *                  and lines;
- *   trace_perf.c   the perf script line parser;
+ *   trace_perf.c   the perf script line parser, and the event fields
+ *                  both perf and tracefs text print;
+ *   trace_tracefs.c the kernel's own trace text (tracefs, trace-cmd);
  *   trace_v1.c     the hrt-trace v1 line parser;
  *   trace.c        the reader that picks one, checks ids and orders events.
  */
@@ -153,6 +155,37 @@ static inline int parse_id(const char *s, const char *e, uint64_t *out, int allo
 	return 0;
 }
 
+/* The timestamp "SECS[.FRAC]: " at p (FRAC 1 to 9 digits, required with
+ * need_frac) in ns: the character after its colon, or NULL.  Seconds past
+ * 2262 (beyond INT64_MAX ns) are not a timestamp. */
+static inline const char *lex_stamp(const char *p, int need_frac, hrt_time_t *t)
+{
+	const char *q;
+	int64_t sec, frac = 0;
+	int digits = 0;
+
+	for (q = p; is_digit(*q); q++)
+		;
+	if (q == p || q - p > 11 || parse_dec(p, q, &sec))
+		return NULL;
+	if (*q == '.') {
+		p = ++q;
+		for (; is_digit(*q); q++)
+			;
+		digits = (int)(q - p);
+		if (digits < 1 || digits > 9 || parse_dec(p, q, &frac))
+			return NULL;
+	} else if (need_frac) {
+		return NULL;
+	}
+	if (*q != ':' || q[1] != ' ' || sec > (INT64_MAX - 999999999) / 1000000000)
+		return NULL;
+	for (; digits < 9; digits++)
+		frac *= 10;
+	*t = sec * 1000000000 + frac;
+	return q + 1;
+}
+
 /* The value of token KEY=... among space-separated tokens of s. */
 static inline const char *field(const char *s, const char *key, const char **vend)
 {
@@ -192,6 +225,17 @@ int trace__perf_header(const char *s, int *cpu, hrt_time_t *t, const char **ev,
 /* Line parsers: 1 an event, 0 a line to ignore, -1 bad (why[512] says). */
 int trace__parse_perf(struct trace_reader *r, const char *s, struct trace_event *ev, char *why);
 int trace__parse_v1(struct trace_reader *r, const char *s, struct trace_event *ev, char *why);
+int trace__parse_tracefs(struct trace_reader *r, const char *s, struct trace_event *ev,
+			 char *why);
+/* The fields after "EVENT:" of hrtimer_start/cancel/expire_entry and
+ * sched_switch, EVENT the bare name [en, ene): 1, 0 another event, -1. */
+int trace__event_fields(struct trace_reader *r, const char *en, const char *ene,
+			const char *rest, struct trace_event *ev, char *why);
+/* "COMM-PID [CPU] FLAGS SECS.FRAC: EVENT:" at s: 0 and the fields, or -1. */
+int trace__tracefs_header(const char *s, int *cpu, hrt_time_t *t, const char **task_end,
+			  const char **ev, const char **eve);
+/* tracefs / trace-cmd lines between events ("CPU:1 [LOST 3 EVENTS]"). */
+int trace__tracefs_is_noise(const char *s);
 /* Whether s looks like a v1 event line (format detection). */
 int trace__v1_is_event(const char *s);
 

@@ -2,7 +2,8 @@
 /*
  * trace_perf.c - the `perf script` line parser: the header "COMM TID
  * [CPU] SECS.FRAC: EVENT:" (COMM may hold spaces), then the fields of
- * timer:hrtimer_start/cancel/expire_entry and sched:sched_switch.  Other
+ * timer:hrtimer_start/cancel/expire_entry and sched:sched_switch
+ * (trace__event_fields, shared with the tracefs text parser).  Other
  * events are counted and ignored; perf's numbers saturate at INT64_MAX.
  */
 #include <string.h>
@@ -23,8 +24,8 @@ int trace__perf_header(const char *s, int *cpu, hrt_time_t *t, const char **ev,
 {
 	for (const char *b = strchr(s, '['); b; b = strchr(b + 1, '[')) {
 		const char *p = b + 1, *q;
-		int64_t c, sec, frac;
-		int digits;
+		hrt_time_t ts;
+		int64_t c;
 
 		if (b != s && b[-1] != ' ')
 			continue;
@@ -37,27 +38,8 @@ int trace__perf_header(const char *s, int *cpu, hrt_time_t *t, const char **ev,
 			continue;
 		while (*p == ' ')
 			p++;
-		for (q = p; is_digit(*q); q++)
-			;
-		if (q == p || q - p > 11 || parse_dec(p, q, &sec))
+		if (!(p = lex_stamp(p, 0, &ts)))
 			continue;
-		frac = 0;
-		digits = 0;
-		if (*q == '.') {
-			p = ++q;
-			for (; is_digit(*q); q++)
-				;
-			digits = (int)(q - p);
-			if (digits < 1 || digits > 9 || parse_dec(p, q, &frac))
-				continue;
-		}
-		if (*q != ':' || q[1] != ' ')
-			continue;
-		if (sec > (INT64_MAX - 999999999) / 1000000000)
-			continue;       /* past 2262 in ns: not a timestamp we can hold */
-		for (; digits < 9; digits++)
-			frac *= 10;
-		p = q + 1;
 		while (*p == ' ')
 			p++;
 		for (q = p; *q && *q != ' '; q++)
@@ -65,7 +47,7 @@ int trace__perf_header(const char *s, int *cpu, hrt_time_t *t, const char **ev,
 		if (q - p < 2 || q[-1] != ':')
 			continue;
 		*cpu = (int)c;
-		*t = sec * 1000000000 + frac;
+		*t = ts;
 		*ev = p;
 		*eve = q - 1;
 		return 0;
@@ -119,20 +101,19 @@ static int perf_task(struct trace_reader *r, const char *s, const char *en,
 	return 0;
 }
 
-int trace__parse_perf(struct trace_reader *r, const char *s, struct trace_event *ev, char *why)
+/*
+ * The fields of one event, EVENT being the bare name (hrtimer_start,
+ * sched_switch, ...): perf script and the kernel's own trace text print
+ * the same `print fmt` of each event, so both parsers end here.
+ */
+int trace__event_fields(struct trace_reader *r, const char *en, const char *ene,
+			const char *rest, struct trace_event *ev, char *why)
 {
-	const char *en, *ene, *rest, *v, *ve;
+	const char *v, *ve;
 	int64_t a, b;
 
-	if (trace__perf_header(s, &ev->cpu, &ev->t, &en, &ene))
-		return WHY("expected a perf script line 'COMM PID [CPU] SECONDS.NS: EVENT: FIELDS'");
-	if (ev->cpu >= TRACE_MAX_CPUS)
-		return WHY("CPU %d out of range (at most %d CPUs)", ev->cpu, TRACE_MAX_CPUS);
-	rest = ene + 1;
 	ev->fn = TRACE_NO_FN;
-	if (perf_task(r, s, en, ev))
-		return WHY("out of memory");
-	if (ev_is(en, ene, "sched:sched_switch")) {
+	if (ev_is(en, ene, "sched_switch")) {
 		const char *p = NULL;
 
 		for (const char *q = strstr(rest, " next_pid="); q; q = strstr(q + 1, " next_pid="))
@@ -147,12 +128,12 @@ int trace__parse_perf(struct trace_reader *r, const char *s, struct trace_event 
 		ev->kind = a == 0 ? TEV_IDLE : TEV_BUSY;
 		return 1;
 	}
-	if (!ev_is(en, ene, "timer:hrtimer_start") && !ev_is(en, ene, "timer:hrtimer_cancel") &&
-	    !ev_is(en, ene, "timer:hrtimer_expire_entry"))
+	if (!ev_is(en, ene, "hrtimer_start") && !ev_is(en, ene, "hrtimer_cancel") &&
+	    !ev_is(en, ene, "hrtimer_expire_entry"))
 		return 0;
 	if (!(v = field(rest, "hrtimer", &ve)) || parse_id(v, ve, &ev->id, 0))
 		return WHY("%.*s: expected hrtimer=ADDRESS", (int)(ene - en), en);
-	if (ev_is(en, ene, "timer:hrtimer_cancel")) {
+	if (ev_is(en, ene, "hrtimer_cancel")) {
 		ev->kind = TEV_CANCEL;
 		return 1;
 	}
@@ -161,7 +142,7 @@ int trace__parse_perf(struct trace_reader *r, const char *s, struct trace_event 
 	ev->fn = intern_fn(r, v, (size_t)(ve - v));
 	if (ev->fn == TRACE_NO_FN)
 		return WHY("out of memory");
-	if (ev_is(en, ene, "timer:hrtimer_expire_entry")) {
+	if (ev_is(en, ene, "hrtimer_expire_entry")) {
 		if (perf_num(rest, "now", &ev->now))
 			return WHY("hrtimer_expire_entry: expected now=NS");
 		ev->kind = TEV_EXPIRE;
@@ -178,4 +159,22 @@ int trace__parse_perf(struct trace_reader *r, const char *s, struct trace_event 
 	ev->soft = a;
 	ev->hard = b;
 	return 1;
+}
+
+int trace__parse_perf(struct trace_reader *r, const char *s, struct trace_event *ev, char *why)
+{
+	const char *en, *ene;
+
+	if (trace__perf_header(s, &ev->cpu, &ev->t, &en, &ene))
+		return WHY("expected a perf script line 'COMM PID [CPU] SECONDS.NS: EVENT: FIELDS'");
+	if (ev->cpu >= TRACE_MAX_CPUS)
+		return WHY("CPU %d out of range (at most %d CPUs)", ev->cpu, TRACE_MAX_CPUS);
+	if (perf_task(r, s, en, ev))
+		return WHY("out of memory");
+	/* perf names the subsystem; only timer:hrtimer_* and sched:sched_switch
+	 * are ours (a bare name from another subsystem must not match) */
+	if (!strncmp(en, "timer:", 6) || !strncmp(en, "sched:", 6))
+		return trace__event_fields(r, en + 6, ene, ene + 1, ev, why);
+	ev->fn = TRACE_NO_FN;
+	return 0;
 }

@@ -1,0 +1,120 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+# hrt top and hrt record --tracefs.  Without root: `hrt top --input` runs a
+# recorded trace through top's incremental model, whose counts since the
+# start (-w 0) must equal `hrt replay`'s at the end, group by group; the
+# batch and CSV output parse; bad options and outputs fail as documented.
+# With root and tracefs (CI): a real `hrt top -b -n 3 -d 1 --csv` beside a
+# 1 kHz sleeper (tests/khz_sleeper.c) must see it at about 1,000 wake-ups/s,
+# record --tracefs must write a trace the replay reads, and neither may
+# leave its tracefs instance behind, Ctrl-C included.
+set -u
+. "$(dirname "$0")/lib.sh"
+HRT=${HRT:-build/hrt}
+tmp=$(mktemp -d)
+sleeper=
+bg=     # the tracers started in the background: SIGINT removes their instances
+trap '[ -n "$sleeper" ] && kill "$sleeper" 2>/dev/null; [ -n "$bg" ] && kill -INT $bg 2>/dev/null && wait $bg; rm -rf "$tmp"' EXIT
+fail_log=$tmp/err
+
+# The last frame of --csv -w 0 against replay's per-group table (the
+# counts: kernel, off, idle, always).
+same_as_replay() { # trace by
+	"$HRT" top --input "$1" --csv -w 0 -d 0.25 --by "$2" >"$tmp/top.csv" 2>"$fail_log" ||
+		fail "top --input $1 --by $2"
+	head -1 "$tmp/top.csv" | grep -q "^frame,seconds,$2,wakeups,wakeups_per_s," ||
+		fail "top --csv header: $(head -1 "$tmp/top.csv")"
+	awk -F, 'NR > 1 { last = $1 } { row[NR] = $0 } END {
+		for (i = 2; i <= NR; i++) { split(row[i], f, ","); if (f[1] == last)
+			print f[3] "," f[4] "," f[6] "," f[8] "," f[9] } }' "$tmp/top.csv" | sort >"$tmp/a"
+	"$HRT" replay --csv --by "$2" "$1" 2>/dev/null | awk -F, 'NR > 1 && $3 == "top" {
+		print $4 "," $5 "," $6 "," $7 "," $8 }' | sort >"$tmp/b"
+	[ -s "$tmp/b" ] || fail "replay --csv --by $2 $1: no groups"
+	# replay lists its top 10 groups: each must be in top's last frame
+	[ -z "$(comm -13 "$tmp/a" "$tmp/b")" ] ||
+		{ comm -13 "$tmp/a" "$tmp/b"; fail "top --input $1 --by $2: counts differ from replay"; }
+	[ "$(wc -l <"$tmp/b")" -eq 10 ] || cmp -s "$tmp/a" "$tmp/b" ||
+		fail "top --input $1 --by $2: groups differ from replay's"
+	ok
+}
+for by in process function cpu; do
+	same_as_replay tests/data/tracefs-real.txt.gz $by
+done
+if command -v xz >/dev/null 2>&1; then
+	same_as_replay data/trace.hrt.xz process
+fi
+
+# Batch text: a header per frame, the CPU totals, the table.
+"$HRT" top --input tests/data/tracefs-real.txt.gz -b -d 0.5 >"$tmp/text" 2>"$fail_log" || fail "top -b --input"
+[ "$(grep -c '^hrt top: frame ' "$tmp/text")" -eq 3 ] || fail "top -b: want 3 frames"
+grep -q '^all CPUs ' "$tmp/text" && grep -q '^process ' "$tmp/text" || fail "top -b: no totals or table"
+ok
+"$HRT" top --input tests/data/tracefs-real.txt.gz -b -n 1 -d 0.5 >"$tmp/one" || fail "top -n 1"
+[ "$(grep -c '^hrt top: frame ' "$tmp/one")" -eq 1 ] || fail "top -n 1: want 1 frame"
+ok
+
+# Usage errors name the option; output errors are one line, exit 1.
+for a in "-d 0" "-d x" "-d 4000" "-n 0" "-n 1.5" "-w -1" "--by user"; do
+	# shellcheck disable=SC2086
+	expect 2 "top $a" "$HRT" top -b $a
+	grep -q "^hrt top: ${a%% *}" "$fail_log" || fail "top $a: message does not name the option"
+done
+expect 1 "top > /dev/full" sh -c "'$HRT' top --input tests/data/tracefs-real.txt.gz -b -n 2 >/dev/full"
+[ "$(wc -l <"$fail_log")" -eq 1 ] || fail "top > /dev/full: want one error line"
+expect 1 "top with stdout closed" sh -c "'$HRT' top --input tests/data/tracefs-real.txt.gz -b >&-"
+printf 'x-1 [000] d..1. 1.000001: hrtimer_cancel: hrtimer=zz\n' >"$tmp/bad.txt"
+expect 2 "top --input bad" "$HRT" top --input "$tmp/bad.txt" -b
+grep -q "bad.txt:1: " "$fail_log" || fail "top --input bad: no FILE:LINE"
+
+# Live: root, tracefs and the libraries.
+"$HRT" top -b -n 1 -d 0.1 >"$tmp/probe" 2>"$tmp/probe.err"
+if grep -q 'built without' "$tmp/probe.err"; then
+	skip "hrt top, record --tracefs live tests" "libtracefs-dev libtraceevent-dev"
+fi
+if [ "$(id -u)" -ne 0 ] || [ ! -d /sys/kernel/tracing/instances ]; then
+	skip "hrt top live tests (need root and tracefs)" "root access"
+fi
+[ -s "$tmp/probe" ] || { cat "$tmp/probe.err"; fail "top -b -n 1 as root"; }
+ok
+instances() { ls /sys/kernel/tracing/instances | grep '^hrt-' || true; }
+before=$(instances)
+
+${CC:-cc} -O2 -o "$tmp/khz" tests/khz_sleeper.c || fail "building tests/khz_sleeper.c"
+"$tmp/khz" & sleeper=$!
+sleep 0.3
+"$HRT" top -b -n 3 -d 1 --csv >"$tmp/live.csv" 2>"$fail_log" || fail "top -b -n 3 -d 1 --csv"
+[ "$(awk -F, 'NR > 1 { print $1 }' "$tmp/live.csv" | sort -u | wc -l)" -eq 3 ] || fail "live: want 3 frames"
+# frames 2 and 3: the sleeper at about 1 kHz (wide: a loaded 2-core machine)
+awk -F, -v pid="$sleeper" 'NR > 1 && $1 >= 2 && $3 == "hrt-khz-sleeper " pid {
+	n++; if ($5 < 700 || $5 > 1300) bad = bad " frame " $1 ": " $5 "/s" }
+	END { if (n != 2 || bad != "") { print "sleeper rows " n bad; exit 1 } }' "$tmp/live.csv" ||
+	{ cat "$tmp/live.csv"; fail "live top: the 1 kHz sleeper is not at about 1000 wake-ups/s"; }
+ok
+
+"$HRT" record --tracefs -d 1 -o "$tmp/rec.txt.gz" 2>"$fail_log" || fail "record --tracefs"
+"$HRT" replay --csv --by process "$tmp/rec.txt.gz" >"$tmp/rec.csv" 2>"$fail_log" || fail "replay of record --tracefs"
+grep -q ",hrt-khz-sleeper $sleeper," "$tmp/rec.csv" || fail "record --tracefs: no sleeper in the replay"
+ok
+
+# Ctrl-C removes the instances; two tops get two instances.
+"$HRT" top -b -d 1 >/dev/null 2>&1 & t1=$!
+"$HRT" top -b -d 1 >/dev/null 2>&1 & t2=$!
+"$HRT" record --tracefs -o "$tmp/int.txt" -- sleep 600 2>/dev/null & t3=$!
+bg="$t1 $t2 $t3"
+# libtracefs reads kallsyms in small reallocs: seconds per start under a
+# sanitizer, more with three at once on two cores; wait for the instances
+want=$(( $(echo "$before" | grep -c hrt-) + 3 ))
+i=0
+while [ "$(instances | wc -l)" -lt "$want" ] && [ "$i" -lt 240 ]; do
+	sleep 0.5
+	i=$((i + 1))
+done
+[ "$(instances | wc -l)" -ge "$want" ] || fail "three tracers: want three instances: $(instances)"
+sleep 0.5
+kill -INT "$t1" "$t2" "$t3"
+wait "$t1" "$t2" "$t3"
+bg=
+[ "$(instances)" = "$before" ] || fail "instances left after SIGINT: $(instances)"
+[ -s "$tmp/int.txt" ] || fail "record --tracefs interrupted: no output"
+ok
+echo "test_top.sh: $n checks passed"

@@ -1,0 +1,18 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * record.h - what the two recorders of `hrt record` share (internal to
+ * the hrt tool): record.c drives perf, record_tracefs.c a private tracefs
+ * instance.
+ */
+#ifndef HRT_TOOLS_RECORD_H
+#define HRT_TOOLS_RECORD_H
+
+#include <stdio.h>
+
+/* Records the hrtimer and sched_switch events as tracefs text into f while
+ * ARGV runs (NULL: none) or for SECONDS (0: as long as ARGV runs), or until
+ * SIGINT/SIGTERM/SIGHUP.  0, or -1 after saying why on stderr; ARGV's exit
+ * status in *child_status. */
+int record_tracefs(char *const *argv, double seconds, FILE *f, int *child_status);
+
+#endif

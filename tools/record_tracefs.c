@@ -1,0 +1,146 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * record_tracefs.c - `hrt record --tracefs` (and the fallback when perf is
+ * missing): the same four events recorded in a private tracefs instance
+ * (live.h) while COMMAND runs or for SECONDS, written as the kernel's
+ * trace text that the replay reads back:
+ *
+ *     COMM-PID [CPU] SECS.NSEC: hrtimer_start: hrtimer=0x... function=...
+ *
+ * with nanosecond timestamps of trace_clock mono and only the fields the
+ * replay uses (sched_switch: next_pid).  The instance is removed on every
+ * way out: the end, an error, Ctrl-C (which also ends the recording, as it
+ * ends perf's, and the output is still written).
+ */
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "live.h"
+#include "record.h"
+
+struct rec_out {
+	FILE *f;
+	struct live_trace *lt;
+	uint64_t events;
+};
+
+static int write_event(void *ctx, const struct trace_event *ev)
+{
+	struct rec_out *o = ctx;
+	FILE *f = o->f;
+	const char *name = ev->kind == TEV_START ? "hrtimer_start" :
+			   ev->kind == TEV_CANCEL ? "hrtimer_cancel" :
+			   ev->kind == TEV_EXPIRE ? "hrtimer_expire_entry" : "sched_switch";
+
+	fprintf(f, "%16s-%-7d [%03d] %lld.%09lld: %s: ", live_name(o->lt, ev->comm), ev->pid,
+		ev->cpu, (long long)(ev->t / 1000000000), (long long)(ev->t % 1000000000), name);
+	switch (ev->kind) {
+	case TEV_START:
+		fprintf(f, "hrtimer=0x%llx function=%s expires=%lld softexpires=%lld\n",
+			(unsigned long long)ev->id, live_name(o->lt, ev->fn), (long long)ev->hard,
+			(long long)ev->soft);
+		break;
+	case TEV_CANCEL:
+		fprintf(f, "hrtimer=0x%llx\n", (unsigned long long)ev->id);
+		break;
+	case TEV_EXPIRE:
+		fprintf(f, "hrtimer=0x%llx function=%s now=%lld\n", (unsigned long long)ev->id,
+			live_name(o->lt, ev->fn), (long long)ev->now);
+		break;
+	default:
+		fprintf(f, "next_pid=%d\n", ev->kind == TEV_IDLE ? 0 : 1);
+		break;
+	}
+	o->events++;
+	return ferror(f) ? -EIO : 0;
+}
+
+static pid_t start(char *const *argv)
+{
+	pid_t pid = fork();
+
+	if (pid == 0) {
+		signal(SIGINT, SIG_DFL);
+		signal(SIGTERM, SIG_DFL);
+		signal(SIGHUP, SIG_DFL);
+		signal(SIGPIPE, SIG_DFL);
+		execvp(argv[0], argv);
+		fprintf(stderr, "hrt record: cannot run '%s': %s\n", argv[0], strerror(errno));
+		_exit(127);
+	}
+	return pid;
+}
+
+static double mono_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+int record_tracefs(char *const *argv, double seconds, FILE *f, int *child_status)
+{
+	struct rec_out o = { f, NULL, 0 };
+	struct timespec tick = { 0, 100000000 };
+	char err[512];
+	double end = seconds > 0 ? mono_now() + seconds : 0;
+	pid_t pid = -1;
+	int e, ret = -1, st;
+
+	*child_status = 0;
+	live_stop = 0;
+	live_catch_signals();
+	if ((e = live_open(&o.lt, 0, err, sizeof(err)))) {
+		fprintf(stderr, "hrt record: %s\n", err);
+		return -1;
+	}
+	fprintf(f, "# tracer: nop\n# hrt record --tracefs: instance %s, trace_clock mono\n",
+		live_instance(o.lt));
+	if (argv && (pid = start(argv)) < 0) {
+		fprintf(stderr, "hrt record: fork: %s\n", strerror(errno));
+		goto out_close;
+	}
+	for (;;) {
+		if (pid > 0 && waitpid(pid, &st, WNOHANG) == pid) {
+			pid = -1;
+			if (WIFEXITED(st))
+				*child_status = WEXITSTATUS(st);
+			if (argv && !end)
+				break;
+		}
+		if (live_stop || (end && mono_now() >= end) || (!argv && !end))
+			break;
+		if ((e = live_poll(o.lt, 0, write_event, &o)))
+			goto out_poll;
+		nanosleep(&tick, NULL);
+	}
+	if (pid > 0) {          /* -d ended it: stop COMMAND as perf would */
+		kill(pid, SIGINT);
+		waitpid(pid, &st, 0);
+		if (WIFEXITED(st))
+			*child_status = WEXITSTATUS(st);
+	}
+	if ((e = live_poll(o.lt, 1, write_event, &o)))
+		goto out_poll;
+	if (live_lost(o.lt))
+		fprintf(stderr, "hrt record: warning: the kernel dropped %llu events (buffer "
+			"full); the trace has gaps\n", (unsigned long long)live_lost(o.lt));
+	ret = 0;
+	goto out_close;
+out_poll:
+	fprintf(stderr, "hrt record: reading the trace: %s\n", strerror(-e));
+	if (pid > 0) {
+		kill(pid, SIGINT);
+		waitpid(pid, &st, 0);
+	}
+out_close:
+	live_close(o.lt);
+	return ret;
+}

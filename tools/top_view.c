@@ -1,0 +1,177 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * top_view.c - the figures of `hrt top` and their three forms: the rows of
+ * a window (two snapshots of the replay model's counts, top.h), the text
+ * of one frame (the screen and -b print the same text), and CSV rows.
+ *
+ * What a row says, per group, over the window: the wake-ups the kernel ran
+ * (the trace's expiries), what libhrt's stock policy (off) and greedy
+ * (always) would need, the offline optimum, and the savings: greedy =
+ * off - always (replay's saved_always), slack = the optimum on the recorded
+ * windows - the optimum on the --slack-widened ones (replay's saved_slack).
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "top.h"
+
+static uint64_t diff(uint64_t b, uint64_t a)
+{
+	return b > a ? b - a : 0;
+}
+
+static int cmp_row(const void *x, const void *y)
+{
+	const struct top_row *a = x, *b = y;
+
+	if (a->c[RP_NPOL] != b->c[RP_NPOL])
+		return a->c[RP_NPOL] > b->c[RP_NPOL] ? -1 : 1;
+	if (a->c[RP_OFF] != b->c[RP_OFF])
+		return a->c[RP_OFF] > b->c[RP_OFF] ? -1 : 1;
+	return strcmp(a->name, b->name);
+}
+
+int top_rows(const struct top_view *v, int by, const struct top_snap *a,
+	     const struct top_snap *b, struct top_row **rows, size_t *n)
+{
+	struct top_row *r = calloc(b->n[by] ? b->n[by] : 1, sizeof(*r));
+	size_t k = 0;
+
+	if (!r)
+		return -ENOMEM;
+	for (size_t i = 0; i < b->n[by]; i++) {
+		const struct replay_tally *y = &b->g[by][i];
+		static const struct replay_tally zero;
+		const struct replay_tally *x = a && i < a->n[by] ? &a->g[by][i] : &zero;
+		struct top_row *o = &r[k];
+		uint64_t any = 0;
+
+		for (int p = 0; p <= RP_NPOL; p++)
+			any |= (o->c[p] = diff(y->w[p], x->w[p]));
+		o->opt = diff(y->opt_rec, x->opt_rec);
+		o->opt_slack = diff(y->opt, x->opt);
+		if (!(any | o->opt))
+			continue;
+		o->span = b->t - (a ? a->t : b->t);
+		replay_model_group_name(v->rp, by, y->key, o->name, sizeof(o->name));
+		k++;
+	}
+	qsort(r, k, sizeof(*r), cmp_row);
+	*rows = r;
+	*n = k;
+	return 0;
+}
+
+static double rate(uint64_t c, double span)
+{
+	return span > 0 ? (double)c / span : 0;
+}
+
+static double saved_slack(const struct top_row *r)
+{
+	return (double)r->opt - (double)r->opt_slack;
+}
+
+static void text_line(FILE *f, const struct top_view *v, const char *name, const struct top_row *r)
+{
+	fprintf(f, "%-34.34s %9.1f %9.1f %9.1f %9.1f %9.1f", name, rate(r->c[RP_NPOL], r->span),
+		rate(r->c[RP_OFF], r->span), rate(r->c[RP_ALWAYS], r->span), rate(r->opt, r->span),
+		rate(r->c[RP_OFF], r->span) - rate(r->c[RP_ALWAYS], r->span));
+	if (v->slack)
+		fprintf(f, " %9.1f", saved_slack(r) / (r->span > 0 ? r->span : 1));
+	fputc('\n', f);
+}
+
+static void text_head(FILE *f, const struct top_view *v, const char *first)
+{
+	fprintf(f, "%-34s %9s %9s %9s %9s %9s%s\n", first, "kernel/s", "off/s", "always/s",
+		"optimum/s", "greedy-/s", v->slack ? "  slack-/s" : "");
+}
+
+void top_print_text(FILE *f, const struct top_view *v, long frame, const struct top_snap *a,
+		    const struct top_snap *b, int rows_max)
+{
+	struct top_row *r, all;
+	size_t n;
+
+	fprintf(f, "hrt top: frame %ld, every %.3g s, window %.3g s, by %s%s", frame, v->interval,
+		b->t - (a ? a->t : b->t), replay_by_names[v->by],
+		v->slack ? ", with --slack" : "");
+	/* a full ring buffer drops events: the figures then undercount */
+	if (v->lost)
+		fprintf(f, "; %" PRIu64 " events lost (buffer full)", v->lost);
+	fputc('\n', f);
+	if (top_rows(v, RP_BY_CPU, a, b, &r, &n)) {
+		fprintf(f, "out of memory\n");
+		return;
+	}
+	memset(&all, 0, sizeof(all));
+	all.span = b->t - (a ? a->t : b->t);
+	text_head(f, v, "CPU");
+	for (size_t i = 0; i < n; i++) {
+		text_line(f, v, r[i].name, &r[i]);
+		for (int p = 0; p <= RP_NPOL; p++)
+			all.c[p] += r[i].c[p];
+		all.opt += r[i].opt;
+		all.opt_slack += r[i].opt_slack;
+	}
+	text_line(f, v, "all CPUs", &all);
+	free(r);
+	fputc('\n', f);
+	if (top_rows(v, v->by, a, b, &r, &n)) {
+		fprintf(f, "out of memory\n");
+		return;
+	}
+	text_head(f, v, replay_by_names[v->by]);
+	for (size_t i = 0; i < n && (rows_max < 0 || (int)i < rows_max); i++)
+		text_line(f, v, r[i].name, &r[i]);
+	free(r);
+}
+
+void top_csv_header(FILE *f, int by)
+{
+	fprintf(f, "frame,seconds,%s,wakeups,wakeups_per_s,off,off_per_s,idle,always,always_per_s,"
+		"optimum,optimum_per_s,greedy_saves_per_s,optimum_slack,slack_saves_per_s\n",
+		replay_by_names[by]);
+}
+
+/* A CSV field: quoted when it holds a comma, a quote or a newline. */
+static void csv_str(FILE *f, const char *s)
+{
+	if (!strpbrk(s, ",\"\n")) {
+		fputs(s, f);
+		return;
+	}
+	fputc('"', f);
+	for (; *s; s++) {
+		if (*s == '"')
+			fputc('"', f);
+		fputc(*s, f);
+	}
+	fputc('"', f);
+}
+
+void top_print_csv(FILE *f, const struct top_view *v, long frame, const struct top_snap *a,
+		   const struct top_snap *b)
+{
+	struct top_row *r;
+	size_t n;
+
+	if (top_rows(v, v->by, a, b, &r, &n))
+		return;
+	for (size_t i = 0; i < n; i++) {
+		const struct top_row *o = &r[i];
+
+		fprintf(f, "%ld,%.6f,", frame, o->span);
+		csv_str(f, o->name);
+		fprintf(f, ",%" PRIu64 ",%.1f,%" PRIu64 ",%.1f,%" PRIu64 ",%" PRIu64 ",%.1f,%" PRIu64
+			",%.1f,%.1f,%" PRIu64 ",%.1f\n", o->c[RP_NPOL], rate(o->c[RP_NPOL], o->span),
+			o->c[RP_OFF], rate(o->c[RP_OFF], o->span), o->c[RP_IDLE], o->c[RP_ALWAYS],
+			rate(o->c[RP_ALWAYS], o->span), o->opt, rate(o->opt, o->span),
+			rate(o->c[RP_OFF], o->span) - rate(o->c[RP_ALWAYS], o->span), o->opt_slack,
+			saved_slack(o) / (o->span > 0 ? o->span : 1));
+	}
+	free(r);
+}

@@ -1,0 +1,134 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * trace_tracefs.c - the parser of the kernel's own trace text: what
+ * /sys/kernel/tracing/trace and trace_pipe print, and `trace-cmd report`:
+ *
+ *     COMM-PID [CPU] FLAGS SECS.USEC: EVENT: FIELDS
+ *
+ * COMM may hold spaces and dashes (the PID is the digits after the last
+ * dash before " [CPU]"), `<idle>-0` is the idle task, FLAGS (d.h1. ...) is
+ * absent from trace-cmd's default output, the timestamp has microseconds
+ * (trace-cmd -t: nanoseconds), EVENT is the bare name (hrtimer_start, not
+ * perf's timer:hrtimer_start) and the fields are the event's print fmt,
+ * the same as perf's (trace__event_fields).  Timer ids are the kernel's
+ * hashed pointers (%p): stable within a boot, which is all the replay
+ * needs.  Lines the kernel adds between events - "CPU:N [LOST M EVENTS]",
+ * trace-cmd's "cpus=N", "version = N", "CPU N is empty" - are ignored.
+ *
+ * The clock: tracefs text does not say which trace_clock stamped it, and
+ * timer expiries (expires=, now=) are CLOCK_MONOTONIC.  The rule is the
+ * one `hrt record --tracefs` follows: record with trace_clock mono.  The
+ * reader cannot check the header, so it checks the events: each expiry's
+ * timestamp should be at or just after its now= (trace.c counts those that
+ * are not, trace_clock_suspect() turns the count into a warning).
+ */
+#include <string.h>
+
+#include "trace_impl.h"
+
+/* "COMM-PID" ending just before `end`: pid and interned comm.  -1 on
+ * ENOMEM; an unreadable task leaves pid -1. */
+static int tracefs_task(struct trace_reader *r, const char *s, const char *end,
+			struct trace_event *ev)
+{
+	const char *p = end, *c = s;
+
+	ev->pid = -1;
+	ev->comm = TRACE_NO_FN;
+	while (p > s && is_digit(p[-1]))
+		p--;
+	if (p == end || p == s || p[-1] != '-')
+		return 0;
+	ev->pid = 0;
+	for (const char *q = p; q < end && ev->pid < 100000000; q++)
+		ev->pid = ev->pid * 10 + (*q - '0');
+	while (*c == ' ')
+		c++;
+	if (p - 1 > c) {
+		ev->comm = strtab_intern(&r->fns, c, (size_t)(p - 1 - c), 1);
+		if (ev->comm == TRACE_NO_FN)
+			return -1;
+	}
+	return 0;
+}
+
+/* The FLAGS column: 4 to 6 characters of the latency format (irqs-off,
+ * need-resched, hardirq/softirq, preempt depth, migrate-disable). */
+static const char *skip_flags(const char *p)
+{
+	const char *q = p;
+
+	while (*q && *q != ' ' && strchr(".dDXbnNpPhHsSzZ0123456789abcdef", *q))
+		q++;
+	if (q - p >= 4 && q - p <= 6 && *q == ' ')
+		return q;
+	return p;
+}
+
+/*
+ * The header up to the event name: 0 with cpu, t (ns) and the task's end
+ * (just before " [CPU]") and the bare event name [ev, eve) without its
+ * colon, or -1.  The first " [digits]" followed by an optional FLAGS and
+ * "SECS.FRAC: NAME:" with NAME free of colons wins.
+ */
+int trace__tracefs_header(const char *s, int *cpu, hrt_time_t *t, const char **task_end,
+			  const char **ev, const char **eve)
+{
+	for (const char *b = strchr(s, '['); b; b = strchr(b + 1, '[')) {
+		const char *p = b + 1, *q;
+		hrt_time_t ts;
+		int64_t c;
+
+		if (b == s || b[-1] != ' ')
+			continue;
+		for (q = p; is_digit(*q); q++)
+			;
+		if (q == p || *q != ']' || q - p > 5 || parse_dec(p, q, &c))
+			continue;
+		p = q + 1;
+		while (*p == ' ')
+			p++;
+		p = skip_flags(p);
+		while (*p == ' ')
+			p++;
+		if (!(p = lex_stamp(p, 1, &ts)))
+			continue;
+		while (*p == ' ')
+			p++;
+		for (q = p; *q && *q != ' ' && *q != ':'; q++)
+			;
+		if (q == p || *q != ':' || (q[1] && q[1] != ' '))
+			continue;       /* perf's "timer:hrtimer_start:" is not ours */
+		for (q = b; q > s && q[-1] == ' '; q--)
+			;
+		*task_end = q;
+		*cpu = (int)c;
+		*t = ts;
+		*ev = p;
+		*eve = p + strcspn(p, ":");
+		return 0;
+	}
+	return -1;
+}
+
+/* Lines between events that carry no event. */
+int trace__tracefs_is_noise(const char *s)
+{
+	return !strncmp(s, "CPU:", 4) || !strncmp(s, "cpus=", 5) || !strncmp(s, "version = ", 10) ||
+	       (!strncmp(s, "CPU ", 4) && strstr(s, " is empty"));
+}
+
+int trace__parse_tracefs(struct trace_reader *r, const char *s, struct trace_event *ev, char *why)
+{
+	const char *te, *en, *ene;
+
+	if (trace__tracefs_is_noise(s))
+		return 0;
+	if (trace__tracefs_header(s, &ev->cpu, &ev->t, &te, &en, &ene))
+		return WHY("expected a tracefs line 'COMM-PID [CPU] FLAGS SECONDS.US: EVENT: FIELDS'");
+	if (ev->cpu >= TRACE_MAX_CPUS)
+		return WHY("CPU %d out of range (at most %d CPUs)", ev->cpu, TRACE_MAX_CPUS);
+	if (tracefs_task(r, s, te, ev))
+		return WHY("out of memory");
+	return trace__event_fields(r, en, ene, ene + 1, ev, why);
+}
