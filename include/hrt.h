@@ -505,8 +505,10 @@ HRT_EXTERN int hrt_base_get_coalesce(const struct hrt_base *base);
  * loop that takes a timeout and runs on a thread whose slack it may set),
  * computed now on the base's clock: 1 with [*soft, *hard] - sleep until
  * *soft with timer slack *hard - *soft (skip the prctl when 0: 0 means the
- * default slack) and call hrt_base_run(base, now, 1) on waking (idle: the
- * window may start at a timer only the greedy walk runs); 0 if no
+ * default slack) and call hrt_base_run(base, now, idle) on waking (the
+ * window may start at a timer only the greedy walk runs: a pass with idle
+ * = 0 under HRT_GREEDY_IDLE may run nothing, and the next window then
+ * starts in the past, a sleep of 0 until an idle pass); 0 if no
  * ranged sleep fits (*soft = *hard = the earliest hard expiry: sleep on the
  * timerfd as usual) or nothing is queued (both HRT_TIME_MAX); -EINVAL
  * (NULL), -EDEADLK (walk callback), -EPERM.  On a virtual base, computed
