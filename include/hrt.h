@@ -519,6 +519,22 @@ HRT_EXTERN int hrt_base_get_coalesce(const struct hrt_base *base);
  */
 HRT_EXTERN int hrt_base_wait_window(const struct hrt_base *base, hrt_time_t *soft,
 				    hrt_time_t *hard);
+/*
+ * For a host loop that watches hrt_base_fd and sleeps for the window
+ * itself (libuv, libev: their own timer set at the window's start, the
+ * loop thread's slack set to the window): hold = 1 keeps the timerfd
+ * disarmed - a timer without slack would end every ranged sleep at the
+ * earliest hard expiry exactly - and hold = 0 arms it again at that
+ * expiry (the timerfd path).  While held, nothing wakes the host for a
+ * start that moves the earliest hard expiry earlier: a start from another
+ * thread must wake the host loop itself (uv_async_send, ev_async_send),
+ * and the host calls hrt_base_wait_window again before it sleeps.  A wall
+ * clock change still makes the fd readable (CLOCK_REALTIME bases).  The
+ * fd stays the same.  0 or -errno: -EINVAL, -EPERM, -EDEADLK, -ECHILD,
+ * -EOPNOTSUPP (virtual base), -EBUSY (hrt_base_loop runs; it refuses to
+ * start, -EBUSY, while the fd is held), or the re-arm's error.
+ */
+HRT_EXTERN int hrt_base_hold_fd(struct hrt_base *base, int hold);
 
 #ifdef __cplusplus
 }

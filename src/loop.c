@@ -61,6 +61,7 @@
 
 #include "base.h"
 #include "loop.h"
+#include "timerfd.h"
 
 struct hrt_loop {
 	struct hrt_device dev;          /* installed while the loop runs */
@@ -493,7 +494,10 @@ static int loop_run(struct hrt_base *b, struct hrt_loop *l)
 	err = loop_setup(l, tfd);
 	if (err)
 		return err;
-	/* Stack on the device: only this loop changes it while it runs. */
+	/* Stack on the device: only this loop changes it while it runs.  A
+	 * held timerfd (hrt_base_hold_fd) is a host loop's: not ours. */
+	if (!hrt__timerfd_is(hrt__base_device(b)))
+		return -EBUSY;
 	loop_lock(l);
 	l->below = hrt__base_device(b);
 	l->arm_failed = 0;

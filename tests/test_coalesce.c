@@ -12,7 +12,9 @@
  *    callback never early; lateness past hard is only printed (the OS's);
  *  - the thread's timer slack is restored, ENOSYS falls back to the timerfd
  *    path (once per base), a narrow far window sleeps exactly, a start from
- *    another thread pokes a long sleep, HRT_COALESCE and the switch.
+ *    another thread pokes a long sleep, HRT_COALESCE and the switch;
+ *  - hrt_base_hold_fd keeps the timerfd disarmed for a host loop that
+ *    sleeps for the window itself, and gives it back armed.
  * Seeds are fixed and printed.
  */
 #include <errno.h>
@@ -22,7 +24,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
+#include <poll.h>
 #include <sys/prctl.h>
+#include <sys/timerfd.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -438,6 +442,59 @@ static void test_start_from_other_thread_wakes_long_sleep(void **state)
 	run_done(&r);
 }
 
+/* What the timerfd holds: ns left, 0 if disarmed. */
+static hrt_time_t tfd_left(int fd)
+{
+	struct itimerspec its;
+
+	assert_int_equal(timerfd_gettime(fd, &its), 0);
+	return its.it_value.tv_sec * SEC + its.it_value.tv_nsec;
+}
+
+static void test_hold_fd_keeps_timerfd_disarmed(void **state)
+{
+	struct hrt_base *b = tv_new(CLOCK_MONOTONIC, 0), *vb = tv_virtual(0);
+	struct hrt_timer t, u;
+	struct pollfd pfd;
+	hrt_time_t left;
+	int fd;
+
+	(void)state;
+	assert_non_null(b);
+	fd = hrt_base_fd(b);
+	assert_true(fd >= 0);
+	hrt_timer_init(&t, nop_cb);
+	hrt_timer_init(&u, nop_cb);
+	assert_int_equal(hrt_timer_start_range(&t, b, 50 * MS, 10 * MS, HRT_MODE_REL), 0);
+	assert_true(tfd_left(fd) > 0);
+	assert_int_equal(hrt_base_hold_fd(b, 1), 0);
+	assert_int_equal(tfd_left(fd), 0);
+	/* A new earliest expiry arms nothing, and a due one does not fire. */
+	assert_int_equal(hrt_timer_start(&u, b, MS, HRT_MODE_REL), 0);
+	assert_int_equal(tfd_left(fd), 0);
+	assert_int_equal(hrt_base_hold_fd(b, 1), 0);
+	assert_int_equal(hrt_base_fd(b), fd);
+	pfd.fd = fd;
+	pfd.events = POLLIN;
+	assert_int_equal(poll(&pfd, 1, 5), 0);
+	/* hrt_base_loop would sleep on a disarmed fd: refused. */
+	assert_int_equal(hrt_base_loop(b), -EBUSY);
+	/* A pass still runs what is due. */
+	assert_int_equal(hrt_base_run(b, mono(), 1), 1);
+	/* Given back: armed at the earliest hard expiry. */
+	assert_int_equal(hrt_base_hold_fd(b, 0), 0);
+	left = tfd_left(fd);
+	assert_true(left > 0 && left <= 60 * MS);
+	assert_int_equal(hrt_base_hold_fd(b, 0), 0);
+	/* Freed while held: the timerfd goes with it (the sanitizers see). */
+	assert_int_equal(hrt_base_hold_fd(b, 1), 0);
+	hrt_timer_cancel(&t);
+	assert_int_equal(hrt_base_free(b), 0);
+	assert_int_equal(hrt_base_hold_fd(vb, 1), -EOPNOTSUPP);
+	assert_int_equal(hrt_base_hold_fd(NULL, 1), -EINVAL);
+	assert_int_equal(hrt_base_free(vb), 0);
+}
+
 int main(void)
 {
 	static const struct CMUnitTest tests[] = {
@@ -448,6 +505,7 @@ int main(void)
 		cmocka_unit_test(test_coalesce_off_by_switch_and_environment),
 		cmocka_unit_test(test_narrow_far_window_sleeps_exactly),
 		cmocka_unit_test(test_start_from_other_thread_wakes_long_sleep),
+		cmocka_unit_test(test_hold_fd_keeps_timerfd_disarmed),
 	};
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
