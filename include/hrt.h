@@ -528,9 +528,10 @@ HRT_EXTERN int hrt_base_wait_window(const struct hrt_base *base, hrt_time_t *sof
  * expiry (the timerfd path).  While held, nothing wakes the host for a
  * start that moves the earliest hard expiry earlier: a start from another
  * thread must wake the host loop itself (uv_async_send, ev_async_send),
- * and the host calls hrt_base_wait_window again before it sleeps.  A wall
- * clock change still makes the fd readable (CLOCK_REALTIME bases).  The
- * fd stays the same.  0 or -errno: -EINVAL, -EPERM, -EDEADLK, -ECHILD,
+ * and the host calls hrt_base_wait_window again before it sleeps.  A
+ * disarmed timerfd does not follow the wall clock, so a CLOCK_REALTIME
+ * base sees no clock set while held (only CLOCK_MONOTONIC bases coalesce
+ * anyway).  The fd stays the same.  0 or -errno: -EINVAL, -EPERM, -EDEADLK, -ECHILD,
  * -EOPNOTSUPP (virtual base), -EBUSY (hrt_base_loop runs; it refuses to
  * start, -EBUSY, while the fd is held), or the re-arm's error.
  */

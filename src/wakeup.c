@@ -62,7 +62,8 @@ static int hold_arm(struct hrt_device *d, hrt_time_t when)
 	return HRT_DEV_NOTED;
 }
 
-/* A wall-clock change still surfaces (ECANCELED needs no arm). */
+/* Whatever the timerfd had before the hold (a disarmed one follows no
+ * wall-clock change). */
 static int hold_ack(struct hrt_device *d)
 {
 	struct hrt_base *b = HRT_CONTAINER_OF(d, struct hrt_base, hold);
