@@ -19,39 +19,26 @@
  * with its own I/O, only the timers that are due (the leftmost run) run.
  * Every host callback therefore sets host_busy.
  *
- * The coalesced path (ranged_plan): libuv sleeps in epoll_wait with a
- * millisecond timeout under the thread's timer slack, which is the kernel
- * window hrt needs whenever the timers' window is wider than that
- * millisecond.  Before each poll (a uv_prepare_t) the helper asks for the
- * window (hrt_base_wait_window); if it is wide enough it holds the timerfd
- * disarmed (hrt_base_hold_fd), starts a libuv timer at the window's start
- * (rounded up to the loop's millisecond) and sets the loop thread's slack
- * (prctl PR_SET_TIMERSLACK) to what is left of the window, so the kernel
- * may end the poll on an interrupt that happens anyway; the check phase
- * then runs a pass if the window has opened.  Otherwise it gives the
- * timerfd back (the path above).  The slack also widens the host's own
- * timers while it is set (up to the window's width, never past hrt's hard
- * expiries); a start from another thread would need a uv_async_t to make
- * the loop ask again.  HRT_COALESCE=off in the environment keeps the
- * timerfd path.
+ * The coalesced path (uv_coalesce.h): while the timers' window is wider
+ * than libuv's millisecond, a uv_prepare_t holds the timerfd disarmed,
+ * starts a libuv timer at the window's start and sets the loop thread's
+ * slack to the rest of it; the check phase then runs a pass once the
+ * window has opened.  Otherwise the timerfd path above.  HRT_COALESCE=off
+ * in the environment keeps the timerfd path.
  *
  * The workload and the self-check live in example.h; here only the loop.
  */
-#include <sys/prctl.h>
 #include <uv.h>
 
 #include "example.h"
+#include "uv_coalesce.h"
 
 static struct hrt_base *base;
 static uv_poll_t hrt_poll;      /* hrt_base_fd(base) is readable */
 static uv_check_t hrt_check;    /* after this iteration's I/O callbacks */
 static int hrt_readable;        /* hrt_poll fired in this iteration */
 static int host_busy;           /* another callback ran in this iteration */
-static uv_prepare_t hrt_prepare;        /* plans the coalesced sleep */
-static uv_timer_t hrt_window;           /* ends the poll at the window's start */
-static hrt_time_t window_soft = HRT_TIME_MAX;  /* the planned window's start */
-static int held;                        /* the timerfd is held disarmed */
-static unsigned long slack_set, slack_orig;
+static struct uv_coalesce co;   /* the coalesced path */
 
 static void stop_loop(uv_loop_t *loop);
 
@@ -66,60 +53,6 @@ static void on_hrt_readable(uv_poll_t *h, int status, int events)
 	hrt_readable = 1;               /* dispatch in on_check, after other I/O */
 }
 
-/* Time the poll may take past its timeout before the kernel's hrtimer is
- * set (the prepare-to-epoll_wait path): kept out of the slack. */
-#define RANGED_MARGIN_NS 100000
-/* Below this much slack the ranged sleep is not worth a prctl. */
-#define RANGED_MIN_SLACK_NS 200000
-
-static void on_window(uv_timer_t *h)
-{
-	(void)h;                        /* the check phase runs the pass */
-}
-
-static void set_slack(unsigned long ns)
-{
-	if (ns != slack_set && prctl(PR_SET_TIMERSLACK, ns, 0, 0, 0) == 0)
-		slack_set = ns;
-}
-
-/* Before each poll: the ranged sleep if the window allows it, else the
- * timerfd path.  The window's start is rounded up to the loop's
- * millisecond; what is left of the window after it is the slack. */
-static void ranged_plan(uv_prepare_t *h)
-{
-	hrt_time_t soft, hard, now, start;
-	uint64_t ms;
-	int w, err;
-
-	w = hrt_base_get_coalesce(base) == 1 ? hrt_base_wait_window(base, &soft, &hard) : 0;
-	now = ex_now();
-	if (w == 1) {
-		ms = soft > now ? (uint64_t)(soft - now + 999999) / 1000000 : 0;
-		start = now + (hrt_time_t)ms * 1000000;
-		if (hard - start - RANGED_MARGIN_NS < RANGED_MIN_SLACK_NS)
-			w = 0;          /* too narrow at millisecond resolution */
-	}
-	if (w != 1) {
-		window_soft = HRT_TIME_MAX;
-		uv_timer_stop(&hrt_window);
-		set_slack(slack_orig);
-		if (held && (err = hrt_base_hold_fd(base, 0)) < 0)
-			ex_error("hrt_base_hold_fd", err);
-		held = 0;
-		return;
-	}
-	if (!held && (err = hrt_base_hold_fd(base, 1)) < 0) {
-		ex_error("hrt_base_hold_fd", err);
-		return;
-	}
-	held = 1;
-	window_soft = soft;
-	set_slack((unsigned long)(hard - start - RANGED_MARGIN_NS));
-	uv_update_time(h->loop);        /* the timeout counts from now */
-	uv_timer_start(&hrt_window, on_window, ms, 0);
-}
-
 static void on_check(uv_check_t *h)
 {
 	int idle = !host_busy;          /* no other callback in this iteration */
@@ -130,11 +63,12 @@ static void on_check(uv_check_t *h)
 		hrt_readable = 0;
 		n = hrt_base_dispatch(base, idle);  /* drains the fd, runs timers, re-arms */
 		ex_dispatched(idle, n);
-	} else if (ex_now() >= window_soft) {   /* the ranged sleep ended */
-		window_soft = HRT_TIME_MAX;
+	} else if (uv_coalesce_due(&co, ex_now())) {    /* the window opened */
 		n = hrt_base_run(base, ex_now(), idle);
 		ex_dispatched(idle, n);
 	}
+	if (co.err)
+		ex_error("hrt_base_hold_fd", co.err);
 	if (ex_all_fired() || ex.failed)
 		stop_loop(h->loop);
 }
@@ -198,10 +132,7 @@ int main(void)
 	EX_TRY(uv_poll_start(&hrt_poll, UV_READABLE, on_hrt_readable));
 	EX_TRY(uv_check_init(&loop, &hrt_check));
 	EX_TRY(uv_check_start(&hrt_check, on_check));
-	slack_orig = slack_set = (unsigned long)prctl(PR_GET_TIMERSLACK, 0, 0, 0, 0);
-	EX_TRY(uv_timer_init(&loop, &hrt_window));
-	EX_TRY(uv_prepare_init(&loop, &hrt_prepare));
-	EX_TRY(uv_prepare_start(&hrt_prepare, ranged_plan));
+	EX_TRY(uv_coalesce_init(&co, &loop, base));
 
 	EX_TRY(uv_poll_init(&loop, &pipe_poll, ex.pipe[0]));
 	EX_TRY(uv_poll_start(&pipe_poll, UV_READABLE, on_pipe));
@@ -210,7 +141,7 @@ int main(void)
 
 	uv_run(&loop, UV_RUN_DEFAULT);  /* until stop_loop() */
 out:
-	set_slack(slack_orig);
+	uv_coalesce_done(&co);
 	stop_loop(&loop);               /* no-op after a normal stop */
 	uv_run(&loop, UV_RUN_DEFAULT);  /* runs the close callbacks */
 	if (uv_loop_close(&loop) < 0)
