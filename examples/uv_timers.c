@@ -67,8 +67,8 @@ static void on_check(uv_check_t *h)
 		n = hrt_base_run(base, ex_now(), idle);
 		ex_dispatched(idle, n);
 	}
-	if (co.err)
-		ex_error("hrt_base_hold_fd", co.err);
+	if (co.plan.err)
+		ex_error("hrt_base_hold_fd", co.plan.err);
 	if (ex_all_fired() || ex.failed)
 		stop_loop(h->loop);
 }
