@@ -168,6 +168,9 @@ $(O)/fuzz/%-replay: fuzz/%.c fuzz/fuzz_main.c $(wildcard fuzz/*.h) $(LIB_A) $(TO
 
 # Per-benchmark extra link flags: BENCH_LDFLAGS_<name>.
 BENCH_LDFLAGS_wakeups = -Wl,--wrap=epoll_wait    # counts the loop's waits
+# bench/coalesce --uv: a libuv host (examples/uv_coalesce.h), when libuv is there.
+BENCH_LDFLAGS_coalesce = $(if $(HAVE_LIBUV),-DHRT_BENCH_UV $(EXLIBS_uv_timers))
+$(O)/bench/coalesce: examples/uv_coalesce.h examples/coalesce_plan.h
 $(O)/bench/%: bench/%.c $(wildcard bench/*.h tests/*.h) $(LIB_A)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -O2 -o $@ $< $(LIB_A) $(ALL_LDFLAGS) $(BENCH_LDFLAGS_$*) $(HRT_LDLIBS)

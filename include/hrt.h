@@ -471,14 +471,23 @@ HRT_EXTERN int hrt_base_stop(struct hrt_base *base);
  * disarmed (a timer with no slack would stop the kernel's expiry walk), so
  * the kernel ends the sleep on an interrupt that happens anyway.
  *
- * The window rule.  H: the earliest hard expiry queued; its timer is the
- * owner, with soft expiry s0 <= H.  S: the latest soft expiry <= H (a search
- * of at most 64 nodes: S >= s0 in any case).  The sleep starts ending at
- * T >= s0 and ends by T + slack <= H: every wake-up runs at least the owner
- * and no timer runs after its hard expiry by the engine's choice (only by
- * the OS's own lateness).  T = min(S, bound) pushed as late as the slack's
- * rounding allows; bound keeps the kernel's own widening of the slack (the
- * sleep's length / 1000, / 200 at nice > 0) inside H.  Where no such T >= s0
+ * The window rule.  H: the earliest hard expiry queued; s: the earliest
+ * soft expiry queued (a search of at most 64 nodes: some timer's soft
+ * expiry, <= H in any case); with greedy policy HRT_GREEDY_OFF, whose
+ * passes run only the leftmost run, s is the soft expiry of H's timer.  The kernel gets the whole of [s, H]: the
+ * sleep starts ending at T >= s and ends at T + slack <= H, so every
+ * wake-up runs at least one timer and no timer runs after its hard expiry
+ * by the engine's choice (only by the OS's own lateness); the greedy pass
+ * runs whatever is due when the kernel ends the sleep.  What costs power
+ * is an interrupt of hrt's own; a wake-up on an interrupt that happens
+ * anyway is close to free even when it runs fewer timers, so the window is
+ * as wide as the timers allow (overlapping windows do not narrow it).
+ * T is s pushed later only by the slack's rounding (less than an eighth
+ * of the window, so the prctl is rare) and by bound, which keeps the
+ * kernel's own widening of the slack (the sleep's length / 1000, / 200 at
+ * nice > 0) inside H; past those T + slack = H: alone on the CPU the
+ * sleep ends at H, as the
+ * timerfd's would.  Where no such T >= s
  * exists (a window narrower than about 0.1 % of the distance to it) that
  * sleep is the exact timerfd one.  Only CLOCK_MONOTONIC bases coalesce (the
  * sleep is relative on that clock).  Kernels before 5.11 (no epoll_pwait2:
@@ -496,7 +505,10 @@ HRT_EXTERN int hrt_base_get_coalesce(const struct hrt_base *base);
  * loop that takes a timeout and runs on a thread whose slack it may set),
  * computed now on the base's clock: 1 with [*soft, *hard] - sleep until
  * *soft with timer slack *hard - *soft (skip the prctl when 0: 0 means the
- * default slack) and call hrt_base_run(base, now, idle) on waking; 0 if no
+ * default slack) and call hrt_base_run(base, now, idle) on waking (the
+ * window may start at a timer only the greedy walk runs: a pass with idle
+ * = 0 under HRT_GREEDY_IDLE may run nothing, and the next window then
+ * starts in the past, a sleep of 0 until an idle pass); 0 if no
  * ranged sleep fits (*soft = *hard = the earliest hard expiry: sleep on the
  * timerfd as usual) or nothing is queued (both HRT_TIME_MAX); -EINVAL
  * (NULL), -EDEADLK (walk callback), -EPERM.  On a virtual base, computed
@@ -507,6 +519,23 @@ HRT_EXTERN int hrt_base_get_coalesce(const struct hrt_base *base);
  */
 HRT_EXTERN int hrt_base_wait_window(const struct hrt_base *base, hrt_time_t *soft,
 				    hrt_time_t *hard);
+/*
+ * For a host loop that watches hrt_base_fd and sleeps for the window
+ * itself (libuv, libev: their own timer set at the window's start, the
+ * loop thread's slack set to the window): hold = 1 keeps the timerfd
+ * disarmed - a timer without slack would end every ranged sleep at the
+ * earliest hard expiry exactly - and hold = 0 arms it again at that
+ * expiry (the timerfd path).  While held, nothing wakes the host for a
+ * start that moves the earliest hard expiry earlier: a start from another
+ * thread must wake the host loop itself (uv_async_send, ev_async_send),
+ * and the host calls hrt_base_wait_window again before it sleeps.  A
+ * disarmed timerfd does not follow the wall clock, so a CLOCK_REALTIME
+ * base sees no clock set while held (only CLOCK_MONOTONIC bases coalesce
+ * anyway).  The fd stays the same.  0 or -errno: -EINVAL, -EPERM, -EDEADLK, -ECHILD,
+ * -EOPNOTSUPP (virtual base), -EBUSY (hrt_base_loop runs; it refuses to
+ * start, -EBUSY, while the fd is held), or the re-arm's error.
+ */
+HRT_EXTERN int hrt_base_hold_fd(struct hrt_base *base, int hold);
 
 #ifdef __cplusplus
 }

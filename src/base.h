@@ -40,8 +40,9 @@ ssize_t hrt__base_dispatch(struct hrt_base *b, int idle, int *read_err);
 int hrt__base_rearm(struct hrt_base *b);
 /* coalesce.c.  The coalesced sleep's window (loop.c header): 0 if nothing is queued;
  * else 1 with the earliest hard expiry *hard, the soft expiry *owner of
- * the timer that has it, and *soft, the latest soft expiry <= *hard found
- * (>= *owner; a bounded search). */
+ * the timer that has it, and *soft, the earliest soft expiry found (<=
+ * *owner, some queued timer's; a bounded search), or *owner if the base's
+ * greedy policy is off (the loop's passes are idle ones: IDLE walks). */
 int hrt__base_window(struct hrt_base *b, hrt_time_t *owner, hrt_time_t *soft,
 		     hrt_time_t *hard);
 
@@ -53,8 +54,8 @@ hrt_time_t hrt__clock_now(clockid_t clock);
 /* The rule (loop.c header): 1 with the instant to sleep until and the
  * thread slack to sleep with, or 0 if no ranged sleep fits (sleep exactly
  * until `hard`).  `div` is the kernel's slack estimate divisor. */
-int hrt__coalesce_plan(hrt_time_t now, hrt_time_t owner, hrt_time_t soft,
-		       hrt_time_t hard, int div, hrt_time_t *until, hrt_time_t *slack);
+int hrt__coalesce_plan(hrt_time_t now, hrt_time_t soft, hrt_time_t hard, int div,
+		       hrt_time_t *until, hrt_time_t *slack);
 int hrt__slack_div(void);
 
 #endif /* HRT_BASE_H */

@@ -72,6 +72,11 @@ struct hrt_base {
 	int arm_err;                    /* last arm: 0 or -errno (armed EXPIRED) */
 	unsigned fork_gen;              /* hrt__fork_gen when made (fork: -ECHILD) */
 	int coalesce;                   /* HRT_COALESCE / hrt_base_set_coalesce */
+	/* hrt_base_hold_fd: a device stacked on the timerfd that keeps it
+	 * disarmed (wakeup.c); installed as dev while held. */
+	struct hrt_device hold;
+	struct hrt_device *hold_below;  /* the timerfd under it */
+	int hold_disarmed;              /* the timerfd was disarmed */
 	struct hrt_loop *loop;          /* hrt_base_loop's state (loop.c); the
 					 * base never looks inside */
 	/* lifecycle.c's list of locked bases, which fork() locks (address

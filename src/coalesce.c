@@ -27,13 +27,15 @@ HRT_EXTERN int hrt_base_get_coalesce(const struct hrt_base *b)
 	return err ? err : __atomic_load_n(&b->coalesce, __ATOMIC_RELAXED);
 }
 
-/* Keep the top three bits: the slack changes (a prctl) only when the window
- * does by more than an eighth, and never grows past it. */
+/* Keep the top four bits: the slack changes (a prctl) only when the window
+ * does by more than a sixteenth, never grows past it, and loses less than
+ * an eighth of it (with three bits, up to a quarter: the window started
+ * that much later and missed that many interrupts). */
 static hrt_time_t slack_round_down(hrt_time_t x)
 {
 	int k = 63 - __builtin_clzll((unsigned long long)x);
 
-	return k < 3 ? x : x & ~(((hrt_time_t)1 << (k - 2)) - 1);
+	return k < 4 ? x : x & ~(((hrt_time_t)1 << (k - 3)) - 1);
 }
 
 int hrt__base_window(struct hrt_base *b, hrt_time_t *owner, hrt_time_t *soft,
@@ -42,7 +44,7 @@ int hrt__base_window(struct hrt_base *b, hrt_time_t *owner, hrt_time_t *soft,
 	int have;
 
 	base_lock(b);
-	have = hrt__tset_window(&b->set, owner, soft, hard);
+	have = hrt__tset_window(&b->set, __atomic_load_n(&b->greedy, __ATOMIC_RELAXED) != HRT_GREEDY_OFF, owner, soft, hard);
 	base_unlock(b);
 	return have;
 }
@@ -56,10 +58,10 @@ int hrt__slack_div(void)
 	return errno == 0 && nice > 0 ? 200 : 1000;
 }
 
-int hrt__coalesce_plan(hrt_time_t now, hrt_time_t owner, hrt_time_t soft,
-		       hrt_time_t hard, int div, hrt_time_t *until, hrt_time_t *slack)
+int hrt__coalesce_plan(hrt_time_t now, hrt_time_t soft, hrt_time_t hard, int div,
+		       hrt_time_t *until, hrt_time_t *slack)
 {
-	hrt_time_t d, bound, t0, q;
+	hrt_time_t d, bound, q;
 
 	if (hard <= now) {              /* due: no sleep */
 		*until = hard;
@@ -70,10 +72,14 @@ int hrt__coalesce_plan(hrt_time_t now, hrt_time_t owner, hrt_time_t soft,
 	 * than `bound`, where that estimate still ends by `hard`. */
 	d = hard - now;
 	bound = now + d - (d / (div + 1) + (d % (div + 1) != 0));
-	t0 = soft < bound ? soft : bound;
-	if (t0 < owner)
+	if (soft > bound)
 		return 0;
-	q = slack_round_down(hard - t0);        /* >= 1: t0 <= bound < hard */
+	/* The whole window [soft, hard]: what costs is an interrupt of our
+	 * own, not a wake-up that runs fewer timers, so the kernel gets every
+	 * instant it may end the sleep at; the end stays at `hard` (the
+	 * rounding moves the start), so alone on the CPU the loop wakes when
+	 * the timerfd would have. */
+	q = slack_round_down(hard - soft);      /* >= 1: soft <= bound < hard */
 	*until = hard - q < bound ? hard - q : bound;
 	*slack = q;
 	return 1;
@@ -92,15 +98,14 @@ HRT_EXTERN int hrt_base_wait_window(const struct hrt_base *cb, hrt_time_t *soft,
 	if (have)
 		return have;
 	base_lock(b);
-	have = hrt__tset_window(&b->set, &owner, &s, &h);
+	have = hrt__tset_window(&b->set, __atomic_load_n(&b->greedy, __ATOMIC_RELAXED) != HRT_GREEDY_OFF, &owner, &s, &h);
 	base_unlock(b);
 	if (!have) {
 		*soft = *hard = HRT_TIME_MAX;
 		return 0;
 	}
 	now = base_now(b);              /* a virtual base plans on its time */
-	if (!hrt__coalesce_plan(now, owner, s, h, hrt__slack_div(),
-				&until, &slack)) {
+	if (!hrt__coalesce_plan(now, s, h, hrt__slack_div(), &until, &slack)) {
 		*soft = *hard = h;
 		return 0;
 	}

@@ -15,17 +15,19 @@
  * the loop computes the window and sleeps in epoll_pwait2 with the
  * thread's timer slack, the timerfd disarmed, so the kernel's own range
  * timer may end the sleep on an interrupt that happens anyway.  The rule
- * (also in hrt.h): H = the earliest hard expiry, s0 = the soft expiry of
- * its timer (the owner), S = the latest soft expiry <= H (bounded search,
- * >= s0).  Sleep until T with slack q where
- *   T >= s0          so every wake-up runs at least the owner,
- *   T + q <= H       so nothing runs after its hard expiry by our choice,
+ * (also in hrt.h): H = the earliest hard expiry, s = the earliest soft
+ * expiry queued (bounded search: some timer's, <= H).  Sleep until T with
+ * slack q where
+ *   T >= s           so every wake-up runs at least one timer,
+ *   T + q = H        so nothing runs after its hard expiry by our choice,
  *   T + (T - now) / div <= H   the kernel's own widening of the slack
  *                    (select_estimate_accuracy: length / 1000, / 200 at
  *                    nice > 0, the larger of that and the thread slack),
- * and T as late as the window allows (min(S, bound), then H - q with q
- * rounded down to three bits so the prctl is rare): one wake-up covers
- * every timer whose soft expiry is <= S.  If no T >= s0 fits, that one
+ * and T as early as that allows (q = H - s rounded down to four bits so
+ * the prctl is rare): the kernel gets the widest window the timers allow,
+ * and the greedy pass takes whatever is due when the sleep ends.  An
+ * interrupt of our own is what costs; a wake-up that rides on another's is
+ * close to free even if it runs fewer timers.  If no T >= s fits, that one
  * sleep is the exact timerfd one.  The kernel reads its clock after ours,
  * so a sleep may end up to a system call's latency after H: that is the
  * OS's lateness, as a late timerfd is.  A start from another thread that
@@ -59,6 +61,7 @@
 
 #include "base.h"
 #include "loop.h"
+#include "timerfd.h"
 
 struct hrt_loop {
 	struct hrt_device dev;          /* installed while the loop runs */
@@ -352,7 +355,7 @@ static int coalesce_plan_sleep(struct hrt_base *b, struct hrt_loop *l, int div,
 	have = hrt__base_window(b, &owner, &soft, &hard);
 	*now = hrt__clock_now(hrt__base_clock(b));
 	if (have)
-		ranged = hrt__coalesce_plan(*now, owner, soft, hard, div, &until, slack);
+		ranged = hrt__coalesce_plan(*now, soft, hard, div, &until, slack);
 	loop_lock(l);
 	err = tfd_set(l, have && !ranged ? hard : HRT_TIME_MAX);
 	if (l->sleeping)
@@ -491,7 +494,10 @@ static int loop_run(struct hrt_base *b, struct hrt_loop *l)
 	err = loop_setup(l, tfd);
 	if (err)
 		return err;
-	/* Stack on the device: only this loop changes it while it runs. */
+	/* Stack on the device: only this loop changes it while it runs.  A
+	 * held timerfd (hrt_base_hold_fd) is a host loop's: not ours. */
+	if (!hrt__timerfd_is(hrt__base_device(b)))
+		return -EBUSY;
 	loop_lock(l);
 	l->below = hrt__base_device(b);
 	l->arm_failed = 0;

@@ -213,45 +213,48 @@ void hrt__tset_pass_end(struct hrt_tset *ts)
 
 /* The coalescing window ------------------------------------------------ */
 
-/* The latest soft expiry <= hard in the subtree at n, pruning subtrees whose
- * least soft expiry is later; visits at most *budget nodes, so the window
- * costs O(1) whatever is queued (a lower bound is still a valid window). */
-static void window_walk(const struct hrt_rb_node *n, hrt_time_t hard,
-			hrt_time_t *soft, unsigned *budget)
+/* The earliest soft expiry below *soft in the subtree at n, of a timer this
+ * pass may still run, pruning subtrees whose least soft expiry (excluded
+ * timers included) is not below it; visits at most *budget nodes, so the
+ * window costs O(1) whatever is queued (every value found is some runnable
+ * timer's soft expiry, so a cut-off search still gives a valid window, only
+ * a narrower one). */
+static void window_walk(const struct hrt_rb_node *n, hrt_time_t *soft,
+			unsigned *budget)
 {
 	while (n && *budget) {
 		const struct hrt_timer *t = hrt__queue_timer(n);
 
-		if (t->hrt__subtree_soft > hard)
+		if (t->hrt__subtree_soft >= *soft)
 			return;
 		--*budget;
-		if (!hrt__queue_is_excluded(t) && t->hrt__soft <= hard &&
-		    t->hrt__soft > *soft)
+		if (!hrt__queue_is_excluded(t) && t->hrt__soft < *soft)
 			*soft = t->hrt__soft;
-		window_walk(n->hrt__left, hard, soft, budget);
+		window_walk(n->hrt__left, soft, budget);
 		n = n->hrt__right;
 	}
 }
 
 #define HRT_WINDOW_VISITS 64
 
-int hrt__tset_window(struct hrt_tset *ts, hrt_time_t *owner, hrt_time_t *soft,
-		     hrt_time_t *hard)
+int hrt__tset_window(struct hrt_tset *ts, int greedy, hrt_time_t *owner,
+		     hrt_time_t *soft, hrt_time_t *hard)
 {
 	unsigned budget = HRT_WINDOW_VISITS;
 	struct hrt_timer *t;
 
 	/* Makes the earliest hard expiry a tree's; the wheel's soft expiries
-	 * are all >= it then (the bounded search may miss ties: a lower
-	 * bound is still a valid window). */
+	 * are all >= it then, so the trees hold every soft expiry below it. */
 	hrt__tset_next(ts, 1);
 	t = first_untaken(ts);
 	if (!t)
 		return 0;
 	*owner = *soft = t->hrt__soft;
 	*hard = t->hrt__hard;
-	window_walk(ts->queue.root.node, *hard, soft, &budget);
-	window_walk(ts->pend.root.node, *hard, soft, &budget);
+	if (!greedy)
+		return 1;
+	window_walk(ts->queue.root.node, soft, &budget);
+	window_walk(ts->pend.root.node, soft, &budget);
 	return 1;
 }
 

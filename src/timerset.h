@@ -190,10 +190,13 @@ void hrt__tset_pass_end(struct hrt_tset *ts);
 hrt_time_t hrt__tset_next(struct hrt_tset *ts, int in_tree);
 /* The coalescing window: 0 if nothing is queued; else 1 with the earliest
  * hard expiry *hard of the timers this pass may still run, the soft expiry
- * *owner of the timer that has it, and *soft, the latest soft expiry <=
- * *hard found (>= *owner; a bounded search, so a lower bound). */
-int hrt__tset_window(struct hrt_tset *ts, hrt_time_t *owner, hrt_time_t *soft,
-		     hrt_time_t *hard);
+ * *owner of the timer that has it, and *soft: if greedy (the passes walk
+ * every soft-expired timer), the earliest soft expiry of those timers found
+ * (<= *owner; a bounded search, so an upper bound, but always some runnable
+ * timer's soft expiry), else *owner (a pass without the walk runs only the
+ * leftmost run, which a wake-up before *owner would leave empty). */
+int hrt__tset_window(struct hrt_tset *ts, int greedy, hrt_time_t *owner,
+		     hrt_time_t *soft, hrt_time_t *hard);
 /* Every wheel timer into the trees (a walk shows them). */
 void hrt__tset_gather(struct hrt_tset *ts);
 /* Calls fn on every node of both trees in queue order, except the

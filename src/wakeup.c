@@ -42,6 +42,84 @@ struct hrt_device *hrt__base_set_device(struct hrt_base *b, struct hrt_device *d
 	return old;
 }
 
+/* The hold ------------------------------------------------------------ */
+
+/* Stacked on the timerfd: the base's arms are noted, not programmed (a
+ * timer without slack would end the host's ranged sleep exactly), and the
+ * timerfd below is disarmed once.  Called under the base lock. */
+static int hold_arm(struct hrt_device *d, hrt_time_t when)
+{
+	struct hrt_base *b = HRT_CONTAINER_OF(d, struct hrt_base, hold);
+	int r;
+
+	(void)when;
+	if (!b->hold_disarmed) {
+		r = b->hold_below->ops->arm(b->hold_below, HRT_TIME_MAX);
+		if (r < 0)
+			return r;
+		b->hold_disarmed = 1;
+	}
+	return HRT_DEV_NOTED;
+}
+
+/* Whatever the timerfd had before the hold (a disarmed one follows no
+ * wall-clock change). */
+static int hold_ack(struct hrt_device *d)
+{
+	struct hrt_base *b = HRT_CONTAINER_OF(d, struct hrt_base, hold);
+
+	return b->hold_below->ops->ack(b->hold_below);
+}
+
+static int hold_fd(const struct hrt_device *d)
+{
+	const struct hrt_base *b = HRT_CONTAINER_OF(d, struct hrt_base, hold);
+
+	return b->hold_below->ops->fd(b->hold_below);
+}
+
+/* hrt_base_free of a held base closes the timerfd. */
+static void hold_close(struct hrt_device *d)
+{
+	struct hrt_base *b = HRT_CONTAINER_OF(d, struct hrt_base, hold);
+
+	b->hold_below->ops->close(b->hold_below);
+}
+
+static const struct hrt_device_ops hold_ops = { hold_arm, hold_ack, hold_fd, hold_close };
+
+HRT_EXTERN int hrt_base_hold_fd(struct hrt_base *b, int hold)
+{
+	int err = hrt_base_fd(b);       /* the guard; makes the timerfd */
+
+	if (err < 0)
+		return err;
+	err = 0;
+	base_lock(b);
+	if (hold && b->dev != &b->hold) {
+		if (!hrt__timerfd_is(b->dev)) {
+			err = -EBUSY;   /* hrt_base_loop's device: it holds itself */
+		} else {
+			b->hold.ops = &hold_ops;
+			b->hold_below = b->dev;
+			b->hold_disarmed = 0;
+			__atomic_store_n(&b->dev, &b->hold, __ATOMIC_RELEASE);
+		}
+	} else if (!hold && b->dev == &b->hold) {
+		__atomic_store_n(&b->dev, b->hold_below, __ATOMIC_RELEASE);
+	} else {
+		base_unlock(b);
+		return 0;
+	}
+	if (!err) {
+		b->armed = HRT_ARMED_EXPIRED;   /* the new device: arm (or note) */
+		base_wakeup_update(b);
+		err = b->armed == HRT_ARMED_EXPIRED ? b->arm_err : 0;
+	}
+	base_unlock(b);
+	return err;
+}
+
 HRT_EXTERN int hrt_base_fd(struct hrt_base *b)
 {
 	struct hrt_device *d;

@@ -12,7 +12,9 @@
  *    callback never early; lateness past hard is only printed (the OS's);
  *  - the thread's timer slack is restored, ENOSYS falls back to the timerfd
  *    path (once per base), a narrow far window sleeps exactly, a start from
- *    another thread pokes a long sleep, HRT_COALESCE and the switch.
+ *    another thread pokes a long sleep, HRT_COALESCE and the switch;
+ *  - hrt_base_hold_fd keeps the timerfd disarmed for a host loop that
+ *    sleeps for the window itself, and gives it back armed.
  * Seeds are fixed and printed.
  */
 #include <errno.h>
@@ -22,7 +24,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
+#include <poll.h>
 #include <sys/prctl.h>
+#include <sys/timerfd.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -54,7 +58,9 @@ static hrt_time_t mono(void)
 	return ts.tv_sec * SEC + ts.tv_nsec;
 }
 
-/* The rule, by brute force over random instants. */
+/* The rule, by brute force over random instants: the window [soft, hard]
+ * goes to the kernel whole, but for the slack's rounding (< 1/8) and the
+ * kernel's own widening. */
 static void test_ranged_sleep_starts_after_soft_ends_by_hard(void **state)
 {
 	int i;
@@ -65,11 +71,10 @@ static void test_ranged_sleep_starts_after_soft_ends_by_hard(void **state)
 		int div = rnd() & 1 ? 1000 : 200;
 		hrt_time_t now = (hrt_time_t)(rnd() % (1000 * SEC));
 		hrt_time_t scale = (hrt_time_t)1 << (rnd() % 40);
-		hrt_time_t owner = now + (hrt_time_t)(rnd() % (uint64_t)scale) - scale / 4;
-		hrt_time_t hard = owner + (hrt_time_t)(rnd() % (uint64_t)scale);
-		hrt_time_t soft = owner + (hard > owner ? (hrt_time_t)(rnd() % (uint64_t)(hard - owner + 1)) : 0);
+		hrt_time_t soft = now + (hrt_time_t)(rnd() % (uint64_t)scale) - scale / 4;
+		hrt_time_t hard = soft + (hrt_time_t)(rnd() % (uint64_t)scale);
 		hrt_time_t until = -1, slack = -1, est, fit;
-		int r = hrt__coalesce_plan(now, owner, soft, hard, div, &until, &slack);
+		int r = hrt__coalesce_plan(now, soft, hard, div, &until, &slack);
 
 		if (hard <= now) {
 			assert_int_equal(r, 1);
@@ -78,25 +83,24 @@ static void test_ranged_sleep_starts_after_soft_ends_by_hard(void **state)
 			continue;
 		}
 		/* The documented bound: T <= now + (hard - now) * div / (div + 1). */
-		fit = owner <= now + (hrt_time_t)((__int128)(hard - now) * div / (div + 1));
+		fit = now + (hrt_time_t)((__int128)(hard - now) * div / (div + 1));
 		if (!r) {
-			if (fit)
-				printf("  step %d: no sleep, but owner fits (now %lld owner %lld hard %lld)\n",
-				       i, (long long)now, (long long)owner, (long long)hard);
-			assert_false(fit);
+			if (soft <= fit)
+				printf("  step %d: no sleep, but soft fits (now %lld soft %lld hard %lld)\n",
+				       i, (long long)now, (long long)soft, (long long)hard);
+			assert_false(soft <= fit);
 			continue;
 		}
 		est = (until > now ? until - now : 0) / div;
-		if (until < owner || slack < 1 || until + (slack > est ? slack : est) > hard) {
-			printf("  step %d: now %lld owner %lld soft %lld hard %lld div %d -> until %lld slack %lld\n",
-			       i, (long long)now, (long long)owner, (long long)soft, (long long)hard,
+		if (until < soft || slack < 1 || until + (slack > est ? slack : est) > hard ||
+		    until - soft > (hard - soft) / 8 ||
+		    (until < fit && until + slack != hard)) {
+			printf("  step %d: now %lld soft %lld hard %lld div %d -> until %lld slack %lld\n",
+			       i, (long long)now, (long long)soft, (long long)hard,
 			       div, (long long)until, (long long)slack);
 			fail();
 			break;
 		}
-		/* As late as the window allows: never before min(soft, bound). */
-		fit = now + (hrt_time_t)((__int128)(hard - now) * div / (div + 1));
-		assert_true(until >= (soft < fit ? soft : fit));
 	}
 }
 
@@ -113,9 +117,12 @@ static enum hrt_restart nop_cb(struct hrt_timer *t, hrt_time_t now)
 	return HRT_NORESTART;
 }
 
-/* Window: its soft end is the latest soft expiry <= the earliest hard one
- * (exact up to the search bound), and the public call keeps to the rule. */
-static void test_window_ends_at_latest_soft_before_earliest_hard(void **state)
+/* Window: it starts at the earliest soft expiry queued (exact up to the
+ * search bound) and ends at the earliest hard one, and the public call
+ * hands the kernel all of it but the rounding: with overlapping timers a
+ * start near the latest soft expiry before the earliest hard one (the
+ * narrow window) fails. */
+static void test_window_is_earliest_soft_to_earliest_hard(void **state)
 {
 	static struct hrt_timer ts[2000];
 	int round;
@@ -123,8 +130,8 @@ static void test_window_ends_at_latest_soft_before_earliest_hard(void **state)
 	(void)state;
 	for (round = 0; round < 300; round++) {
 		struct hrt_base *b = tv_virtual(0);
-		int n = round < 250 ? 1 + (int)(rnd() % 30) : 2000, i, minh = -1;
-		hrt_time_t owner, soft, hard, best, ws, wh;
+		int n = round < 250 ? 1 + (int)(rnd() % 30) : 2000, i, minh = -1, some;
+		hrt_time_t owner, soft, hard, least = HRT_TIME_MAX, ws, wh;
 
 		assert_int_equal(hrt_base_wait_window(b, &ws, &wh), 0);
 		assert_int_equal(ws, HRT_TIME_MAX);
@@ -137,23 +144,23 @@ static void test_window_ends_at_latest_soft_before_earliest_hard(void **state)
 			hrt_timer_start_range(&ts[i], b, s, (hrt_time_t)(rnd() % (20 * MS)), HRT_MODE_ABS);
 			if (minh < 0 || tv_hard(&ts[i]) < tv_hard(&ts[minh]))
 				minh = i;
+			if (tv_soft(&ts[i]) < least)
+				least = tv_soft(&ts[i]);
 		}
-		best = tv_soft(&ts[minh]);
-		for (i = 0; i < n; i++)
-			if (tv_soft(&ts[i]) <= tv_hard(&ts[minh]) &&
-			    tv_soft(&ts[i]) > best)
-				best = tv_soft(&ts[i]);
 		assert_int_equal(hrt__base_window(b, &owner, &soft, &hard), 1);
 		assert_int_equal(hard, tv_hard(&ts[minh]));
 		assert_int_equal(owner, tv_soft(&ts[minh]));
 		if (n <= 30)
-			assert_int_equal(soft, best);
-		else
-			assert_true(soft >= owner && soft <= best);
+			assert_int_equal(soft, least);
+		for (i = 0, some = 0; i < n; i++)
+			some |= tv_soft(&ts[i]) == soft;
+		assert_true(some && soft >= least && soft <= owner);
 		i = hrt_base_wait_window(b, &ws, &wh);
 		assert_true(i == 0 || i == 1);
 		if (i == 1) {
-			assert_true(ws >= owner && wh <= hard && ws <= wh);
+			assert_true(ws >= soft && wh <= hard && ws <= wh);
+			/* Wide: the start within an eighth of the window. */
+			assert_true(ws - soft <= (hard - soft) / 8);
 		} else {
 			assert_int_equal(ws, hard);
 			assert_int_equal(wh, hard);
@@ -206,7 +213,7 @@ static int check_wait(void *ctx, int epfd, struct epoll_event *evs, int n,
 		      hrt_time_t now, hrt_time_t timeout)
 {
 	struct run *r = ctx;
-	hrt_time_t hard = HRT_TIME_MAX, owner = 0, end, slack, est;
+	hrt_time_t hard = HRT_TIME_MAX, least = HRT_TIME_MAX, end, slack, est;
 	int i;
 
 	r->calls++;
@@ -219,22 +226,22 @@ static int check_wait(void *ctx, int epfd, struct epoll_event *evs, int n,
 
 		if (!t)
 			continue;
-		if (hrt_timer_is_queued(t) && tv_hard(t) < hard) {
+		if (hrt_timer_is_queued(t) && tv_hard(t) < hard)
 			hard = tv_hard(t);
-			owner = tv_soft(t);
-		}
+		if (hrt_timer_is_queued(t) && tv_soft(t) < least)
+			least = tv_soft(t);
 	}
 	slack = prctl(PR_GET_TIMERSLACK, 0, 0, 0, 0);
 	if (slack != r->orig_slack)
 		r->slack_seen++;
 	est = timeout / 1000;           /* this test runs at nice 0 */
-	/* A zero timeout does not sleep: right only if the owner is due. */
+	/* A zero timeout does not sleep: right only if a timer is due. */
 	end = now + timeout + (slack > est ? slack : est);
-	if (hard == HRT_TIME_MAX || now + timeout < owner || (timeout && end > hard)) {
+	if (hard == HRT_TIME_MAX || now + timeout < least || (timeout && end > hard)) {
 		if (r->bad++ < 5)
-			fprintf(stderr, "  sleep now %lld +%lld slack %lld: owner %lld hard %lld\n",
+			fprintf(stderr, "  sleep now %lld +%lld slack %lld: soft %lld hard %lld\n",
 				(long long)now, (long long)timeout, (long long)slack,
-				(long long)owner, (long long)hard);
+				(long long)least, (long long)hard);
 	}
 	return hrt__pwait2_sys(NULL, epfd, evs, n, now, timeout);
 }
@@ -435,16 +442,70 @@ static void test_start_from_other_thread_wakes_long_sleep(void **state)
 	run_done(&r);
 }
 
+/* What the timerfd holds: ns left, 0 if disarmed. */
+static hrt_time_t tfd_left(int fd)
+{
+	struct itimerspec its;
+
+	assert_int_equal(timerfd_gettime(fd, &its), 0);
+	return its.it_value.tv_sec * SEC + its.it_value.tv_nsec;
+}
+
+static void test_hold_fd_keeps_timerfd_disarmed(void **state)
+{
+	struct hrt_base *b = tv_new(CLOCK_MONOTONIC, 0), *vb = tv_virtual(0);
+	struct hrt_timer t, u;
+	struct pollfd pfd;
+	hrt_time_t left;
+	int fd;
+
+	(void)state;
+	assert_non_null(b);
+	fd = hrt_base_fd(b);
+	assert_true(fd >= 0);
+	hrt_timer_init(&t, nop_cb);
+	hrt_timer_init(&u, nop_cb);
+	assert_int_equal(hrt_timer_start_range(&t, b, 50 * MS, 10 * MS, HRT_MODE_REL), 0);
+	assert_true(tfd_left(fd) > 0);
+	assert_int_equal(hrt_base_hold_fd(b, 1), 0);
+	assert_int_equal(tfd_left(fd), 0);
+	/* A new earliest expiry arms nothing, and a due one does not fire. */
+	assert_int_equal(hrt_timer_start(&u, b, MS, HRT_MODE_REL), 0);
+	assert_int_equal(tfd_left(fd), 0);
+	assert_int_equal(hrt_base_hold_fd(b, 1), 0);
+	assert_int_equal(hrt_base_fd(b), fd);
+	pfd.fd = fd;
+	pfd.events = POLLIN;
+	assert_int_equal(poll(&pfd, 1, 5), 0);
+	/* hrt_base_loop would sleep on a disarmed fd: refused. */
+	assert_int_equal(hrt_base_loop(b), -EBUSY);
+	/* A pass still runs what is due. */
+	assert_int_equal(hrt_base_run(b, mono(), 1), 1);
+	/* Given back: armed at the earliest hard expiry. */
+	assert_int_equal(hrt_base_hold_fd(b, 0), 0);
+	left = tfd_left(fd);
+	assert_true(left > 0 && left <= 60 * MS);
+	assert_int_equal(hrt_base_hold_fd(b, 0), 0);
+	/* Freed while held: the timerfd goes with it (the sanitizers see). */
+	assert_int_equal(hrt_base_hold_fd(b, 1), 0);
+	hrt_timer_cancel(&t);
+	assert_int_equal(hrt_base_free(b), 0);
+	assert_int_equal(hrt_base_hold_fd(vb, 1), -EOPNOTSUPP);
+	assert_int_equal(hrt_base_hold_fd(NULL, 1), -EINVAL);
+	assert_int_equal(hrt_base_free(vb), 0);
+}
+
 int main(void)
 {
 	static const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_ranged_sleep_starts_after_soft_ends_by_hard),
-		cmocka_unit_test(test_window_ends_at_latest_soft_before_earliest_hard),
+		cmocka_unit_test(test_window_is_earliest_soft_to_earliest_hard),
 		cmocka_unit_test(test_loop_sleeps_within_every_timer_range),
 		cmocka_unit_test(test_enosys_falls_back_to_timerfd_once_per_base),
 		cmocka_unit_test(test_coalesce_off_by_switch_and_environment),
 		cmocka_unit_test(test_narrow_far_window_sleeps_exactly),
 		cmocka_unit_test(test_start_from_other_thread_wakes_long_sleep),
+		cmocka_unit_test(test_hold_fd_keeps_timerfd_disarmed),
 	};
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
