@@ -8,6 +8,9 @@
 #                       base name: what the failed command wrote), exits 1
 #   skip WHAT PACKAGE   prints "SKIP: WHAT (install PACKAGE)", exits 77
 #   need CMD WHAT PACKAGE   skip WHAT unless CMD is on the PATH
+#   tool_setup NAME     for the tests of the hrt tool: $HRT made absolute
+#                       (default build/hrt), a scratch directory $d removed
+#                       at exit, and $fail_log=$d/err
 #   expect STATUS WHAT CMD...   runs CMD, its stderr into $fail_log, and
 #                       fails WHAT unless it exits with STATUS
 #
@@ -29,4 +32,11 @@ expect() {
 	"$@" 2>"$fail_log"; st=$?
 	[ "$st" -eq "$want" ] || fail "$what: exit $st, want $want"
 	ok
+}
+tool_setup() {
+	HRT=${HRT:-build/hrt}
+	case $HRT in /*) ;; *) HRT=$PWD/$HRT ;; esac
+	d=$(mktemp -d "/tmp/hrt-test-$1-XXXXXX")
+	trap 'rm -rf "$d"' EXIT
+	fail_log=$d/err         # what the last command wrote to stderr
 }

@@ -5,12 +5,8 @@
 # modes and the umask, and bad tool input.  Each check names itself on
 # failure; the script exits 1 at the first one (tests/lib.sh).
 set -u
-HRT=${HRT:-build/hrt}
-case $HRT in /*) ;; *) HRT=$PWD/$HRT ;; esac
-d=$(mktemp -d /tmp/hrt-test-cli-XXXXXX)
-trap 'rm -rf "$d"' EXIT
 . "$(dirname "$0")/lib.sh"
-fail_log=$d/err         # what the last command wrote to stderr
+tool_setup cli
 grep_err() { grep -q -- "$1" "$d/err" || fail "stderr lacks '$1'"; ok; }
 
 printf '# hrt-trace v1\n0 0 start 1 5 10\n20 0 idle\n' > "$d/good"

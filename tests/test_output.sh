@@ -7,12 +7,8 @@
 # output format accepts it).  Each check names itself on failure; the
 # script exits 1 at the first one.
 set -u
-HRT=${HRT:-build/hrt}
-case $HRT in /*) ;; *) HRT=$PWD/$HRT ;; esac
-d=$(mktemp -d /tmp/hrt-test-output-XXXXXX)
-trap 'rm -rf "$d"' EXIT
 . "$(dirname "$0")/lib.sh"
-fail_log=$d/err         # what the last command wrote to stderr
+tool_setup output
 one_line() { # WHAT REGEX: stderr is exactly one line, matching REGEX
 	[ "$(wc -l < "$d/err")" -eq 1 ] || fail "$1: stderr is not one line"
 	grep -q -- "$2" "$d/err" || fail "$1: stderr lacks '$2'"
