@@ -132,10 +132,12 @@ grep_err "^hrt record: $d/no/r: cannot create: No such file or directory$"
 [ ! -e "$d/r" ] || fail "record left an output after a bad argument"; ok
 
 # With perf allowed here: every COMMAND argument reaches COMMAND (it was
-# cut at 44), and -o /dev/full fails with the message.
+# cut at 44), and -o /dev/full fails with the message.  The command
+# sleeps so that it arms a timer of its own: an echo alone may end before
+# perf traces any hrtimer event.
 if "$HRT" record -d 0.05 -o "$d/probe" 2>"$d/err"; then
 	expect 0 "record -- sh with 60 arguments" "$HRT" record -o "$d/r60" -- \
-		sh -c 'echo $# > "$0"' "$d/nargs" $(seq 60)
+		sh -c 'echo $# > "$0"; sleep 0.05' "$d/nargs" $(seq 60)
 	[ "$(cat "$d/nargs")" = 60 ] || fail "record passed $(cat "$d/nargs") of 60 arguments"; ok
 	grep -q hrtimer "$d/r60" || fail "record -o r60 has the trace"; ok
 	expect 1 "record -o /dev/full" "$HRT" record -d 0.05 -o /dev/full
