@@ -502,14 +502,13 @@ HRT_EXTERN ssize_t hrt_base_run(struct hrt_base *b, hrt_time_t now, int idle)
 HRT_EXTERN int hrt_base_next_event(const struct hrt_base *cb, hrt_time_t *when)
 {
 	struct hrt_base *b = (struct hrt_base *)cb;
-	int locked = base_guard(b, G_QUERY, !when);
+	int err = base_guard(b, G_QUERY, !when), locked;
 
-	if (locked)
-		return locked;
+	if (err)
+		return err;
 	locked = query_lock(b);
 	*when = hrt__tset_next(&b->set, 0);
-	locked = query_unlock_count(b, locked);
-	return locked != 0;
+	return query_unlock_count(b, locked) != 0;
 }
 
 

@@ -183,11 +183,17 @@ static inline int timer_guard(const struct hrt_timer *t, unsigned kind, int bad)
 	return 0;
 }
 
+/* The base a timer's state word names (NULL: never started). */
+static inline struct hrt_base *st_base(uintptr_t s)
+{
+	return base_of(hrt__tset_of(s));
+}
+
 /* A lock-free query of t: whether t is on (or was last started on) an
  * unlocked base of another thread, whose answer is "nothing". */
 static inline int timer_foreign(const struct hrt_timer *t)
 {
-	const struct hrt_base *b = (const struct hrt_base *)hrt__tset_of(hrt__tset_state(t));
+	const struct hrt_base *b = st_base(hrt__tset_state(t));
 
 	return b && base_foreign(b);
 }
@@ -215,12 +221,6 @@ static inline size_t query_unlock_count(const struct hrt_base *b, int locked)
 
 	query_unlock(b, locked);
 	return n;
-}
-
-/* The base a timer's state word names (NULL: never started). */
-static inline struct hrt_base *st_base(uintptr_t s)
-{
-	return base_of(hrt__tset_of(s));
 }
 
 /* Lock held: program the device for `when`.  A failure marks it expired,
