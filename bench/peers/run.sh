@@ -1,7 +1,7 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
 # run.sh - run every peer program at every N, print one table, write
-# $DOCS/peers.csv and $DOCS/*.svg.  Called by `make run` with O (where the
+# $DOCS/peers.csv, $DOCS/peers.txt (into ../PERFORMANCE.md) and $DOCS/*.svg.  Called by `make run` with O (where the
 # programs are), DOCS and NS set (OPS_ROUNDS, SKIP optional; PLOT_ONLY=1
 # writes the table and plots again from the last run's raw.csv).  N is the
 # outer loop and the libraries alternate within it, so a noisy moment on a
@@ -155,4 +155,5 @@ set grid
 plot $plot
 EOF
 done
-echo "== wrote $DOCS/peers.csv, $DOCS/peers.txt and $DOCS/*.svg"
+sh splice.sh "$DOCS/../PERFORMANCE.md" "$DOCS/peers.txt" perf/peers.txt
+echo "== wrote $DOCS/peers.csv, $DOCS/peers.txt (and into PERFORMANCE.md) and $DOCS/*.svg"
