@@ -37,11 +37,22 @@ secs=$(( $(date +%s) - start ))
 
 cg=$DOCS/callgrind.csv
 [ -s "$cg" ] || cg=/dev/null
-awk -F, -v cgf="$cg" -v libs="$LIBS" -v ns="$NS" -v rounds="$ROUNDS" -v secs="$secs" \
+awk -F, -v cgf="$cg" -v rf="$O/floor-rounds.csv" -v libs="$LIBS" -v ns="$NS" -v rounds="$ROUNDS" -v secs="$secs" \
     -v date="$(date -u +%Y-%m-%dT%H:%MZ)" \
     -v rev="$(git -C ../.. log -1 --format=%h -- src include 2>/dev/null || echo '?')" '
 function f(x) { return x + 0 >= 100 ? sprintf("%.0f", x) : sprintf("%.1f", x) }
+# Paired: the median over rounds of a / b within each round (both ran in
+# it, a few seconds apart), which cancels slow phases of the machine.
+function paired(a, b,   c, i, j, t, v) {
+	c = cnt[a] < cnt[b] ? cnt[a] : cnt[b]
+	for (i = 1; i <= c; i++) {
+		v[i] = rv[b, i] > 0 ? rv[a, i] / rv[b, i] : 0
+		for (j = i; j > 1 && v[j - 1] > v[j]; j--) { t = v[j]; v[j] = v[j - 1]; v[j - 1] = t }
+	}
+	return c == 0 ? 0 : c % 2 ? v[(c + 1) / 2] : (v[c / 2] + v[c / 2 + 1]) / 2
+}
 FILENAME == cgf { if (FNR > 1) { ir[$1, $2, $3] = $5; d1[$1, $2, $3] = $6 }; next }
+FILENAME == rf { k = $1 SUBSEP $2 SUBSEP $3; rv[k, ++cnt[k]] = $5; next }
 { med[$1, $2, $3] = $5 }
 END {
 	nl = split(libs, L, " "); nn = split(ns, N, " ")
@@ -57,19 +68,21 @@ END {
 			printf " %s | %s |", f(med["floor", OP[i] "-a64", N[j]]), f(med["floor", OP[i] "-a16", N[j]])
 		printf "\n"
 	}
-	printf "\nEach op against its floor (ns per op in the same rounds; Ir and D1 misses per op from callgrind):\n\n"
-	printf "| op | N | program | ns/op | floor | floor ns (a16) | x floor | floor ns (a64) | Ir/op | D1 misses/op |\n"
-	printf "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |\n"
+	printf "\nEach op against its floor: ns per op in the same rounds; x floor and x libev are paired (the\n"
+	printf "median over rounds of the ratio within a round); Ir and D1 misses per op from callgrind:\n\n"
+	printf "| op | N | program | ns/op | floor | floor ns (a16) | x floor | x libev | floor ns (a64) | Ir/op | D1 misses/op |\n"
+	printf "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |\n"
 	split("start_cancel rearm timeout", W, " ")
 	for (w = 1; w <= 3; w++) for (j = 1; j <= nn; j++) for (i = 1; i <= nl; i++) {
 		fl = W[w] == "start_cancel" ? "hot" : "move"
 		x = med[L[i], W[w], N[j]]; a16 = med["floor", fl "-a16", N[j]]
 		k = L[i] SUBSEP W[w] SUBSEP N[j]
-		printf "| %s | %s | %s | %s | %s | %s | %.1f | %s | %s | %s |\n", W[w], N[j], L[i], f(x), fl,
-			f(a16), (a16 > 0 ? x / a16 : 0), f(med["floor", fl "-a64", N[j]]),
+		printf "| %s | %s | %s | %s | %s | %s | %.1f | %.2f | %s | %s | %s |\n", W[w], N[j], L[i], f(x), fl,
+			f(a16), paired(k, "floor" SUBSEP fl "-a16" SUBSEP N[j]),
+			paired(k, "libev" SUBSEP W[w] SUBSEP N[j]), f(med["floor", fl "-a64", N[j]]),
 			(k in ir) ? f(ir[k]) : "-", (k in d1) ? sprintf("%.2f", d1[k]) : "-"
 	}
-}' "$cg" "$O/floor-raw.csv" > "$DOCS/floor.md"
+}' "$cg" "$O/floor-rounds.csv" "$O/floor-raw.csv" > "$DOCS/floor.md"
 cat "$DOCS/floor.md"
 sh splice.sh "$DOCS/../PERFORMANCE.md" "$DOCS/floor.md" perf/floor.md
 echo "== total run time: $secs s; wrote $DOCS/floor.md (and into PERFORMANCE.md)" >&2
