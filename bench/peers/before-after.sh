@@ -73,25 +73,15 @@ fi
 
 # Rows: (program, workload, N) for the time metrics, in that order; the
 # medians' ratio.
-# A second ratio, paired: in each round the two sides of a (program, N)
-# ran back to back, so after/before per round cancels most of a slow
-# phase of the machine that the medians of each side keep; the median of
-# those per-round ratios.
+# A second ratio, paired (paired.awk): in each round the two sides of a
+# (program, N) ran back to back.
 # "after" names the last commit of the library's sources (+dirty if the
 # work tree changed them): HRT_LIB is built from the work tree.
 after=$(git -C "$repo" log -1 --format=%h -- src include 2>/dev/null || echo "?")
 [ -z "$(git -C "$repo" status --porcelain -- src include 2>/dev/null)" ] || after="$after+dirty"
 awk -F, -v base="$(git -C "$repo" rev-parse --short "$BASE")" -v after="$after" \
-    -v csv="$DOCS/before-after.csv" -v raw="$raw" -v date="$(date -u +%Y-%m-%dT%H:%MZ)" '
+    -v csv="$DOCS/before-after.csv" -v raw="$raw" -v date="$(date -u +%Y-%m-%dT%H:%MZ)" "$(cat paired.awk)"'
 function fmt(x) { return x + 0 >= 100 ? sprintf("%.0f", x) : sprintf("%.1f", x) }
-function paired(k,   c, i, j, t, v) {
-	c = cnt["before", k] < cnt["after", k] ? cnt["before", k] : cnt["after", k]
-	for (i = 1; i <= c; i++) {
-		v[i] = rv["before", k, i] > 0 ? rv["after", k, i] / rv["before", k, i] : 0
-		for (j = i; j > 1 && v[j - 1] > v[j]; j--) { t = v[j]; v[j] = v[j - 1]; v[j - 1] = t }
-	}
-	return c == 0 ? "-" : sprintf("%.2f", c % 2 ? v[(c + 1) / 2] : (v[c / 2] + v[c / 2 + 1]) / 2)
-}
 FILENAME != raw {
 	k = $2 SUBSEP $3 SUBSEP $4 SUBSEP $5
 	rv[$1, k, ++cnt[$1, k]] = $6
@@ -120,7 +110,7 @@ END {
 		if (!(("before", k) in med) || !(("after", k) in med)) continue
 		b = med["before", k]; f = med["after", k]
 		r = b > 0 ? sprintf("%.2f", f / b) : "-"
-		pr = paired(k)
+		pr = cnt["before", k] ? sprintf("%.2f", paired("after" SUBSEP k, "before" SUBSEP k)) : "-"
 		printf "%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s\n", a[1], a[2], a[3], a[4], b,
 			lo["before", k], hi["before", k], f, lo["after", k], hi["after", k], r, pr > csv
 		printf "%-8s %-14s %-13s %8s %-22s %-22s %12s %7s\n", a[1], a[2], a[4], a[3],

@@ -39,18 +39,8 @@ cg=$DOCS/callgrind.csv
 [ -s "$cg" ] || cg=/dev/null
 awk -F, -v cgf="$cg" -v rf="$O/floor-rounds.csv" -v libs="$LIBS" -v ns="$NS" -v rounds="$ROUNDS" -v secs="$secs" \
     -v date="$(date -u +%Y-%m-%dT%H:%MZ)" \
-    -v rev="$(git -C ../.. log -1 --format=%h -- src include 2>/dev/null || echo '?')" '
+    -v rev="$(git -C ../.. log -1 --format=%h -- src include 2>/dev/null || echo '?')" "$(cat paired.awk)"'
 function f(x) { return x + 0 >= 100 ? sprintf("%.0f", x) : sprintf("%.1f", x) }
-# Paired: the median over rounds of a / b within each round (both ran in
-# it, a few seconds apart), which cancels slow phases of the machine.
-function paired(a, b,   c, i, j, t, v) {
-	c = cnt[a] < cnt[b] ? cnt[a] : cnt[b]
-	for (i = 1; i <= c; i++) {
-		v[i] = rv[b, i] > 0 ? rv[a, i] / rv[b, i] : 0
-		for (j = i; j > 1 && v[j - 1] > v[j]; j--) { t = v[j]; v[j] = v[j - 1]; v[j - 1] = t }
-	}
-	return c == 0 ? 0 : c % 2 ? v[(c + 1) / 2] : (v[c / 2] + v[c / 2 + 1]) / 2
-}
 FILENAME == cgf { if (FNR > 1) { ir[$1, $2, $3] = $5; d1[$1, $2, $3] = $6 }; next }
 FILENAME == rf { k = $1 SUBSEP $2 SUBSEP $3; rv[k, ++cnt[k]] = $5; next }
 { med[$1, $2, $3] = $5 }

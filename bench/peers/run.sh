@@ -77,21 +77,11 @@ echo "== total run time: $(( $(date +%s) - start )) s"
 
 # One table: a row per (workload, metric, N), a column per library with
 # "median [min-max]", then hrt, hrt-st and hrt-fd over the best peer's median.
-# "paired": the median over rounds of hrt / best peer within each round
-# (the op workloads' rounds ran a few seconds apart), which cancels most of
-# a slow phase of the machine that the two medians keep; "-" where there
-# was one round.
-awk -F, -v libs="$LIBS" -v peers="$PEERS" -v hrts="$HRTS" -v skiplist="$SKIP" -v raw="$raw" '
+# "p-": paired.awk's ratio of hrt to the best peer; "-" where there was
+# one round.
+awk -F, -v libs="$LIBS" -v peers="$PEERS" -v hrts="$HRTS" -v skiplist="$SKIP" -v raw="$raw" "$(cat paired.awk)"'
 function cell(k) { return (k in med) ? sprintf("%s [%s-%s]", fmt(med[k]), fmt(lo[k]), fmt(hi[k])) : "-" }
 function fmt(x) { return x + 0 >= 100 ? sprintf("%.0f", x) : sprintf("%.1f", x) }
-function paired(a, b,   c, i, j, t, v) {
-	c = cnt[a] < cnt[b] ? cnt[a] : cnt[b]
-	for (i = 1; i <= c; i++) {
-		v[i] = rv[b, i] > 0 ? rv[a, i] / rv[b, i] : 0
-		for (j = i; j > 1 && v[j - 1] > v[j]; j--) { t = v[j]; v[j] = v[j - 1]; v[j - 1] = t }
-	}
-	return c == 0 ? "-" : sprintf("%.2f", c % 2 ? v[(c + 1) / 2] : (v[c / 2] + v[c / 2 + 1]) / 2)
-}
 FILENAME != raw { k = $1 SUBSEP $2 SUBSEP $4 SUBSEP $3; rv[k, ++cnt[k]] = $5; next }
 BEGIN { nl = split(libs, L, " "); np = split(peers, P, " "); nh = split(hrts, H, " ")
 	nsk = split(skiplist, SK, " ") }
@@ -134,7 +124,7 @@ END {
 			for (i = 1; i <= nh; i++) {
 				h = H[i] SUBSEP rows[r] SUBSEP n
 				b = best SUBSEP rows[r] SUBSEP n
-				printf " %7s", (bv > 0 && cnt[h] > 1) ? paired(h, b) : "-"
+				printf " %7s", (bv > 0 && cnt[h] > 1) ? sprintf("%.2f", paired(h, b)) : "-"
 			}
 			printf "\n"
 		}
