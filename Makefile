@@ -8,7 +8,9 @@
 #   make demo            hrt demo, replay of the shipped trace, a sim sweep
 #   make bench           engine and wake-up benchmarks
 #   make bench-peers     hrt against libev, libuv, libevent, sd-event
-#   make bench-before-after  hrt before issue 10 (ed5a506) against now
+#   make bench-before-after  hrt at 64f2832 (BASE=...) against now
+#   make bench-callgrind instructions and D1 misses per op (valgrind)
+#   make bench-floor     the memory floor and each op's distance to it
 #   make examples        the event-loop integrations in examples/
 #   make fuzz            libFuzzer (clang) harnesses, FUZZ_SECONDS each
 #   make install PREFIX=/usr/local [DESTDIR=...]   (hrt.pc written then,
@@ -121,7 +123,7 @@ ifeq ($(HAVE_TRACEFS),y)
 $(O)/tools/live.o: HRT_CFLAGS += -DHAVE_TRACEFS $(TRACEFS_CFLAGS)
 endif
 
-.PHONY: all lib tools test check demo bench bench-peers bench-before-after examples fuzz install uninstall clean
+.PHONY: all lib tools test check demo bench bench-peers bench-before-after bench-callgrind bench-floor examples fuzz install uninstall clean
 .DEFAULT_GOAL := all
 
 all: lib tools
@@ -221,6 +223,12 @@ bench-peers:
 
 bench-before-after: $(LIB_A)
 	$(MAKE) -C bench/peers O=$(abspath $(O))/peers HRT_LIB=$(abspath $(LIB_A)) before-after
+
+bench-callgrind: $(LIB_A)
+	$(MAKE) -C bench/peers O=$(abspath $(O))/peers HRT_LIB=$(abspath $(LIB_A)) callgrind
+
+bench-floor: $(LIB_A)
+	$(MAKE) -C bench/peers O=$(abspath $(O))/peers HRT_LIB=$(abspath $(LIB_A)) floor
 
 fuzz: $(FUZZ_BINS)
 	@for f in $(FUZZ_BINS); do n=$$(basename $$f); mkdir -p build-fuzz/corpus-$$n; \

@@ -44,8 +44,9 @@ static enum hrt_restart on_fire(struct hrt_timer *t, hrt_time_t now)
 
 /*
  * before-after.sh links this file against the libhrt of an older commit
- * and its hrt.h, from before the 0.2.0 API (no HRT_BASE_VIRTUAL then): the
- * calls whose shape changed go through these three.
+ * and its hrt.h, from before the 0.2.0 API (no HRT_BASE_VIRTUAL then: a
+ * virtual clock id, hrt_base_new_flags, values returned): the calls whose
+ * shape changed go through these three.
  */
 #ifdef HRT_BASE_VIRTUAL
 static int base_make(void)
@@ -71,9 +72,17 @@ static hrt_time_t base_next(void)
 	return t;
 }
 #else
+#if HRT_ST && !defined(HRT_BASE_UNLOCKED)
+#error "hrt-st needs HRT_BASE_UNLOCKED, which this hrt.h predates"
+#endif
 static int base_make(void)
 {
-	base = hrt_base_new(HRT_FD ? CLOCK_MONOTONIC : HRT_CLOCK_VIRTUAL);     /* no hrt-st */
+#ifdef HRT_BASE_UNLOCKED
+	base = hrt_base_new_flags(HRT_FD ? CLOCK_MONOTONIC : HRT_CLOCK_VIRTUAL,
+				  HRT_ST ? HRT_BASE_UNLOCKED : 0);
+#else
+	base = hrt_base_new(HRT_FD ? CLOCK_MONOTONIC : HRT_CLOCK_VIRTUAL);
+#endif
 	return base ? 0 : -1;
 }
 

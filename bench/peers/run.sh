@@ -1,7 +1,7 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
 # run.sh - run every peer program at every N, print one table, write
-# $DOCS/peers.csv and $DOCS/*.svg.  Called by `make run` with O (where the
+# $DOCS/peers.csv, $DOCS/peers.txt (into ../PERFORMANCE.md) and $DOCS/*.svg.  Called by `make run` with O (where the
 # programs are), DOCS and NS set (OPS_ROUNDS, SKIP optional; PLOT_ONLY=1
 # writes the table and plots again from the last run's raw.csv).  N is the
 # outer loop and the libraries alternate within it, so a noisy moment on a
@@ -77,9 +77,12 @@ echo "== total run time: $(( $(date +%s) - start )) s"
 
 # One table: a row per (workload, metric, N), a column per library with
 # "median [min-max]", then hrt, hrt-st and hrt-fd over the best peer's median.
-awk -F, -v libs="$LIBS" -v peers="$PEERS" -v hrts="$HRTS" -v skiplist="$SKIP" '
+# "p-": paired.awk's ratio of hrt to the best peer; "-" where there was
+# one round.
+awk -F, -v libs="$LIBS" -v peers="$PEERS" -v hrts="$HRTS" -v skiplist="$SKIP" -v raw="$raw" "$(cat paired.awk)"'
 function cell(k) { return (k in med) ? sprintf("%s [%s-%s]", fmt(med[k]), fmt(lo[k]), fmt(hi[k])) : "-" }
 function fmt(x) { return x + 0 >= 100 ? sprintf("%.0f", x) : sprintf("%.1f", x) }
+FILENAME != raw { k = $1 SUBSEP $2 SUBSEP $4 SUBSEP $3; rv[k, ++cnt[k]] = $5; next }
 BEGIN { nl = split(libs, L, " "); np = split(peers, P, " "); nh = split(hrts, H, " ")
 	nsk = split(skiplist, SK, " ") }
 {
@@ -94,6 +97,7 @@ END {
 	for (i = 1; i <= nl; i++) printf " %-21s", L[i]
 	printf " %-9s", "best peer"
 	for (i = 1; i <= nh; i++) printf " %8s", (H[i] == "hrt" ? "hrt" : substr(H[i], 5)) "/best"
+	for (i = 1; i <= nh; i++) printf " %7s", "p-" (H[i] == "hrt" ? "hrt" : substr(H[i], 5))
 	printf "\n"
 	for (r = 1; r <= nr; r++) {
 		split(rows[r], rw, SUBSEP)
@@ -117,6 +121,11 @@ END {
 				h = H[i] SUBSEP rows[r] SUBSEP n
 				printf " %8s", (bv > 0 && (h in med)) ? sprintf("%.2f", med[h] / bv) : "-"
 			}
+			for (i = 1; i <= nh; i++) {
+				h = H[i] SUBSEP rows[r] SUBSEP n
+				b = best SUBSEP rows[r] SUBSEP n
+				printf " %7s", (bv > 0 && cnt[h] > 1) ? sprintf("%.2f", paired(h, b)) : "-"
+			}
 			printf "\n"
 		}
 	}
@@ -126,7 +135,7 @@ END {
 			printf "note: %s expiry at N=%s timed on its first %d dispatches (one timer each)\n", a[1], a[4], med[k]
 	}
 	for (i = 1; i <= nsk; i++) printf "note: not run (library:workload:N): %s\n", SK[i]
-}' "$raw" | tee "$DOCS/peers.txt"
+}' "$O/rounds.csv" "$raw" | tee "$DOCS/peers.txt"
 
 # Plots: one SVG per workload metric, median with min-max bars against N.
 for wm in start_cancel:ns_per_op rearm:ns_per_op timeout:ns_per_op expiry:ns_per_timer range:ns_per_timer \
@@ -155,4 +164,5 @@ set grid
 plot $plot
 EOF
 done
-echo "== wrote $DOCS/peers.csv, $DOCS/peers.txt and $DOCS/*.svg"
+sh splice.sh "$DOCS/../PERFORMANCE.md" "$DOCS/peers.txt" perf/peers.txt
+echo "== wrote $DOCS/peers.csv, $DOCS/peers.txt (and into PERFORMANCE.md) and $DOCS/*.svg"
