@@ -212,13 +212,20 @@ HRT_EXTERN int hrt_timer_init(struct hrt_timer *t, hrt_callback fn)
 	return 0;
 }
 
+/*
+ * A timer that names a set was started once, so its callback is known to
+ * be set (only hrt_timer_init writes it, and never NULL): the entry check
+ * reads the state word first and the callback only of a new timer.  On
+ * the owner's single-thread base, a timer already its own cannot move
+ * under us: no lock, no chase, straight to the fused re-queue.
+ */
 HRT_EXTERN int hrt_timer_start_range(struct hrt_timer *t, struct hrt_base *nb,
 				     hrt_time_t soft, hrt_time_t slack, enum hrt_mode mode)
 {
 	struct hrt_base *ob, *target;
 	hrt_time_t hard;
-	uintptr_t s;
-	int err = base_guard(nb, G_CHANGE, !t || !t->hrt__fn || slack < 0 ||
+	uintptr_t s = t ? hrt__tset_state(t) : 0;
+	int err = base_guard(nb, G_CHANGE, !t || (!s && !t->hrt__fn) || slack < 0 ||
 			     (mode != HRT_MODE_ABS && mode != HRT_MODE_REL));
 
 	if (err)
@@ -227,22 +234,30 @@ HRT_EXTERN int hrt_timer_start_range(struct hrt_timer *t, struct hrt_base *nb,
 		soft = sat_add(base_now(nb), soft);
 	hard = cap_hard(soft, sat_add(soft, slack));
 
+	if (nb->unlocked && hrt__tset_of(s) == &nb->set) {
+		hrt__tset_rearm(&nb->set, t, s, soft, hard);
+		nb->stats.starts++;
+		base_wakeup_update(nb);
+		return 0;
+	}
 	ob = lock_for_start(t, nb, &s);
 	if (!ob)
 		return -EPERM;
 	/* A timer whose callback is running stays on its base (cancel must
 	 * find the callback to wait for it). */
 	target = ob != nb && ob->running == t ? ob : nb;
-	if (hrt__tset_queued(s))
-		hrt__tset_del(&ob->set, t, s);
-	if (ob != target)
+	if (ob == target) {
+		hrt__tset_rearm(&ob->set, t, s, soft, hard);
+	} else {
+		if (hrt__tset_queued(s))
+			hrt__tset_del(&ob->set, t, s);
 		hrt__tset_forget_pass(t);
-	__atomic_store_n(&t->hrt__soft, soft, __ATOMIC_RELAXED);
-	__atomic_store_n(&t->hrt__hard, hard, __ATOMIC_RELAXED);
-	hrt__tset_add(&target->set, t);
-	target->stats.starts++;
-	if (ob != target)
+		__atomic_store_n(&t->hrt__soft, soft, __ATOMIC_RELAXED);
+		__atomic_store_n(&t->hrt__hard, hard, __ATOMIC_RELAXED);
+		hrt__tset_add(&target->set, t);
 		base_wakeup_update(ob);
+	}
+	target->stats.starts++;
 	base_wakeup_update(target);
 	unlock_two(ob, nb);
 	return 0;
@@ -260,7 +275,21 @@ static int cancel(struct hrt_timer *t, int wait)
 	uintptr_t s;
 	int ret = timer_guard(t, G_CHANGE, 0);
 
-	if (ret || (ret = lock_timer_base(t, &b, &s)) || !b)
+	if (ret)
+		return ret;
+	/* The owner on its single-thread base: no lock, and no callback of
+	 * it can be running in another thread. */
+	s = hrt__tset_state(t);
+	b = st_base(s);
+	if (b && b->unlocked && !base_foreign(b)) {
+		if (!hrt__tset_queued(s))
+			return 0;
+		hrt__tset_del(&b->set, t, s);
+		b->stats.cancels++;
+		base_wakeup_update(b);
+		return 1;
+	}
+	if ((ret = lock_timer_base(t, &b, &s)) || !b)
 		return ret;
 	while (b->running == t && !pthread_equal(b->pass_thread, pthread_self())) {
 		if (!wait) {

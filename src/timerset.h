@@ -161,6 +161,21 @@ static inline void hrt__tset_del(struct hrt_tset *ts, struct hrt_timer *t, uintp
 	hrt__tset_mark(t, ts, 0);
 }
 
+/* t (ts's, with state word s) queued again at soft..hard: del and add in
+ * one, and a wheel timer that stays in the wheel only changes slots (its
+ * state word and hrt__ran_pass stay as they are). */
+static inline void hrt__tset_rearm(struct hrt_tset *ts, struct hrt_timer *t, uintptr_t s,
+				   hrt_time_t soft, hrt_time_t hard)
+{
+	if ((s & HRT_TS_WHEEL) && hrt__wheel_move(&ts->wheel, t, soft, hard))
+		return;
+	if (hrt__tset_queued(s))
+		hrt__tset_del(ts, t, s);
+	__atomic_store_n(&t->hrt__soft, soft, __ATOMIC_RELAXED);
+	__atomic_store_n(&t->hrt__hard, hard, __ATOMIC_RELAXED);
+	hrt__tset_add(ts, t);
+}
+
 /* t (queued on ts) off it to run in the current pass (S2). */
 static inline void hrt__tset_take(struct hrt_tset *ts, struct hrt_timer *t)
 {

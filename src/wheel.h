@@ -164,6 +164,39 @@ static inline int hrt__wheel_place(struct hrt_wheel *w, struct hrt_timer *t,
 	return 0;
 }
 
+/* t (in the wheel) re-armed to soft..hard, if those fit a slot: 1, t at
+ * the tail of that slot (as a del and a place would leave it, so FIFO per
+ * hard expiry holds), its expiries set.  Else 0 and t untouched.  A move
+ * within its slot changes no count; nothing of t is read but its link and
+ * its remembered slot. */
+static inline int hrt__wheel_move(struct hrt_wheel *w, struct hrt_timer *t,
+				  hrt_time_t soft, hrt_time_t hard)
+{
+	uint64_t jh = hrt__wheel_jiffy(hard), js = hrt__wheel_jiffy(soft);
+	unsigned level, idx, key, old;
+
+	if (jh < w->hz || js < w->hz)
+		return 0;
+	level = hrt__wheel_level(jh, w->hz);
+	if ((js ^ jh) >> (level * HRT_WHEEL_BITS))
+		return 0;
+	idx = hrt__wheel_slot(jh, level);
+	key = level * HRT_WHEEL_SLOTS + idx;
+	old = (unsigned)t->hrt__subtree_soft;
+	hrt__wheel_list_del(&t->hrt__off.hrt__link);
+	hrt__wheel_list_add(&w->slot[level][idx], &t->hrt__off.hrt__link);
+	__atomic_store_n(&t->hrt__soft, soft, __ATOMIC_RELAXED);
+	__atomic_store_n(&t->hrt__hard, hard, __ATOMIC_RELAXED);
+	if (key != old) {
+		if (!--w->n[old / HRT_WHEEL_SLOTS][old % HRT_WHEEL_SLOTS])
+			w->occupied[old / HRT_WHEEL_SLOTS] &= ~(UINT64_C(1) << (old % HRT_WHEEL_SLOTS));
+		w->occupied[level] |= UINT64_C(1) << idx;
+		w->n[level][idx]++;
+		t->hrt__subtree_soft = (hrt_time_t)key;
+	}
+	return 1;
+}
+
 /* t (in the wheel) out of it. */
 static inline void hrt__wheel_del(struct hrt_wheel *w, struct hrt_timer *t)
 {
