@@ -105,7 +105,7 @@ void hrt__tset_add_tree(struct hrt_tset *ts, struct hrt_timer *t)
 static void enqueue_tree(struct hrt_tset *ts, struct hrt_timer *t)
 {
 	if (ts->in_pass) {
-		int ran = t->hrt__off.hrt__ran_pass == ts->pass_id;
+		int ran = t->hrt__ran_pass == ts->pass_id;
 
 		if (ran && !ts->pend.count && ts->ran_n < HRT_TSET_RAN_MAX) {
 			tree_add(ts, &ts->queue, t, 1);         /* the restart path */

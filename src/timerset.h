@@ -112,7 +112,7 @@ static inline uint64_t hrt__tset_pass_id(const struct hrt_tset *ts)
  * forgets it. */
 static inline void hrt__tset_forget_pass(struct hrt_timer *t)
 {
-	t->hrt__off.hrt__ran_pass = 0;
+	t->hrt__ran_pass = 0;
 }
 
 /* Add and del: inline, they are the whole of a start or cancel ---------- */
@@ -162,7 +162,7 @@ static inline void hrt__tset_del(struct hrt_tset *ts, struct hrt_timer *t, uintp
 		ts->tree_ops++;
 		hrt__queue_del(&ts->queue, t);
 	}
-	t->hrt__off.hrt__ran_pass = ran;
+	t->hrt__ran_pass = ran;
 	hrt__tset_mark(t, ts, 0);
 }
 
@@ -194,7 +194,7 @@ static inline __attribute__((always_inline)) void hrt__tset_rearm(struct hrt_tse
 static inline void hrt__tset_take(struct hrt_tset *ts, struct hrt_timer *t)
 {
 	hrt__tset_del(ts, t, hrt__tset_state(t));
-	t->hrt__off.hrt__ran_pass = ts->pass_id;
+	t->hrt__ran_pass = ts->pass_id;
 }
 
 /* The rest (timerset.c) ------------------------------------------------- */

@@ -213,7 +213,7 @@ const char *hrt__wheel_check(const struct hrt_wheel *w,
 					return "wheel timer behind the horizon";
 				if (hrt__wheel_level(jh, w->hz) != level || hrt__wheel_slot(jh, level) != idx)
 					return "wheel timer in the wrong slot";
-				if (t->hrt__subtree_soft != (hrt_time_t)(level * HRT_WHEEL_SLOTS + idx))
+				if (t->hrt__off.hrt__slot != level * HRT_WHEEL_SLOTS + idx)
 					return "wheel timer's remembered slot wrong";
 				if (js >> (level * HRT_WHEEL_BITS) != jh >> (level * HRT_WHEEL_BITS))
 					return "wheel timer's soft expiry in another slot";

@@ -145,9 +145,9 @@ static inline int hrt__wheel_key(const struct hrt_wheel *w, hrt_time_t soft, hrt
 	return (int)(level * HRT_WHEEL_SLOTS + hrt__wheel_slot(jh, level));
 }
 
-/* t (on no structure) to the tail of slot `key`.  A wheel timer's
- * hrt__subtree_soft (meaningful only in a tree) remembers its slot, so
- * that hrt__wheel_del need not find it again. */
+/* t (on no structure) to the tail of slot `key`.  The timer remembers
+ * its slot (hrt__slot, over the tree linkage's third word), so that
+ * hrt__wheel_del need not find it again. */
 static inline void hrt__wheel_link(struct hrt_wheel *w, struct hrt_timer *t, unsigned key)
 {
 	unsigned level = key / HRT_WHEEL_SLOTS, idx = key % HRT_WHEEL_SLOTS;
@@ -156,7 +156,7 @@ static inline void hrt__wheel_link(struct hrt_wheel *w, struct hrt_timer *t, uns
 	w->occupied[level] |= UINT64_C(1) << idx;
 	w->n[level][idx]++;
 	w->count++;
-	t->hrt__subtree_soft = (hrt_time_t)key;
+	t->hrt__off.hrt__slot = key;
 }
 
 /* t (on no structure, not fit for the wheel: hrt__wheel_key < 0) to the
@@ -184,7 +184,7 @@ static inline int hrt__wheel_place(struct hrt_wheel *w, struct hrt_timer *t,
 static inline void hrt__wheel_move(struct hrt_wheel *w, struct hrt_timer *t, unsigned key)
 {
 	unsigned level = key / HRT_WHEEL_SLOTS, idx = key % HRT_WHEEL_SLOTS;
-	unsigned old = (unsigned)t->hrt__subtree_soft;
+	unsigned old = (unsigned)t->hrt__off.hrt__slot;
 
 	hrt__wheel_list_del(&t->hrt__off.hrt__link);
 	hrt__wheel_list_add(&w->slot[level][idx], &t->hrt__off.hrt__link);
@@ -193,14 +193,14 @@ static inline void hrt__wheel_move(struct hrt_wheel *w, struct hrt_timer *t, uns
 			w->occupied[old / HRT_WHEEL_SLOTS] &= ~(UINT64_C(1) << (old % HRT_WHEEL_SLOTS));
 		w->occupied[level] |= UINT64_C(1) << idx;
 		w->n[level][idx]++;
-		t->hrt__subtree_soft = (hrt_time_t)key;
+		t->hrt__off.hrt__slot = key;
 	}
 }
 
 /* t (in the wheel) out of it. */
 static inline void hrt__wheel_del(struct hrt_wheel *w, struct hrt_timer *t)
 {
-	unsigned key = (unsigned)t->hrt__subtree_soft;
+	unsigned key = (unsigned)t->hrt__off.hrt__slot;
 	unsigned level = key / HRT_WHEEL_SLOTS, idx = key % HRT_WHEEL_SLOTS;
 
 	hrt__wheel_list_del(&t->hrt__off.hrt__link);
