@@ -41,7 +41,9 @@ static inline hrt_time_t sat_add(hrt_time_t a, hrt_time_t b)
  * late as possible", not "never". */
 static inline hrt_time_t cap_hard(hrt_time_t soft, hrt_time_t hard)
 {
-	return soft <= HRT_QUEUE_NOW_MAX && hard > HRT_QUEUE_NOW_MAX ? HRT_QUEUE_NOW_MAX : hard;
+	if (__builtin_expect(hard > HRT_QUEUE_NOW_MAX, 0) && soft <= HRT_QUEUE_NOW_MAX)
+		return HRT_QUEUE_NOW_MAX;
+	return hard;
 }
 
 /* v + n * interval, saturated at HRT_TIME_MAX; interval > 0.  Unsigned,
@@ -269,26 +271,23 @@ HRT_EXTERN int hrt_timer_start(struct hrt_timer *t, struct hrt_base *b,
 	return hrt_timer_start_range(t, b, expiry, 0, mode);
 }
 
-static int cancel(struct hrt_timer *t, int wait)
+/* Lock held, t's state word s names b: off the set if queued. */
+static inline int cancel_queued(struct hrt_base *b, struct hrt_timer *t, uintptr_t s)
+{
+	if (!hrt__tset_queued(s))
+		return 0;
+	hrt__tset_del(&b->set, t, s);
+	b->stats.cancels++;
+	base_wakeup_update(b);
+	return 1;
+}
+
+static __attribute__((noinline)) int cancel_locked(struct hrt_timer *t, int wait)
 {
 	struct hrt_base *b;
 	uintptr_t s;
-	int ret = timer_guard(t, G_CHANGE, 0);
+	int ret;
 
-	if (ret)
-		return ret;
-	/* The owner on its single-thread base: no lock, and no callback of
-	 * it can be running in another thread. */
-	s = hrt__tset_state(t);
-	b = st_base(s);
-	if (b && b->unlocked && !base_foreign(b)) {
-		if (!hrt__tset_queued(s))
-			return 0;
-		hrt__tset_del(&b->set, t, s);
-		b->stats.cancels++;
-		base_wakeup_update(b);
-		return 1;
-	}
 	if ((ret = lock_timer_base(t, &b, &s)) || !b)
 		return ret;
 	while (b->running == t && !pthread_equal(b->pass_thread, pthread_self())) {
@@ -306,14 +305,27 @@ static int cancel(struct hrt_timer *t, int wait)
 				return ret;
 		}
 	}
-	if (hrt__tset_queued(s)) {
-		hrt__tset_del(&b->set, t, s);
-		b->stats.cancels++;
-		base_wakeup_update(b);
-		ret = 1;
-	}
+	ret = cancel_queued(b, t, s);
 	base_unlock(b);
 	return ret;
+}
+
+/* The owner on its single-thread base: no lock, and no callback of it
+ * can be running in another thread; inline in both cancels, the rest is
+ * cancel_locked's. */
+static inline int cancel(struct hrt_timer *t, int wait)
+{
+	struct hrt_base *b;
+	uintptr_t s;
+	int ret = timer_guard(t, G_CHANGE, 0);
+
+	if (ret)
+		return ret;
+	s = hrt__tset_state(t);
+	b = st_base(s);
+	if (b && b->unlocked && b->owner == hrt__thread_id)
+		return cancel_queued(b, t, s);
+	return cancel_locked(t, wait);
 }
 
 HRT_EXTERN int hrt_timer_cancel(struct hrt_timer *t)

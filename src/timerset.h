@@ -169,8 +169,10 @@ static inline void hrt__tset_del(struct hrt_tset *ts, struct hrt_timer *t, uintp
 /* t (ts's, with state word s) queued again at soft..hard: del and add in
  * one, and a wheel timer that stays in the wheel only changes slots (its
  * state word and hrt__ran_pass stay as they are). */
-static inline __attribute__((always_inline)) void hrt__tset_rearm(struct hrt_tset *ts, struct hrt_timer *t, uintptr_t s,
-				   hrt_time_t soft, hrt_time_t hard)
+/* Always inline: a call here cost the start 26 instructions of 163. */
+static inline __attribute__((always_inline)) void
+hrt__tset_rearm(struct hrt_tset *ts, struct hrt_timer *t, uintptr_t s, hrt_time_t soft,
+		hrt_time_t hard)
 {
 	int key;
 
