@@ -46,6 +46,30 @@ static inline hrt_time_t cap_hard(hrt_time_t soft, hrt_time_t hard)
 	return hard;
 }
 
+/*
+ * base_wakeup_update after a change on b that took away a queued hard
+ * expiry `gone` and queued `came` (HRT_TIME_MAX: none).  Outside a pass
+ * the device is armed at the exact earliest hard expiry (armed > 1: no
+ * clamp, no failed arm), so if `gone` was later than it and `came` is
+ * not earlier, the earliest stayed where it was: one compare instead of
+ * the search.
+ */
+static inline void wakeup_after(struct hrt_base *b, hrt_time_t gone, hrt_time_t came)
+{
+	hrt_time_t armed = b->armed;
+
+	if (b->dev && !(armed > 1 && gone > armed && came >= armed))
+		base_wakeup_update(b);
+}
+
+/* The hard expiry a change takes away from its base's earliest: t's if
+ * queued (state word s) and the base has a device to keep armed. */
+static inline hrt_time_t gone_hard(const struct hrt_base *b, const struct hrt_timer *t,
+				   uintptr_t s)
+{
+	return b->dev && hrt__tset_queued(s) ? t->hrt__hard : HRT_TIME_MAX;
+}
+
 /* v + n * interval, saturated at HRT_TIME_MAX; interval > 0.  Unsigned,
  * so a negative v cannot overflow the subtraction. */
 static hrt_time_t add_intervals(hrt_time_t v, uint64_t n, hrt_time_t interval)
@@ -237,9 +261,11 @@ HRT_EXTERN int hrt_timer_start_range(struct hrt_timer *t, struct hrt_base *nb,
 	hard = cap_hard(soft, sat_add(soft, slack));
 
 	if (nb->unlocked && hrt__tset_of(s) == &nb->set) {
+		hrt_time_t gone = gone_hard(nb, t, s);
+
 		hrt__tset_rearm(&nb->set, t, s, soft, hard);
 		nb->stats.starts++;
-		base_wakeup_update(nb);
+		wakeup_after(nb, gone, hard);
 		return 0;
 	}
 	ob = lock_for_start(t, nb, &s);
@@ -249,16 +275,21 @@ HRT_EXTERN int hrt_timer_start_range(struct hrt_timer *t, struct hrt_base *nb,
 	 * find the callback to wait for it). */
 	target = ob != nb && ob->running == t ? ob : nb;
 	if (ob == target) {
+		hrt_time_t gone = gone_hard(ob, t, s);
+
 		hrt__tset_rearm(&ob->set, t, s, soft, hard);
-	} else {
-		if (hrt__tset_queued(s))
-			hrt__tset_del(&ob->set, t, s);
-		hrt__tset_forget_pass(t);
-		__atomic_store_n(&t->hrt__soft, soft, __ATOMIC_RELAXED);
-		__atomic_store_n(&t->hrt__hard, hard, __ATOMIC_RELAXED);
-		hrt__tset_add(&target->set, t);
-		base_wakeup_update(ob);
+		ob->stats.starts++;
+		wakeup_after(ob, gone, hard);
+		unlock_two(ob, nb);
+		return 0;
 	}
+	if (hrt__tset_queued(s))
+		hrt__tset_del(&ob->set, t, s);
+	hrt__tset_forget_pass(t);
+	__atomic_store_n(&t->hrt__soft, soft, __ATOMIC_RELAXED);
+	__atomic_store_n(&t->hrt__hard, hard, __ATOMIC_RELAXED);
+	hrt__tset_add(&target->set, t);
+	base_wakeup_update(ob);
 	target->stats.starts++;
 	base_wakeup_update(target);
 	unlock_two(ob, nb);
@@ -274,11 +305,14 @@ HRT_EXTERN int hrt_timer_start(struct hrt_timer *t, struct hrt_base *b,
 /* Lock held, t's state word s names b: off the set if queued. */
 static inline int cancel_queued(struct hrt_base *b, struct hrt_timer *t, uintptr_t s)
 {
+	hrt_time_t gone;
+
 	if (!hrt__tset_queued(s))
 		return 0;
+	gone = gone_hard(b, t, s);
 	hrt__tset_del(&b->set, t, s);
 	b->stats.cancels++;
-	base_wakeup_update(b);
+	wakeup_after(b, gone, HRT_TIME_MAX);
 	return 1;
 }
 
