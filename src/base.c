@@ -47,27 +47,26 @@ static inline hrt_time_t cap_hard(hrt_time_t soft, hrt_time_t hard)
 }
 
 /*
- * base_wakeup_update after a change on b that took away a queued hard
- * expiry `gone` and queued `came` (HRT_TIME_MAX: none).  Outside a pass
- * the device is armed at the exact earliest hard expiry (armed > 1: no
- * clamp, no failed arm), so if `gone` was later than it and `came` is
- * not earlier, the earliest stayed where it was: one compare instead of
- * the search.
+ * base_wakeup_update after a change on b (which has a device) that took
+ * away a queued hard expiry `gone` and queued `came` (HRT_TIME_MAX:
+ * none).  Outside a pass the device is armed at the exact earliest hard
+ * expiry (armed > 1: no clamp, no failed arm), so if `gone` was later
+ * than it and `came` is not earlier, the earliest stayed where it was:
+ * one compare instead of the search.  Callers test b->dev first and keep
+ * a path without it, so a base without a device holds nothing more live.
  */
 static inline void wakeup_after(struct hrt_base *b, hrt_time_t gone, hrt_time_t came)
 {
 	hrt_time_t armed = b->armed;
 
-	if (b->dev && !(armed > 1 && gone > armed && came >= armed))
+	if (armed <= 1 || gone <= armed || came < armed)
 		base_wakeup_update(b);
 }
 
-/* The hard expiry a change takes away from its base's earliest: t's if
- * queued (state word s) and the base has a device to keep armed. */
-static inline hrt_time_t gone_hard(const struct hrt_base *b, const struct hrt_timer *t,
-				   uintptr_t s)
+/* `gone` for wakeup_after: t's hard expiry if queued (state word s). */
+static inline hrt_time_t gone_hard(const struct hrt_timer *t, uintptr_t s)
 {
-	return b->dev && hrt__tset_queued(s) ? t->hrt__hard : HRT_TIME_MAX;
+	return hrt__tset_queued(s) ? t->hrt__hard : HRT_TIME_MAX;
 }
 
 /* v + n * interval, saturated at HRT_TIME_MAX; interval > 0.  Unsigned,
@@ -261,10 +260,15 @@ HRT_EXTERN int hrt_timer_start_range(struct hrt_timer *t, struct hrt_base *nb,
 	hard = cap_hard(soft, sat_add(soft, slack));
 
 	if (nb->unlocked && hrt__tset_of(s) == &nb->set) {
-		hrt_time_t gone = gone_hard(nb, t, s);
+		hrt_time_t gone;
 
-		hrt__tset_rearm(&nb->set, t, s, soft, hard);
 		nb->stats.starts++;
+		if (!nb->dev) {
+			hrt__tset_rearm(&nb->set, t, s, soft, hard);
+			return 0;
+		}
+		gone = gone_hard(t, s);
+		hrt__tset_rearm(&nb->set, t, s, soft, hard);
 		wakeup_after(nb, gone, hard);
 		return 0;
 	}
@@ -275,11 +279,12 @@ HRT_EXTERN int hrt_timer_start_range(struct hrt_timer *t, struct hrt_base *nb,
 	 * find the callback to wait for it). */
 	target = ob != nb && ob->running == t ? ob : nb;
 	if (ob == target) {
-		hrt_time_t gone = gone_hard(ob, t, s);
+		hrt_time_t gone = ob->dev ? gone_hard(t, s) : 0;
 
 		hrt__tset_rearm(&ob->set, t, s, soft, hard);
 		ob->stats.starts++;
-		wakeup_after(ob, gone, hard);
+		if (ob->dev)
+			wakeup_after(ob, gone, hard);
 		unlock_two(ob, nb);
 		return 0;
 	}
@@ -309,9 +314,13 @@ static inline int cancel_queued(struct hrt_base *b, struct hrt_timer *t, uintptr
 
 	if (!hrt__tset_queued(s))
 		return 0;
-	gone = gone_hard(b, t, s);
-	hrt__tset_del(&b->set, t, s);
 	b->stats.cancels++;
+	if (!b->dev) {
+		hrt__tset_del(&b->set, t, s);
+		return 1;
+	}
+	gone = t->hrt__hard;
+	hrt__tset_del(&b->set, t, s);
 	wakeup_after(b, gone, HRT_TIME_MAX);
 	return 1;
 }
