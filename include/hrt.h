@@ -137,30 +137,35 @@ struct hrt_rb_node {
 
 /*
  * A timer.  Embed it; every field is private.  64 bytes on LP64 - one cache
- * line: the tree linkage (24), soft and hard expiry (16), the subtree minimum
- * soft expiry the greedy search prunes with (8), the callback (8), and the
- * owning base with the state bits (queued, pending, wheel) packed into the
- * low bits of that pointer (bases are 64-byte aligned).  While a timer is not
- * in a tree its linkage words hold its links in a slot of the base's wheel
- * of far timers and the number of the pass that last ran it.
+ * line: the owning base with the state bits (queued, pending, wheel) packed
+ * into the low bits of that pointer (bases are 64-byte aligned), the tree
+ * linkage (24), soft and hard expiry (16), the subtree minimum soft expiry
+ * the greedy search prunes with (8) and the callback (8).  While a timer is
+ * not in a tree its linkage words hold its links in a slot of the base's
+ * wheel of far timers and that slot, and the subtree minimum's word the
+ * number of the pass that last ran it.  What a re-arm reads and writes
+ * comes first: one line for a timer at offset 0 or 16 of one (malloc: 16).
  */
 struct hrt_list_node {
 	struct hrt_list_node *hrt__next, *hrt__prev;
 };
 
 struct hrt_timer {
+	uintptr_t hrt__base_state;             /* struct hrt_base * | state */
 	union {
 		struct hrt_rb_node hrt__node;          /* in a tree */
 		struct {
 			struct hrt_list_node hrt__link;  /* wheel slot */
-			uint64_t hrt__ran_pass;        /* pass that last ran it */
+			uint64_t hrt__slot;            /* which (level * 64 + index) */
 		} hrt__off;
 	};
 	hrt_time_t hrt__soft;
 	hrt_time_t hrt__hard;
-	hrt_time_t hrt__subtree_soft;          /* min soft expiry below */
+	union {
+		hrt_time_t hrt__subtree_soft;  /* in a tree: min soft expiry below */
+		uint64_t hrt__ran_pass;        /* elsewhere: pass that last ran it */
+	};
 	hrt_callback hrt__fn;
-	uintptr_t hrt__base_state;             /* struct hrt_base * | state */
 };
 
 /* The counters.  Fields are only ever appended: pass sizeof(struct

@@ -41,7 +41,32 @@ static inline hrt_time_t sat_add(hrt_time_t a, hrt_time_t b)
  * late as possible", not "never". */
 static inline hrt_time_t cap_hard(hrt_time_t soft, hrt_time_t hard)
 {
-	return soft <= HRT_QUEUE_NOW_MAX && hard > HRT_QUEUE_NOW_MAX ? HRT_QUEUE_NOW_MAX : hard;
+	if (__builtin_expect(hard > HRT_QUEUE_NOW_MAX, 0) && soft <= HRT_QUEUE_NOW_MAX)
+		return HRT_QUEUE_NOW_MAX;
+	return hard;
+}
+
+/*
+ * base_wakeup_update after a change on b (which has a device) that took
+ * away a queued hard expiry `gone` and queued `came` (HRT_TIME_MAX:
+ * none).  Outside a pass the device is armed at the exact earliest hard
+ * expiry (armed > 1: no clamp, no failed arm), so if `gone` was later
+ * than it and `came` is not earlier, the earliest stayed where it was:
+ * one compare instead of the search.  Callers test b->dev first and keep
+ * a path without it, so a base without a device holds nothing more live.
+ */
+static inline void wakeup_after(struct hrt_base *b, hrt_time_t gone, hrt_time_t came)
+{
+	hrt_time_t armed = b->armed;
+
+	if (armed <= 1 || gone <= armed || came < armed)
+		base_wakeup_update(b);
+}
+
+/* `gone` for wakeup_after: t's hard expiry if queued (state word s). */
+static inline hrt_time_t gone_hard(const struct hrt_timer *t, uintptr_t s)
+{
+	return hrt__tset_queued(s) ? t->hrt__hard : HRT_TIME_MAX;
 }
 
 /* v + n * interval, saturated at HRT_TIME_MAX; interval > 0.  Unsigned,
@@ -212,13 +237,20 @@ HRT_EXTERN int hrt_timer_init(struct hrt_timer *t, hrt_callback fn)
 	return 0;
 }
 
+/*
+ * A timer that names a set was started once, so its callback is known to
+ * be set (only hrt_timer_init writes it, and never NULL): the entry check
+ * reads the state word first and the callback only of a new timer.  On
+ * the owner's single-thread base, a timer already its own cannot move
+ * under us: no lock, no chase, straight to the fused re-queue.
+ */
 HRT_EXTERN int hrt_timer_start_range(struct hrt_timer *t, struct hrt_base *nb,
 				     hrt_time_t soft, hrt_time_t slack, enum hrt_mode mode)
 {
 	struct hrt_base *ob, *target;
 	hrt_time_t hard;
-	uintptr_t s;
-	int err = base_guard(nb, G_CHANGE, !t || !t->hrt__fn || slack < 0 ||
+	uintptr_t s = t ? hrt__tset_state(t) : 0;
+	int err = base_guard(nb, G_CHANGE, !t || (!s && !t->hrt__fn) || slack < 0 ||
 			     (mode != HRT_MODE_ABS && mode != HRT_MODE_REL));
 
 	if (err)
@@ -227,22 +259,43 @@ HRT_EXTERN int hrt_timer_start_range(struct hrt_timer *t, struct hrt_base *nb,
 		soft = sat_add(base_now(nb), soft);
 	hard = cap_hard(soft, sat_add(soft, slack));
 
+	if (nb->unlocked && hrt__tset_of(s) == &nb->set) {
+		hrt_time_t gone;
+
+		nb->stats.starts++;
+		if (!nb->dev) {
+			hrt__tset_rearm(&nb->set, t, s, soft, hard);
+			return 0;
+		}
+		gone = gone_hard(t, s);
+		hrt__tset_rearm(&nb->set, t, s, soft, hard);
+		wakeup_after(nb, gone, hard);
+		return 0;
+	}
 	ob = lock_for_start(t, nb, &s);
 	if (!ob)
 		return -EPERM;
 	/* A timer whose callback is running stays on its base (cancel must
 	 * find the callback to wait for it). */
 	target = ob != nb && ob->running == t ? ob : nb;
+	if (ob == target) {
+		hrt_time_t gone = ob->dev ? gone_hard(t, s) : 0;
+
+		hrt__tset_rearm(&ob->set, t, s, soft, hard);
+		ob->stats.starts++;
+		if (ob->dev)
+			wakeup_after(ob, gone, hard);
+		unlock_two(ob, nb);
+		return 0;
+	}
 	if (hrt__tset_queued(s))
 		hrt__tset_del(&ob->set, t, s);
-	if (ob != target)
-		hrt__tset_forget_pass(t);
+	hrt__tset_forget_pass(t);
 	__atomic_store_n(&t->hrt__soft, soft, __ATOMIC_RELAXED);
 	__atomic_store_n(&t->hrt__hard, hard, __ATOMIC_RELAXED);
 	hrt__tset_add(&target->set, t);
+	base_wakeup_update(ob);
 	target->stats.starts++;
-	if (ob != target)
-		base_wakeup_update(ob);
 	base_wakeup_update(target);
 	unlock_two(ob, nb);
 	return 0;
@@ -254,13 +307,31 @@ HRT_EXTERN int hrt_timer_start(struct hrt_timer *t, struct hrt_base *b,
 	return hrt_timer_start_range(t, b, expiry, 0, mode);
 }
 
-static int cancel(struct hrt_timer *t, int wait)
+/* Lock held, t's state word s names b: off the set if queued. */
+static inline int cancel_queued(struct hrt_base *b, struct hrt_timer *t, uintptr_t s)
+{
+	hrt_time_t gone;
+
+	if (!hrt__tset_queued(s))
+		return 0;
+	b->stats.cancels++;
+	if (!b->dev) {
+		hrt__tset_del(&b->set, t, s);
+		return 1;
+	}
+	gone = t->hrt__hard;
+	hrt__tset_del(&b->set, t, s);
+	wakeup_after(b, gone, HRT_TIME_MAX);
+	return 1;
+}
+
+static __attribute__((noinline)) int cancel_locked(struct hrt_timer *t, int wait)
 {
 	struct hrt_base *b;
 	uintptr_t s;
-	int ret = timer_guard(t, G_CHANGE, 0);
+	int ret;
 
-	if (ret || (ret = lock_timer_base(t, &b, &s)) || !b)
+	if ((ret = lock_timer_base(t, &b, &s)) || !b)
 		return ret;
 	while (b->running == t && !pthread_equal(b->pass_thread, pthread_self())) {
 		if (!wait) {
@@ -277,14 +348,27 @@ static int cancel(struct hrt_timer *t, int wait)
 				return ret;
 		}
 	}
-	if (hrt__tset_queued(s)) {
-		hrt__tset_del(&b->set, t, s);
-		b->stats.cancels++;
-		base_wakeup_update(b);
-		ret = 1;
-	}
+	ret = cancel_queued(b, t, s);
 	base_unlock(b);
 	return ret;
+}
+
+/* The owner on its single-thread base: no lock, and no callback of it
+ * can be running in another thread; inline in both cancels, the rest is
+ * cancel_locked's. */
+static inline int cancel(struct hrt_timer *t, int wait)
+{
+	struct hrt_base *b;
+	uintptr_t s;
+	int ret = timer_guard(t, G_CHANGE, 0);
+
+	if (ret)
+		return ret;
+	s = hrt__tset_state(t);
+	b = st_base(s);
+	if (b && b->unlocked && b->owner == hrt__thread_id)
+		return cancel_queued(b, t, s);
+	return cancel_locked(t, wait);
 }
 
 HRT_EXTERN int hrt_timer_cancel(struct hrt_timer *t)

@@ -92,11 +92,20 @@ void hrt__tset_add_out(struct hrt_tset *ts, struct hrt_list_node *out,
 	}
 }
 
+void hrt__tset_add_tree(struct hrt_tset *ts, struct hrt_timer *t)
+{
+	struct hrt_list_node out;
+
+	hrt__list_init(&out);
+	hrt__wheel_to_tree(&ts->wheel, t, &out);
+	hrt__tset_add_out(ts, &out, t);         /* t last, behind the slot W2 took */
+}
+
 /* t is on no structure and its hrt__ran_pass is valid. */
 static void enqueue_tree(struct hrt_tset *ts, struct hrt_timer *t)
 {
 	if (ts->in_pass) {
-		int ran = t->hrt__off.hrt__ran_pass == ts->pass_id;
+		int ran = t->hrt__ran_pass == ts->pass_id;
 
 		if (ran && !ts->pend.count && ts->ran_n < HRT_TSET_RAN_MAX) {
 			tree_add(ts, &ts->queue, t, 1);         /* the restart path */

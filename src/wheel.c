@@ -53,6 +53,22 @@ void hrt__wheel_take_slot(struct hrt_wheel *w, unsigned level, unsigned idx,
 	w->occupied[level] &= ~(UINT64_C(1) << idx);
 }
 
+void hrt__wheel_to_tree(struct hrt_wheel *w, struct hrt_timer *t, struct hrt_list_node *out)
+{
+	uint64_t jh = hrt__wheel_jiffy(t->hrt__hard);
+
+	/* Hard expiry in the wheel's range, soft expiry before the horizon or
+	 * in another slot (W1): behind the timers already waiting for the same
+	 * hard expiry (W2). */
+	if (jh >= w->hz) {
+		unsigned level = hrt__wheel_level(jh, w->hz), idx = hrt__wheel_slot(jh, level);
+
+		if (w->occupied[level] & (UINT64_C(1) << idx))
+			hrt__wheel_take_slot(w, level, idx, out);
+	}
+	hrt__wheel_list_add(out, &t->hrt__off.hrt__link);
+}
+
 void hrt__wheel_advance(struct hrt_wheel *w, uint64_t hz, struct hrt_list_node *out)
 {
 	struct hrt_list_node redo;
@@ -197,7 +213,7 @@ const char *hrt__wheel_check(const struct hrt_wheel *w,
 					return "wheel timer behind the horizon";
 				if (hrt__wheel_level(jh, w->hz) != level || hrt__wheel_slot(jh, level) != idx)
 					return "wheel timer in the wrong slot";
-				if (t->hrt__subtree_soft != (hrt_time_t)(level * HRT_WHEEL_SLOTS + idx))
+				if (t->hrt__off.hrt__slot != level * HRT_WHEEL_SLOTS + idx)
 					return "wheel timer's remembered slot wrong";
 				if (js >> (level * HRT_WHEEL_BITS) != jh >> (level * HRT_WHEEL_BITS))
 					return "wheel timer's soft expiry in another slot";

@@ -129,45 +129,78 @@ void hrt__wheel_init(struct hrt_wheel *w, hrt_time_t now);
 void hrt__wheel_take_slot(struct hrt_wheel *w, unsigned level, unsigned idx,
 			  struct hrt_list_node *out);
 
-/*
- * t (on no structure, its expiries set) into the wheel: 1.  Else 0, and t
- * goes to the end of out, after the slot W2 takes (out may hold timers
- * already).  Inline: it is the whole of a far start.  A wheel timer's
- * hrt__subtree_soft (meaningful only in a tree) remembers its slot, so
- * that hrt__wheel_del need not find it again.
- */
+/* The slot (level * HRT_WHEEL_SLOTS + index) of the wheel that a timer
+ * with these expiries goes to, or -1: its hard expiry is behind the
+ * horizon, or its soft expiry is not in the same slot (W1). */
+static inline int hrt__wheel_key(const struct hrt_wheel *w, hrt_time_t soft, hrt_time_t hard)
+{
+	uint64_t jh = hrt__wheel_jiffy(hard), js = hrt__wheel_jiffy(soft);
+	unsigned level;
+
+	if (jh < w->hz || js < w->hz)
+		return -1;
+	level = hrt__wheel_level(jh, w->hz);
+	if ((js ^ jh) >> (level * HRT_WHEEL_BITS))
+		return -1;
+	return (int)(level * HRT_WHEEL_SLOTS + hrt__wheel_slot(jh, level));
+}
+
+/* t (on no structure) to the tail of slot `key`.  The timer remembers
+ * its slot (hrt__slot, over the tree linkage's third word), so that
+ * hrt__wheel_del need not find it again. */
+static inline void hrt__wheel_link(struct hrt_wheel *w, struct hrt_timer *t, unsigned key)
+{
+	unsigned level = key / HRT_WHEEL_SLOTS, idx = key % HRT_WHEEL_SLOTS;
+
+	hrt__wheel_list_add(&w->slot[level][idx], &t->hrt__off.hrt__link);
+	w->occupied[level] |= UINT64_C(1) << idx;
+	w->n[level][idx]++;
+	w->count++;
+	t->hrt__off.hrt__slot = key;
+}
+
+/* t (on no structure, not fit for the wheel: hrt__wheel_key < 0) to the
+ * end of out, after the slot W2 takes (out may hold timers already). */
+void hrt__wheel_to_tree(struct hrt_wheel *w, struct hrt_timer *t, struct hrt_list_node *out);
+
+/* t (on no structure, its expiries set) into the wheel: 1.  Else 0, and t
+ * goes to the end of out as hrt__wheel_to_tree puts it. */
 static inline int hrt__wheel_place(struct hrt_wheel *w, struct hrt_timer *t,
 				   struct hrt_list_node *out)
 {
-	uint64_t jh = hrt__wheel_jiffy(t->hrt__hard), js = hrt__wheel_jiffy(t->hrt__soft);
-	unsigned level, idx;
+	int key = hrt__wheel_key(w, t->hrt__soft, t->hrt__hard);
 
-	if (jh < w->hz) {               /* behind the horizon: the tree's */
-		hrt__wheel_list_add(out, &t->hrt__off.hrt__link);
-		return 0;
-	}
-	level = hrt__wheel_level(jh, w->hz);
-	idx = hrt__wheel_slot(jh, level);
-	if (js >= w->hz && (js ^ jh) >> (level * HRT_WHEEL_BITS) == 0) {
-		hrt__wheel_list_add(&w->slot[level][idx], &t->hrt__off.hrt__link);
-		w->occupied[level] |= UINT64_C(1) << idx;
-		w->n[level][idx]++;
-		w->count++;
-		t->hrt__subtree_soft = (hrt_time_t)(level * HRT_WHEEL_SLOTS + idx);
+	if (key >= 0) {
+		hrt__wheel_link(w, t, (unsigned)key);
 		return 1;
 	}
-	/* Soft expiry before the horizon or in another slot (W1): the tree,
-	 * behind the timers already waiting for the same hard expiry (W2). */
-	if (w->occupied[level] & (UINT64_C(1) << idx))
-		hrt__wheel_take_slot(w, level, idx, out);
-	hrt__wheel_list_add(out, &t->hrt__off.hrt__link);
+	hrt__wheel_to_tree(w, t, out);
 	return 0;
+}
+
+/* t (in the wheel) moved to the tail of slot `key` (as a del and a place
+ * would leave it, so FIFO per hard expiry holds).  Within its slot no
+ * count changes; nothing of t is read but its link and its slot. */
+static inline void hrt__wheel_move(struct hrt_wheel *w, struct hrt_timer *t, unsigned key)
+{
+	unsigned level = key / HRT_WHEEL_SLOTS, idx = key % HRT_WHEEL_SLOTS;
+	unsigned old = (unsigned)t->hrt__off.hrt__slot;
+
+	hrt__wheel_list_del(&t->hrt__off.hrt__link);
+	hrt__wheel_list_add(&w->slot[level][idx], &t->hrt__off.hrt__link);
+	if (key != old) {
+		if (!--w->n[old / HRT_WHEEL_SLOTS][old % HRT_WHEEL_SLOTS])
+			w->occupied[old / HRT_WHEEL_SLOTS] &= ~(UINT64_C(1) << (old % HRT_WHEEL_SLOTS));
+		w->occupied[level] |= UINT64_C(1) << idx;
+		w->n[level][idx]++;
+		t->hrt__off.hrt__slot = key;
+	}
 }
 
 /* t (in the wheel) out of it. */
 static inline void hrt__wheel_del(struct hrt_wheel *w, struct hrt_timer *t)
 {
-	unsigned key = (unsigned)t->hrt__subtree_soft;
+	unsigned key = (unsigned)t->hrt__off.hrt__slot;
 	unsigned level = key / HRT_WHEEL_SLOTS, idx = key % HRT_WHEEL_SLOTS;
 
 	hrt__wheel_list_del(&t->hrt__off.hrt__link);

@@ -124,6 +124,7 @@ static struct {
 	uint64_t wheel_moves, wheel_cascades;
 	uint64_t greedy_far, leftmost_far;     /* callbacks with hard past the horizon */
 	uint64_t end_of_time, behind;          /* passes capped, passes behind the base */
+	uint64_t rearm_near, tie_probes;       /* do_rearm_near's, do_tie_probe's */
 } seen;
 
 /* Callback logs: (id, results of the callback's own calls) per callback. */
@@ -787,6 +788,67 @@ static void do_start(int i, int b)
 	m_start(i, b, v, slack, rel);
 }
 
+/*
+ * A queued timer re-armed onto another queued timer's hard expiry (FIFO
+ * among equal hard expiries, whichever slot or tree each sits in, the
+ * other started before or after), or next to its own hard expiry (the
+ * same wheel slot: moved to its tail with no count changing, or just
+ * across a slot boundary), with a soft expiry in its slot or not.
+ */
+static void do_rearm_near(int i, int b)
+{
+	static const hrt_time_t near[] = { 0, 0, 1, -1, UNIT, -UNIT, JIFFY, -JIFFY };
+	int k = (int)rr(nt), r;
+	hrt_time_t hard, slack;
+
+	if (M[k].queued && rr(3)) {
+		hard = M[k].hard;
+		b = rr(4) ? M[k].base : b;
+	} else if (M[i].queued) {
+		hard = sat_add(M[i].hard, near[rr(8)]);
+		b = rr(4) ? M[i].base : b;
+	} else {
+		do_start(i, b);
+		return;
+	}
+	slack = (hrt_time_t[]){ 0, 0, UNIT, JIFFY, 2 * JIFFY }[rr(5)];
+	if (hard == HRT_TIME_MAX || __builtin_sub_overflow(hard, slack, &(hrt_time_t){ 0 }))
+		slack = 0;
+	seen.rearm_near++;
+	plan(&W[i]);
+	r = hrt_timer_start_range(&W[i].t, B[b], hard - slack, slack, HRT_MODE_ABS);
+	if (r)
+		fail_step("re-arm returned %d", r);
+	m_start(i, b, hard - slack, slack, 0);
+}
+
+/* Started in one order, due in the other: i at H + d, then j at H, then
+ * i re-armed to H (a far H: one wheel slot for all three when d is
+ * small).  i must now run after j: a re-arm that left i where it sat in
+ * its slot would put it first. */
+static void do_tie_probe(int i, int b)
+{
+	static const hrt_time_t near[] = { 1, -1, UNIT, -UNIT, JIFFY / 2, JIFFY };
+	int j = (int)rr(nt), l = rand_level();
+	hrt_time_t h = sat_add(grid(MB[b].now, l, 1 + rr(3)), rand_d()), d = near[rr(6)];
+	int r = 0;
+
+	if (i == j || h > HRT_TIME_MAX - 2 * JIFFY || h < INT64_MIN + JIFFY)
+		return;
+	seen.tie_probes++;
+	plan(&W[i]);
+	plan(&W[j]);
+	r |= hrt_timer_start(&W[i].t, B[b], h + d, HRT_MODE_ABS);
+	m_start(i, b, h + d, 0, 0);
+	r |= hrt_timer_start(&W[j].t, B[b], h, HRT_MODE_ABS);
+	m_start(j, b, h, 0, 0);
+	r |= hrt_timer_start(&W[i].t, B[b], h, HRT_MODE_ABS);
+	m_start(i, b, h, 0, 0);
+	if (r)
+		fail_step("tie probe start returned %d", r);
+	compare_timer(j);
+}
+
 static void do_forward(int i, int b)
 {
 	hrt_time_t now, iv;
@@ -865,9 +927,15 @@ static void one_op(void)
 {
 	int i = (int)rr(nt), b = (int)rr(NB), r, m;
 
-	switch (rr(20)) {
+	switch (rr(22)) {
 	case 0: case 1: case 2: case 3: case 4: case 5: case 6:
 		do_start(i, b);
+		break;
+	case 20:
+		do_rearm_near(i, b);
+		break;
+	case 21:
+		do_tie_probe(i, b);
 		break;
 	case 7: case 8: case 9: case 10:
 		r = hrt_timer_cancel(&W[i].t);
@@ -925,6 +993,8 @@ static void test_differential(void **state)
 	       seen.end_of_time, seen.behind);
 	printf("  wheel: %" PRIu64 " moves into the tree, %" PRIu64 " cascades\n",
 	       seen.wheel_moves, seen.wheel_cascades);
+	printf("  %" PRIu64 " re-arms onto or next to a queued hard expiry, %" PRIu64
+	       " tie probes\n", seen.rearm_near, seen.tie_probes);
 	printf("  callbacks with hard past the horizon: %" PRIu64 " greedy, %" PRIu64
 	       " leftmost\n", seen.greedy_far, seen.leftmost_far);
 	/* Proof that the wheel was exercised; a short replay may not get there. */

@@ -260,10 +260,10 @@ static void test_wheel_check_catches(void **state)
 	}
 	assert_null(hrt__wheel_check(&w, state_ok, NULL));
 	t = &timers[3];
-	t->hrt__subtree_soft++;
+	t->hrt__off.hrt__slot++;
 	assert_string_equal(hrt__wheel_check(&w, state_ok, NULL),
 			    "wheel timer's remembered slot wrong");
-	t->hrt__subtree_soft--;
+	t->hrt__off.hrt__slot--;
 	t->hrt__soft = hrt__wheel_horizon(&w) - 1;
 	assert_string_equal(hrt__wheel_check(&w, state_ok, NULL),
 			    "wheel timer behind the horizon");
