@@ -51,7 +51,7 @@
  * missing, TSan would see both inside at once and report the race.
  */
 #include <linux/membarrier.h>
-#include <sched.h>
+#include <time.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -123,10 +123,15 @@ static void exclude_owner(struct hrt_base *b)
 	syscall(__NR_membarrier, MEMBARRIER_CMD_PRIVATE_EXPEDITED, 0, 0);
 	__atomic_add_fetch(&fences, 1, __ATOMIC_RELAXED);
 	while (__atomic_load_n(&b->owner_in, __ATOMIC_ACQUIRE)) {
-		if (++spins < 64)
+		if (++spins < 1024) {
 			cpu_relax();
-		else
-			sched_yield();  /* the owner holds it long (a walk) */
+		} else {        /* preempted inside, or a long walk: sleep, so
+				 * that an owner waiting for our CPU gets it
+				 * (sched_yield kept it for a whole tick) */
+			struct timespec ts = { 0, 1000 };
+
+			nanosleep(&ts, NULL);
+		}
 	}
 	ops = __atomic_load_n(&b->owner_ops, __ATOMIC_RELAXED);
 	if (ops - b->ops_seen < BL_REVOKE_OPS && __atomic_load_n(&test_mode, __ATOMIC_RELAXED) != 2)
