@@ -37,7 +37,12 @@
  * Threads.  Every call may be made from any thread unless its comment says
  * otherwise; a base serialises its callers with one mutex.  Each base has
  * at most one pass at a time (hrt_base_run, hrt_base_dispatch or the pass
- * inside hrt_base_loop), run by the thread that called it.
+ * inside hrt_base_loop), run by the thread that called it.  (The cost, not
+ * the contract: the thread that makes most calls on a base becomes its
+ * owner and skips the mutex; a call from another thread then costs one
+ * membarrier(2) system call, a few microseconds, until calls from other
+ * threads are frequent enough that the base goes back to the mutex for
+ * everyone.  Without membarrier every call takes the mutex.)
  *
  * Callbacks.  A callback runs on the thread running the pass, with no lock
  * held and its timer off the queue; `now` is the time the pass runs at (the

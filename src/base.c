@@ -20,7 +20,6 @@
 #include "base_priv.h"
 
 _Thread_local const struct hrt_base *hrt__walking HRT_TLS_IE;
-_Thread_local uint64_t hrt__thread_id HRT_TLS_IE;
 unsigned hrt__fork_gen;
 
 /* Pass numbers are unique across bases, so "ran in this pass" needs no
@@ -339,7 +338,7 @@ static __attribute__((noinline)) int cancel_locked(struct hrt_timer *t, int wait
 			return -EBUSY;
 		}
 		b->waiters++;
-		pthread_cond_wait(&b->done, &b->lock);
+		hrt__base_wait(b);
 		b->waiters--;
 		s = hrt__tset_state(t);
 		if (st_base(s) != b) {          /* moved once it stopped running */

@@ -26,12 +26,14 @@
  * walk holds the lock: query_lock skips it).  A base's kind (virtual:
  * -EOPNOTSUPP) is looked at after the guard, by the calls that care.
  *
- * Locking: one mutex per base, taken by every public call and dropped
+ * Locking: one lock per base, taken by every public call and dropped
  * around callbacks.  A hrt_base_walk_tree callback runs with it held, so
  * queries of that base skip it (hrt__walking) and changes are refused.  A
  * timer's state word (set | state bits, timerset.h) changes only under its
  * base's lock; moving a timer between bases holds both locks, taken in
- * address order.
+ * address order.  The lock is a mutex biased to one thread, the base's
+ * owner, which takes it with plain stores (baselock.c says how and why
+ * that is exclusive); everyone else takes the mutex.
  */
 #ifndef HRT_BASE_PRIV_H
 #define HRT_BASE_PRIV_H
@@ -49,8 +51,16 @@ struct hrt_base {
 	/* First, so that the set a timer's state word names is its base
 	 * (base_of costs nothing) and the base's alignment is the set's. */
 	struct hrt_tset set;
-	pthread_mutex_t lock;           /* unused by an unlocked base */
 	int unlocked;                   /* HRT_BASE_UNLOCKED */
+	/* The biased lock (baselock.c); the owner's path reads these only. */
+	int owner_in;                   /* the owner is inside; only it writes */
+	unsigned pending;               /* BL_*; mutex holders write it */
+	uint64_t bias;                  /* owner's hrt__thread_id, or BL_NO_BIAS */
+	uint64_t owner_ops;             /* owner's fast entries; only it writes */
+	uint64_t ops_seen;              /* owner_ops at the last fenced entry */
+	uint64_t streak_id;             /* unbiased: who took the mutex last */
+	unsigned streak, claim_after;   /* ... how often in a row; needed */
+	pthread_mutex_t lock;           /* unused by an unlocked base */
 	uint64_t owner;                 /* unlocked: its thread's hrt__thread_id */
 	pthread_cond_t done;            /* a callback returned (cancel waits) */
 
@@ -123,16 +133,63 @@ static inline int base_foreign(const struct hrt_base *b)
 	return b->owner && b->owner != hrt__thread_id;
 }
 
-static inline void base_lock(const struct hrt_base *b)
+/* The biased lock (baselock.c).  pending: while not 0 the owner takes
+ * the mutex too. */
+#define BL_NO_BIAS  UINT64_MAX  /* no thread's id (ids count from 1; 0: none) */
+#define BL_FOREIGN  1u          /* a foreign holder has shut the owner out */
+#define BL_WAIT     2u          /* a thread waits on `done` */
+#define BL_REVOKED  4u          /* until the owner gives the bias up */
+#define BL_CLAIM_FIRST 16u      /* mutex takes in a row that claim the bias */
+
+void hrt__base_lock_slow(struct hrt_base *b);
+void hrt__base_unlock_slow(struct hrt_base *b);
+/* Lock held: wait for a broadcast of `done`; may return at once (callers
+ * re-check, as after any condition wait). */
+void hrt__base_wait(struct hrt_base *b);
+/* lifecycle.c: register the heavy fence once per process; fork. */
+void hrt__baselock_init(void);
+void hrt__baselock_child(struct hrt_base *b);
+uint64_t hrt__thread_id_get(void);
+/* Tests only (baselock.c): the fallback or a sticky bias; the heavy
+ * fences issued so far. */
+void hrt__baselock_test_mode(int mode);
+uint64_t hrt__baselock_test_fences(void);
+
+/*
+ * The owner's path: announce, compiler barrier, look for a foreign holder.
+ * The foreign side pairs a store of `pending` and a membarrier with its
+ * read of owner_in, so one of the two sees the other (baselock.c).
+ */
+static inline void base_lock(const struct hrt_base *cb)
 {
-	if (!b->unlocked)
-		pthread_mutex_lock((pthread_mutex_t *)&b->lock);
+	struct hrt_base *b = (struct hrt_base *)cb;
+
+	if (b->unlocked)
+		return;
+	if (__atomic_load_n(&b->bias, __ATOMIC_RELAXED) == hrt__thread_id) {
+		__atomic_store_n(&b->owner_in, 1, __ATOMIC_RELAXED);
+		__atomic_signal_fence(__ATOMIC_SEQ_CST);
+		if (__builtin_expect(!__atomic_load_n(&b->pending, __ATOMIC_ACQUIRE), 1)) {
+			__atomic_store_n(&b->owner_ops, b->owner_ops + 1, __ATOMIC_RELAXED);
+			return;
+		}
+		__atomic_store_n(&b->owner_in, 0, __ATOMIC_RELEASE);
+	}
+	hrt__base_lock_slow(b);
 }
 
-static inline void base_unlock(const struct hrt_base *b)
+static inline void base_unlock(const struct hrt_base *cb)
 {
-	if (!b->unlocked)
-		pthread_mutex_unlock((pthread_mutex_t *)&b->lock);
+	struct hrt_base *b = (struct hrt_base *)cb;
+
+	if (b->unlocked)
+		return;
+	if (__atomic_load_n(&b->bias, __ATOMIC_RELAXED) == hrt__thread_id &&
+	    __atomic_load_n(&b->owner_in, __ATOMIC_RELAXED)) {
+		__atomic_store_n(&b->owner_in, 0, __ATOMIC_RELEASE);
+		return;
+	}
+	hrt__base_unlock_slow(b);
 }
 
 static inline int base_is_virtual(const struct hrt_base *b)

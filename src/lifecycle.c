@@ -33,7 +33,6 @@ static pthread_once_t atfork_once = PTHREAD_ONCE_INIT;
 static pthread_mutex_t fork_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct hrt_base *fork_list;      /* locked bases, by address */
 static struct hrt_base *fork_intake;    /* new ones, pushed lock-free */
-static uint64_t thread_ids;
 
 /* fork_lock held: the intake into the sorted list. */
 static void fork_list_take_intake(void)
@@ -64,14 +63,14 @@ static void atfork_prepare(void)
 	fork_list_take_intake();
 	for (struct hrt_base *b = fork_list; b; b = b->fork_next)
 		if (b != hrt__walking)
-			pthread_mutex_lock(&b->lock);
+			hrt__base_lock_slow(b);         /* shuts its owner out too */
 }
 
 static void atfork_parent(void)
 {
 	for (struct hrt_base *b = fork_list; b; b = b->fork_next)
 		if (b != hrt__walking)
-			pthread_mutex_unlock(&b->lock);
+			hrt__base_unlock_slow(b);
 	pthread_mutex_unlock(&fork_lock);
 }
 
@@ -87,8 +86,10 @@ static void atfork_child(void)
 		}
 		b->waiters = 0;
 		pthread_cond_init(&b->done, NULL);
-		if (b != hrt__walking)
-			pthread_mutex_unlock(&b->lock);
+		if (b != hrt__walking) {
+			hrt__baselock_child(b);
+			hrt__base_unlock_slow(b);
+		}
 	}
 	pthread_mutex_unlock(&fork_lock);
 }
@@ -165,11 +166,12 @@ HRT_EXTERN int hrt_base_new(struct hrt_base **basep, clockid_t clock, unsigned f
 	b->clock = clock;
 	b->virt = virt;
 	b->unlocked = !!(flags & HRT_BASE_UNLOCKED);
-	if (b->unlocked) {
-		if (!hrt__thread_id)    /* first base of this thread: its number */
-			hrt__thread_id = __atomic_add_fetch(&thread_ids, 1, __ATOMIC_RELAXED);
-		b->owner = hrt__thread_id;
-	}
+	if (b->unlocked)
+		b->owner = hrt__thread_id_get();
+	else
+		hrt__baselock_init();
+	b->bias = BL_NO_BIAS;
+	b->claim_after = BL_CLAIM_FIRST;
 	b->greedy = flags & HRT_BASE_ENV ? greedy_from_env() : HRT_GREEDY_IDLE;
 	b->coalesce = flags & HRT_BASE_ENV ? coalesce_from_env() : 1;
 	b->armed = HRT_TIME_MAX;
