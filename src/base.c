@@ -271,6 +271,22 @@ HRT_EXTERN int hrt_timer_start_range(struct hrt_timer *t, struct hrt_base *nb,
 		wakeup_after(nb, gone, hard);
 		return 0;
 	}
+	/* The bias's owner re-queueing a timer of its base: the owner's half
+	 * of the lock, and the state word read again under it. */
+	if (hrt__tset_of(s) == &nb->set && !nb->unlocked && base_owner_enter(nb)) {
+		s = hrt__tset_state(t);
+		if (__builtin_expect(hrt__tset_of(s) == &nb->set, 1)) {
+			hrt_time_t gone = nb->dev ? gone_hard(t, s) : 0;
+
+			hrt__tset_rearm(&nb->set, t, s, soft, hard);
+			nb->stats.starts++;
+			if (nb->dev)
+				wakeup_after(nb, gone, hard);
+			base_owner_exit(nb);
+			return 0;
+		}
+		base_owner_exit(nb);
+	}
 	ob = lock_for_start(t, nb, &s);
 	if (!ob)
 		return -EPERM;
@@ -353,7 +369,8 @@ static __attribute__((noinline)) int cancel_locked(struct hrt_timer *t, int wait
 }
 
 /* The owner on its single-thread base: no lock, and no callback of it
- * can be running in another thread; inline in both cancels, the rest is
+ * can be running in another thread; the owner of a default base's bias:
+ * its half of the lock.  Inline in both cancels, the rest is
  * cancel_locked's. */
 static inline int cancel(struct hrt_timer *t, int wait)
 {
@@ -365,8 +382,23 @@ static inline int cancel(struct hrt_timer *t, int wait)
 		return ret;
 	s = hrt__tset_state(t);
 	b = st_base(s);
-	if (b && b->unlocked && b->owner == hrt__thread_id)
-		return cancel_queued(b, t, s);
+	if (!b)
+		return 0;
+	if (b->unlocked) {
+		if (b->owner == hrt__thread_id)
+			return cancel_queued(b, t, s);
+	} else if (base_owner_enter(b)) {
+		/* The bias's owner: its half of the lock; a timer that moved
+		 * before it, or whose callback runs in another thread, takes
+		 * the full path. */
+		s = hrt__tset_state(t);
+		if (__builtin_expect(st_base(s) == b && b->running != t, 1)) {
+			ret = cancel_queued(b, t, s);
+			base_owner_exit(b);
+			return ret;
+		}
+		base_owner_exit(b);
+	}
 	return cancel_locked(t, wait);
 }
 
