@@ -862,8 +862,8 @@ static void do_slot_shuffle(int b)
 	int l = rand_level(), g[6], ng = 2 + (int)rr(5), k;
 	hrt_time_t s = grid(MB[b].now, l, 1 + rr(2)), span = level_span(l), h[8];
 
-	if (s > HRT_TIME_MAX - 2 * span)
-		return;
+	if (span > HRT_TIME_MAX / 4 || s > HRT_TIME_MAX - 2 * span)
+		return;                 /* level 7, or the end of time */
 	h[0] = h[1] = s;
 	h[2] = s + span - 1;
 	h[3] = s + span / 2;
