@@ -161,7 +161,7 @@ struct hrt_timer {
 		struct hrt_rb_node hrt__node;          /* in a tree */
 		struct {
 			struct hrt_list_node hrt__link;  /* wheel slot */
-			uint64_t hrt__slot;            /* which (level * 64 + index) */
+			uint64_t hrt__slot;            /* which (level * 64 + index), start seq */
 		} hrt__off;
 	};
 	hrt_time_t hrt__soft;

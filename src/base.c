@@ -236,6 +236,25 @@ HRT_EXTERN int hrt_timer_init(struct hrt_timer *t, hrt_callback fn)
 	return 0;
 }
 
+/* t (on b's set with state word s, b's lock held if it has one) queued
+ * again at soft..hard: the fused re-queue, and the wake-up if b has a
+ * device (tested first, so a base without one keeps nothing live). */
+static inline __attribute__((always_inline)) void
+requeue_own(struct hrt_base *b, struct hrt_timer *t, uintptr_t s, hrt_time_t soft,
+	    hrt_time_t hard)
+{
+	hrt_time_t gone;
+
+	b->stats.starts++;
+	if (!b->dev) {
+		hrt__tset_rearm(&b->set, t, s, soft, hard);
+		return;
+	}
+	gone = gone_hard(t, s);
+	hrt__tset_rearm(&b->set, t, s, soft, hard);
+	wakeup_after(b, gone, hard);
+}
+
 /*
  * A timer that names a set was started once, so its callback is known to
  * be set (only hrt_timer_init writes it, and never NULL): the entry check
@@ -258,18 +277,22 @@ HRT_EXTERN int hrt_timer_start_range(struct hrt_timer *t, struct hrt_base *nb,
 		soft = sat_add(base_now(nb), soft);
 	hard = cap_hard(soft, sat_add(soft, slack));
 
-	if (nb->unlocked && hrt__tset_of(s) == &nb->set) {
-		hrt_time_t gone;
-
-		nb->stats.starts++;
-		if (!nb->dev) {
-			hrt__tset_rearm(&nb->set, t, s, soft, hard);
+	if (hrt__tset_of(s) == &nb->set) {
+		if (nb->unlocked) {
+			requeue_own(nb, t, s, soft, hard);
 			return 0;
 		}
-		gone = gone_hard(t, s);
-		hrt__tset_rearm(&nb->set, t, s, soft, hard);
-		wakeup_after(nb, gone, hard);
-		return 0;
+		/* The bias's owner: the owner's half of the lock, and the
+		 * state word read again under it. */
+		if (base_owner_enter(nb)) {
+			s = hrt__tset_state(t);
+			if (__builtin_expect(hrt__tset_of(s) == &nb->set, 1)) {
+				requeue_own(nb, t, s, soft, hard);
+				base_owner_exit(nb);
+				return 0;
+			}
+			base_owner_exit(nb);
+		}
 	}
 	ob = lock_for_start(t, nb, &s);
 	if (!ob)
@@ -278,12 +301,7 @@ HRT_EXTERN int hrt_timer_start_range(struct hrt_timer *t, struct hrt_base *nb,
 	 * find the callback to wait for it). */
 	target = ob != nb && ob->running == t ? ob : nb;
 	if (ob == target) {
-		hrt_time_t gone = ob->dev ? gone_hard(t, s) : 0;
-
-		hrt__tset_rearm(&ob->set, t, s, soft, hard);
-		ob->stats.starts++;
-		if (ob->dev)
-			wakeup_after(ob, gone, hard);
+		requeue_own(ob, t, s, soft, hard);
 		unlock_two(ob, nb);
 		return 0;
 	}
@@ -353,7 +371,8 @@ static __attribute__((noinline)) int cancel_locked(struct hrt_timer *t, int wait
 }
 
 /* The owner on its single-thread base: no lock, and no callback of it
- * can be running in another thread; inline in both cancels, the rest is
+ * can be running in another thread; the owner of a default base's bias:
+ * its half of the lock.  Inline in both cancels, the rest is
  * cancel_locked's. */
 static inline int cancel(struct hrt_timer *t, int wait)
 {
@@ -365,8 +384,23 @@ static inline int cancel(struct hrt_timer *t, int wait)
 		return ret;
 	s = hrt__tset_state(t);
 	b = st_base(s);
-	if (b && b->unlocked && b->owner == hrt__thread_id)
-		return cancel_queued(b, t, s);
+	if (!b)
+		return 0;
+	if (b->unlocked) {
+		if (b->owner == hrt__thread_id)
+			return cancel_queued(b, t, s);
+	} else if (base_owner_enter(b)) {
+		/* The bias's owner: its half of the lock; a timer that moved
+		 * before it, or whose callback runs in another thread, takes
+		 * the full path. */
+		s = hrt__tset_state(t);
+		if (__builtin_expect(st_base(s) == b && b->running != t, 1)) {
+			ret = cancel_queued(b, t, s);
+			base_owner_exit(b);
+			return ret;
+		}
+		base_owner_exit(b);
+	}
 	return cancel_locked(t, wait);
 }
 

@@ -156,25 +156,38 @@ void hrt__baselock_test_mode(int mode);
 uint64_t hrt__baselock_test_fences(void);
 
 /*
- * The owner's path: announce, compiler barrier, look for a foreign holder.
+ * The owner's path (base_owner_enter: 1 and the lock held, or 0 and
+ * nothing held): announce, compiler barrier, look for a foreign holder.
  * The foreign side pairs a store of `pending` and a membarrier with its
  * read of owner_in, so one of the two sees the other (baselock.c).
  */
-static inline void base_lock(const struct hrt_base *cb)
+static inline int base_owner_enter(struct hrt_base *b)
 {
-	struct hrt_base *b = (struct hrt_base *)cb;
-
-	if (b->unlocked)
-		return;
 	if (__atomic_load_n(&b->bias, __ATOMIC_RELAXED) == hrt__thread_id) {
 		__atomic_store_n(&b->owner_in, 1, __ATOMIC_RELAXED);
 		__atomic_signal_fence(__ATOMIC_SEQ_CST);
 		if (__builtin_expect(!__atomic_load_n(&b->pending, __ATOMIC_ACQUIRE), 1)) {
 			__atomic_store_n(&b->owner_ops, b->owner_ops + 1, __ATOMIC_RELAXED);
-			return;
+			return 1;
 		}
 		__atomic_store_n(&b->owner_in, 0, __ATOMIC_RELEASE);
 	}
+	return 0;
+}
+
+/* Leaves what base_owner_enter entered: base_unlock's owner half, whose
+ * tests the entry has made (the bias stays the caller's: L4). */
+static inline void base_owner_exit(struct hrt_base *b)
+{
+	__atomic_store_n(&b->owner_in, 0, __ATOMIC_RELEASE);
+}
+
+static inline void base_lock(const struct hrt_base *cb)
+{
+	struct hrt_base *b = (struct hrt_base *)cb;
+
+	if (b->unlocked || base_owner_enter(b))
+		return;
 	hrt__base_lock_slow(b);
 }
 

@@ -35,8 +35,10 @@ void hrt__wheel_init(struct hrt_wheel *w, hrt_time_t now)
 	w->hz = hrt__wheel_hz_for(now);
 	w->count = 0;
 	w->cascades = 0;
+	w->seq = 0;
 	for (l = 0; l < HRT_WHEEL_LEVELS; l++) {
 		w->occupied[l] = 0;
+		w->unsorted[l] = 0;
 		for (i = 0; i < HRT_WHEEL_SLOTS; i++) {
 			w->n[l][i] = 0;
 			hrt__list_init(&w->slot[l][i]);
@@ -44,13 +46,122 @@ void hrt__wheel_init(struct hrt_wheel *w, hrt_time_t now)
 	}
 }
 
-void hrt__wheel_take_slot(struct hrt_wheel *w, unsigned level, unsigned idx,
-			  struct hrt_list_node *out)
+/* Merges the sorted, NULL-terminated chains a and b (by next only). */
+static struct hrt_list_node *merge(struct hrt_list_node *a, struct hrt_list_node *b)
 {
+	struct hrt_list_node head, *tail = &head;
+
+	while (a && b) {
+		if (hrt__wheel_seq_of(hrt__wheel_timer(b)) < hrt__wheel_seq_of(hrt__wheel_timer(a))) {
+			tail->hrt__next = b;
+			b = b->hrt__next;
+		} else {
+			tail->hrt__next = a;
+			a = a->hrt__next;
+		}
+		tail = tail->hrt__next;
+	}
+	tail->hrt__next = a ? a : b;
+	return head.hrt__next;
+}
+
+/* List h (non-empty) in sequence order: a merge sort of runs, bottom up
+ * (binary counter of sorted chains), then the back links again.  The
+ * sequences are unique, so it is exact. */
+static void sort_slot(struct hrt_list_node *h)
+{
+	struct hrt_list_node *part[64] = { 0 }, *l = h->hrt__next, *c, *prev;
+	unsigned i, top = 0;
+
+	h->hrt__prev->hrt__next = NULL;
+	while (l) {
+		c = l;
+		/* A whole ascending run at once: a slot re-armed in place is
+		 * mostly runs. */
+		while (l->hrt__next && hrt__wheel_seq_of(hrt__wheel_timer(l->hrt__next)) >
+		       hrt__wheel_seq_of(hrt__wheel_timer(l)))
+			l = l->hrt__next;
+		prev = l;
+		l = l->hrt__next;
+		prev->hrt__next = NULL;
+		for (i = 0; i < top && part[i]; i++) {
+			c = merge(part[i], c);
+			part[i] = NULL;
+		}
+		if (i == top)
+			top++;
+		part[i] = c;
+	}
+	for (c = NULL, i = 0; i < top; i++)
+		if (part[i])
+			c = c ? merge(part[i], c) : part[i];
+	for (prev = h, l = c; l; prev = l, l = l->hrt__next)
+		l->hrt__prev = prev;
+	prev->hrt__next = h;
+	h->hrt__next = c;
+	h->hrt__prev = prev;
+}
+
+void hrt__wheel_renumber(struct hrt_wheel *w)
+{
+	unsigned level, idx;
+
+	w->seq = 0;
+	for (level = 0; level < HRT_WHEEL_LEVELS; level++) {
+		for (idx = 0; idx < HRT_WHEEL_SLOTS; idx++) {
+			struct hrt_list_node *h = &w->slot[level][idx], *l;
+
+			if (hrt__list_empty(h))
+				continue;
+			if (w->unsorted[level] & (UINT64_C(1) << idx))
+				sort_slot(h);
+			for (l = h->hrt__next; l != h; l = l->hrt__next) {
+				hrt__wheel_timer(l)->hrt__off.hrt__slot =
+					(level * HRT_WHEEL_SLOTS + idx) | w->seq;
+				w->seq += UINT64_C(1) << HRT_WHEEL_KEY_BITS;
+			}
+		}
+		w->unsorted[level] = 0;
+	}
+}
+
+/* Slot (level, idx) whole to the end of out; sorted first only if asked
+ * (a cascade re-places timers by their keys and sorts what must leave). */
+static void take_slot(struct hrt_wheel *w, unsigned level, unsigned idx,
+		      struct hrt_list_node *out, int sort)
+{
+	if (w->unsorted[level] & (UINT64_C(1) << idx)) {
+		w->unsorted[level] &= ~(UINT64_C(1) << idx);
+		if (sort)
+			sort_slot(&w->slot[level][idx]);
+	}
 	w->count -= w->n[level][idx];
 	w->n[level][idx] = 0;
 	list_splice_tail(out, &w->slot[level][idx]);
 	w->occupied[level] &= ~(UINT64_C(1) << idx);
+}
+
+void hrt__wheel_take_slot(struct hrt_wheel *w, unsigned level, unsigned idx,
+			  struct hrt_list_node *out)
+{
+	take_slot(w, level, idx, out, 1);
+}
+
+/* t (cascading) to the tail of slot `key`, keeping its sequence; the slot
+ * is marked unsorted if that puts it behind a later start (W3). */
+static void relink(struct hrt_wheel *w, struct hrt_timer *t, unsigned key)
+{
+	unsigned level = key / HRT_WHEEL_SLOTS, idx = key % HRT_WHEEL_SLOTS;
+	struct hrt_list_node *h = &w->slot[level][idx];
+
+	if (h->hrt__prev != h &&
+	    hrt__wheel_seq_of(hrt__wheel_timer(h->hrt__prev)) > hrt__wheel_seq_of(t))
+		w->unsorted[level] |= UINT64_C(1) << idx;
+	hrt__wheel_list_add(h, &t->hrt__off.hrt__link);
+	w->occupied[level] |= UINT64_C(1) << idx;
+	w->n[level][idx]++;
+	w->count++;
+	t->hrt__off.hrt__slot = key | (t->hrt__off.hrt__slot & ~HRT_WHEEL_KEY_MASK);
 }
 
 void hrt__wheel_to_tree(struct hrt_wheel *w, struct hrt_timer *t, struct hrt_list_node *out)
@@ -71,7 +182,7 @@ void hrt__wheel_to_tree(struct hrt_wheel *w, struct hrt_timer *t, struct hrt_lis
 
 void hrt__wheel_advance(struct hrt_wheel *w, uint64_t hz, struct hrt_list_node *out)
 {
-	struct hrt_list_node redo;
+	struct hrt_list_node redo, gone, *l;
 	uint64_t old = w->hz;
 	unsigned level;
 
@@ -93,19 +204,49 @@ void hrt__wheel_advance(struct hrt_wheel *w, uint64_t hz, struct hrt_list_node *
 
 			bits &= bits - 1;
 			if (a + width <= hz)
-				hrt__wheel_take_slot(w, level, idx, out);
+				take_slot(w, level, idx, out, 1);
 			else if (a <= hz && level > 0)
-				hrt__wheel_take_slot(w, level, idx, &redo);
+				take_slot(w, level, idx, &redo, 0);
 		}
 	}
 	w->hz = hz;
+	/*
+	 * The cascade: each timer that still fits to its new slot, in list
+	 * order, keeping its sequence.  The others leave, and with them (W2)
+	 * the slot holding each one's hard jiffy, sorted all together by
+	 * sequence: a timer with an equal hard expiry may be behind them in
+	 * the list but was started earlier.
+	 */
+	hrt__list_init(&gone);
 	while (!hrt__list_empty(&redo)) {
 		struct hrt_list_node *l = redo.hrt__next;
+		struct hrt_timer *t = hrt__wheel_timer(l);
+		int key = hrt__wheel_key(w, t->hrt__soft, t->hrt__hard);
 
 		hrt__wheel_list_del(l);
-		if (hrt__wheel_place(w, hrt__wheel_timer(l), out))
+		if (key >= 0) {
+			relink(w, t, (unsigned)key);
 			w->cascades++;
+		} else {
+			hrt__wheel_list_add(&gone, l);
+		}
 	}
+	if (hrt__list_empty(&gone))
+		return;
+	hrt__list_init(&redo);
+	for (l = gone.hrt__next; l != &gone; l = l->hrt__next) {
+		uint64_t jh = hrt__wheel_jiffy(hrt__wheel_timer(l)->hrt__hard);
+
+		if (jh >= hz) {
+			unsigned lv = hrt__wheel_level(jh, hz), idx = hrt__wheel_slot(jh, lv);
+
+			if (w->occupied[lv] & (UINT64_C(1) << idx))
+				take_slot(w, lv, idx, &redo, 0);
+		}
+	}
+	list_splice_tail(&gone, &redo);
+	sort_slot(&gone);
+	list_splice_tail(out, &gone);
 }
 
 /* The earliest non-empty slot: 0, or 1 with its level and index. */
@@ -194,6 +335,8 @@ const char *hrt__wheel_check(const struct hrt_wheel *w,
 		for (idx = 0; idx < HRT_WHEEL_SLOTS; idx++) {
 			const struct hrt_list_node *h = &w->slot[level][idx], *l, *prev = h;
 			int bit = !!(w->occupied[level] & (UINT64_C(1) << idx));
+			int sorted = !(w->unsorted[level] & (UINT64_C(1) << idx));
+			uint64_t last = 0;
 			size_t before = count;
 
 			if (bit != !hrt__list_empty(h))
@@ -213,8 +356,13 @@ const char *hrt__wheel_check(const struct hrt_wheel *w,
 					return "wheel timer behind the horizon";
 				if (hrt__wheel_level(jh, w->hz) != level || hrt__wheel_slot(jh, level) != idx)
 					return "wheel timer in the wrong slot";
-				if (t->hrt__off.hrt__slot != level * HRT_WHEEL_SLOTS + idx)
+				if (hrt__wheel_key_of(t) != level * HRT_WHEEL_SLOTS + idx)
 					return "wheel timer's remembered slot wrong";
+				if (hrt__wheel_seq_of(t) >= w->seq >> HRT_WHEEL_KEY_BITS)
+					return "wheel timer's sequence not below the next";
+				if (sorted && l != h->hrt__next && hrt__wheel_seq_of(t) <= last)
+					return "wheel slot marked sorted out of sequence order";
+				last = hrt__wheel_seq_of(t);
 				if (js >> (level * HRT_WHEEL_BITS) != jh >> (level * HRT_WHEEL_BITS))
 					return "wheel timer's soft expiry in another slot";
 				if (ok(t, ctx))

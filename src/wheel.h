@@ -20,6 +20,14 @@
  *      takes the slot holding that jiffy with it (hrt__wheel_place), so
  *      of two timers with equal hard expiry, the one in the tree was always
  *      started first: the tree's insertion order stays FIFO.
+ *  W3. a timer's slot word holds its slot and a start sequence number
+ *      (hrt__off.hrt__slot = key | seq << 9), unique in the wheel and below
+ *      the next one (w->seq); a timer taking a new hard expiry takes a new one.  A slot
+ *      whose bit in `unsorted` is clear lists its timers by sequence.  A
+ *      re-arm into the slot a timer is already in only renumbers it (no
+ *      neighbour is written) and marks the slot unsorted; a slot is sorted
+ *      by sequence before it leaves (hrt__wheel_take_slot), so timers leave
+ *      for the tree, and cascade, in start order among equal hard expiries.
  *
  * Timers leave the wheel in slot order on a list ("out"), which the timer
  * set (timerset.h) inserts into the tree in that order.  No allocation:
@@ -43,10 +51,18 @@
 /* A first slot this small is scanned for the exact earliest hard expiry
  * (next_event) instead of being moved into the tree. */
 #define HRT_WHEEL_SCAN   8
+/* The slot word: the key (level * 64 + index < 2^9) in the low bits, the
+ * start sequence above.  The 55 bits of sequence are compared plainly and
+ * never wrap: after 2^55 starts (a year at 10^9 a second) every wheel
+ * timer is renumbered in order (hrt__wheel_renumber). */
+#define HRT_WHEEL_KEY_BITS 9
+#define HRT_WHEEL_KEY_MASK ((UINT64_C(1) << HRT_WHEEL_KEY_BITS) - 1)
 
 struct hrt_wheel {
 	uint64_t hz;                            /* the horizon (a jiffy) */
 	uint64_t occupied[HRT_WHEEL_LEVELS];    /* bit i: slot i is not empty */
+	uint64_t unsorted[HRT_WHEEL_LEVELS];    /* bit i: slot i may be out of order (W3) */
+	uint64_t seq;                           /* the next start sequence, << KEY_BITS */
 	size_t count;
 	uint64_t cascades;                      /* timers re-placed inside the wheel */
 	size_t n[HRT_WHEEL_LEVELS][HRT_WHEEL_SLOTS];    /* timers per slot */
@@ -125,7 +141,7 @@ static inline unsigned hrt__wheel_slot(uint64_t j, unsigned level)
 }
 
 void hrt__wheel_init(struct hrt_wheel *w, hrt_time_t now);
-/* Takes slot (level, idx) whole to the end of out. */
+/* Takes slot (level, idx) whole to the end of out, in sequence order. */
 void hrt__wheel_take_slot(struct hrt_wheel *w, unsigned level, unsigned idx,
 			  struct hrt_list_node *out);
 
@@ -145,9 +161,33 @@ static inline int hrt__wheel_key(const struct hrt_wheel *w, hrt_time_t soft, hrt
 	return (int)(level * HRT_WHEEL_SLOTS + hrt__wheel_slot(jh, level));
 }
 
-/* t (on no structure) to the tail of slot `key`.  The timer remembers
- * its slot (hrt__slot, over the tree linkage's third word), so that
- * hrt__wheel_del need not find it again. */
+/* The slot key of a wheel timer, and its start sequence (W3). */
+static inline unsigned hrt__wheel_key_of(const struct hrt_timer *t)
+{
+	return (unsigned)(t->hrt__off.hrt__slot & HRT_WHEEL_KEY_MASK);
+}
+
+static inline uint64_t hrt__wheel_seq_of(const struct hrt_timer *t)
+{
+	return t->hrt__off.hrt__slot >> HRT_WHEEL_KEY_BITS;
+}
+
+/* Every wheel timer renumbered from 0 in its slot's order, each slot sorted
+ * first: the sequence restarts (the order among equal hard expiries, all of
+ * them in one slot, unchanged). */
+void hrt__wheel_renumber(struct hrt_wheel *w);
+
+/* A new start sequence for t in slot `key`. */
+static inline void hrt__wheel_number(struct hrt_wheel *w, struct hrt_timer *t, unsigned key)
+{
+	t->hrt__off.hrt__slot = key | w->seq;
+	if (__builtin_expect(!(w->seq += UINT64_C(1) << HRT_WHEEL_KEY_BITS), 0))
+		hrt__wheel_renumber(w);
+}
+
+/* t (on no structure) to the tail of slot `key` with a new sequence.  The
+ * timer remembers its slot (hrt__slot, over the tree linkage's third word),
+ * so that hrt__wheel_del need not find it again. */
 static inline void hrt__wheel_link(struct hrt_wheel *w, struct hrt_timer *t, unsigned key)
 {
 	unsigned level = key / HRT_WHEEL_SLOTS, idx = key % HRT_WHEEL_SLOTS;
@@ -156,7 +196,7 @@ static inline void hrt__wheel_link(struct hrt_wheel *w, struct hrt_timer *t, uns
 	w->occupied[level] |= UINT64_C(1) << idx;
 	w->n[level][idx]++;
 	w->count++;
-	t->hrt__off.hrt__slot = key;
+	hrt__wheel_number(w, t, key);
 }
 
 /* t (on no structure, not fit for the wheel: hrt__wheel_key < 0) to the
@@ -178,34 +218,44 @@ static inline int hrt__wheel_place(struct hrt_wheel *w, struct hrt_timer *t,
 	return 0;
 }
 
-/* t (in the wheel) moved to the tail of slot `key` (as a del and a place
- * would leave it, so FIFO per hard expiry holds).  Within its slot no
- * count changes; nothing of t is read but its link and its slot. */
+/* t (in the wheel) re-armed into slot `key`.  Into the slot it is in: it
+ * stays where it is with a new sequence, and the slot is marked unsorted
+ * unless t is its tail (W3); no neighbour is written.  Else moved to the
+ * tail of the new slot, as a del and a place would leave it. */
 static inline void hrt__wheel_move(struct hrt_wheel *w, struct hrt_timer *t, unsigned key)
 {
 	unsigned level = key / HRT_WHEEL_SLOTS, idx = key % HRT_WHEEL_SLOTS;
-	unsigned old = (unsigned)t->hrt__off.hrt__slot;
+	unsigned old = hrt__wheel_key_of(t);
 
-	hrt__wheel_list_del(&t->hrt__off.hrt__link);
-	hrt__wheel_list_add(&w->slot[level][idx], &t->hrt__off.hrt__link);
-	if (key != old) {
-		if (!--w->n[old / HRT_WHEEL_SLOTS][old % HRT_WHEEL_SLOTS])
-			w->occupied[old / HRT_WHEEL_SLOTS] &= ~(UINT64_C(1) << (old % HRT_WHEEL_SLOTS));
+	if (key == old) {
+		if (w->slot[level][idx].hrt__prev != &t->hrt__off.hrt__link)
+			w->unsorted[level] |= UINT64_C(1) << idx;
+	} else {
+		unsigned ol = old / HRT_WHEEL_SLOTS, oi = old % HRT_WHEEL_SLOTS;
+
+		hrt__wheel_list_del(&t->hrt__off.hrt__link);
+		hrt__wheel_list_add(&w->slot[level][idx], &t->hrt__off.hrt__link);
+		if (!--w->n[ol][oi]) {
+			w->occupied[ol] &= ~(UINT64_C(1) << oi);
+			w->unsorted[ol] &= ~(UINT64_C(1) << oi);
+		}
 		w->occupied[level] |= UINT64_C(1) << idx;
 		w->n[level][idx]++;
-		t->hrt__off.hrt__slot = key;
 	}
+	hrt__wheel_number(w, t, key);
 }
 
 /* t (in the wheel) out of it. */
 static inline void hrt__wheel_del(struct hrt_wheel *w, struct hrt_timer *t)
 {
-	unsigned key = (unsigned)t->hrt__off.hrt__slot;
+	unsigned key = hrt__wheel_key_of(t);
 	unsigned level = key / HRT_WHEEL_SLOTS, idx = key % HRT_WHEEL_SLOTS;
 
 	hrt__wheel_list_del(&t->hrt__off.hrt__link);
-	if (!--w->n[level][idx])
+	if (!--w->n[level][idx]) {
 		w->occupied[level] &= ~(UINT64_C(1) << idx);
+		w->unsorted[level] &= ~(UINT64_C(1) << idx);
+	}
 	w->count--;
 }
 /* Horizon to hz (if later): every timer whose hard jiffy is < hz, and every

@@ -125,6 +125,7 @@ static struct {
 	uint64_t greedy_far, leftmost_far;     /* callbacks with hard past the horizon */
 	uint64_t end_of_time, behind;          /* passes capped, passes behind the base */
 	uint64_t rearm_near, tie_probes;       /* do_rearm_near's, do_tie_probe's */
+	uint64_t slot_shuffles;                 /* do_slot_shuffle's re-arms */
 } seen;
 
 /* Callback logs: (id, results of the callback's own calls) per callback. */
@@ -849,6 +850,45 @@ static void do_tie_probe(int i, int b)
 	compare_timer(j);
 }
 
+/*
+ * A few timers re-armed again and again inside one far slot (the wheel
+ * keeps such a timer where it sits and gives it a new start sequence),
+ * onto each other's hard expiries, onto the slot's first and last instant
+ * and just outside it, so that equal hard expiries sit in a slot out of
+ * list order, then cascade and leave it; the passes check the order.
+ */
+static void do_slot_shuffle(int b)
+{
+	int l = rand_level(), g[6], ng = 2 + (int)rr(5), k;
+	hrt_time_t s = grid(MB[b].now, l, 1 + rr(2)), span = level_span(l), h[8];
+
+	if (span > HRT_TIME_MAX / 4 || s > HRT_TIME_MAX - 2 * span)
+		return;                 /* level 7, or the end of time */
+	h[0] = h[1] = s;
+	h[2] = s + span - 1;
+	h[3] = s + span / 2;
+	h[4] = s + 1;
+	h[5] = s - 1;                   /* the slot before */
+	h[6] = s + span;                /* the slot after */
+	h[7] = s + (hrt_time_t)rr(span);
+	for (k = 0; k < ng; k++)
+		g[k] = (int)rr(nt);
+	for (k = 0; k < 3 * ng; k++) {
+		int i = g[rr(ng)], r;
+		hrt_time_t hard = h[rr(rr(4) ? 5 : 8)];
+		hrt_time_t slack = rr(3) || hard - s < JIFFY ? 0 : (hrt_time_t)rr(JIFFY);
+
+		plan(&W[i]);
+		r = hrt_timer_start_range(&W[i].t, B[b], hard - slack, slack, HRT_MODE_ABS);
+		if (r)
+			fail_step("slot shuffle re-arm returned %d", r);
+		m_start(i, b, hard - slack, slack, 0);
+		seen.slot_shuffles++;
+	}
+	for (k = 0; k < ng; k++)
+		compare_timer(g[k]);
+}
+
 static void do_forward(int i, int b)
 {
 	hrt_time_t now, iv;
@@ -927,7 +967,7 @@ static void one_op(void)
 {
 	int i = (int)rr(nt), b = (int)rr(NB), r, m;
 
-	switch (rr(22)) {
+	switch (rr(23)) {
 	case 0: case 1: case 2: case 3: case 4: case 5: case 6:
 		do_start(i, b);
 		break;
@@ -936,6 +976,9 @@ static void one_op(void)
 		break;
 	case 21:
 		do_tie_probe(i, b);
+		break;
+	case 22:
+		do_slot_shuffle(b);
 		break;
 	case 7: case 8: case 9: case 10:
 		r = hrt_timer_cancel(&W[i].t);
@@ -995,6 +1038,7 @@ static void test_differential(void **state)
 	       seen.wheel_moves, seen.wheel_cascades);
 	printf("  %" PRIu64 " re-arms onto or next to a queued hard expiry, %" PRIu64
 	       " tie probes\n", seen.rearm_near, seen.tie_probes);
+	printf("  %" PRIu64 " re-arms inside one far slot\n", seen.slot_shuffles);
 	printf("  callbacks with hard past the horizon: %" PRIu64 " greedy, %" PRIu64
 	       " leftmost\n", seen.greedy_far, seen.leftmost_far);
 	/* Proof that the wheel was exercised; a short replay may not get there. */

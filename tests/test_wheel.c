@@ -177,6 +177,36 @@ static void place(int i, hrt_time_t now)
 	moved += take_out(&out, UINT64_MAX, &timers[i]) - 1;
 }
 
+/* A queued timer re-armed: often into its own slot (where the wheel only
+ * renumbers it), onto another timer's hard expiry, or anywhere. */
+static void rearm(int i)
+{
+	struct hrt_timer *t = &timers[i], *o = &timers[unit_rng() % N];
+	hrt_time_t soft = t->hrt__soft, hard = t->hrt__hard;
+	int key;
+
+	switch (unit_rng() % 4) {
+	case 0:
+		hard = o->hrt__hard;
+		soft = hard;
+		break;
+	case 1:
+		soft = hard = rnd_after(hrt__wheel_horizon(&w));
+		break;
+	default:                /* inside the slot, maybe at an edge */
+		hard += (hrt_time_t)(unit_rng() % 3) - 1;
+		soft = hard;
+		break;
+	}
+	key = hrt__wheel_key(&w, soft, hard);
+	if (key < 0)
+		return;
+	t->hrt__soft = soft;
+	t->hrt__hard = hard;
+	seqs[i] = ++seq;
+	hrt__wheel_move(&w, t, (unsigned)key);
+}
+
 static void test_wheel_matches_model(void **state)
 {
 	struct hrt_list_node out;
@@ -188,6 +218,8 @@ static void test_wheel_matches_model(void **state)
 	now = (hrt_time_t)(unit_rng() % (UINT64_C(1) << 40)) - ((hrt_time_t)1 << 39);
 	memset(in, 0, sizeof(in));
 	hrt__wheel_init(&w, now);
+	/* The sequence wraps (a renumbering) early in the run. */
+	w.seq = (uint64_t)0 - (UINT64_C(3000) << HRT_WHEEL_KEY_BITS);
 	for (unit_step = 0; unit_step < unit_steps; unit_step++) {
 		int i = (int)(unit_rng() % N);
 
@@ -235,6 +267,10 @@ static void test_wheel_matches_model(void **state)
 				take_out(&out, UINT64_MAX, NULL);
 			}
 			break;
+		case 14: case 15:
+			if (in[i])
+				rearm(i);
+			break;
 		default:
 			break;
 		}
@@ -275,6 +311,18 @@ static void test_wheel_check_catches(void **state)
 	assert_string_equal(hrt__wheel_check(&w, state_ok, NULL), "wheel occupancy bit wrong");
 	w.occupied[HRT_WHEEL_LEVELS - 1] ^= 1;
 	assert_null(hrt__wheel_check(&w, state_ok, NULL));
+	t = &timers[4];         /* alone in its slot: an earlier sequence is no disorder */
+	w.seq -= UINT64_C(1) << HRT_WHEEL_KEY_BITS;
+	assert_string_equal(hrt__wheel_check(&w, state_ok, NULL),
+			    "wheel timer's sequence not below the next");
+	w.seq += UINT64_C(1) << HRT_WHEEL_KEY_BITS;
+	timers[5].hrt__hard = timers[5].hrt__soft = t->hrt__hard + 1;
+	hrt__wheel_move(&w, &timers[5], hrt__wheel_key_of(t));
+	hrt__wheel_move(&w, t, hrt__wheel_key_of(t));   /* in place, marked unsorted */
+	assert_null(hrt__wheel_check(&w, state_ok, NULL));
+	w.unsorted[hrt__wheel_key_of(t) / HRT_WHEEL_SLOTS] = 0;
+	assert_string_equal(hrt__wheel_check(&w, state_ok, NULL),
+			    "wheel slot marked sorted out of sequence order");
 }
 
 int main(int argc, char **argv)
