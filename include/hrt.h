@@ -35,14 +35,17 @@
  * All times are nanoseconds in one signed 64-bit type, on the base's clock.
  *
  * Threads.  Every call may be made from any thread unless its comment says
- * otherwise; a base serialises its callers with one mutex.  Each base has
+ * otherwise; a base serialises its callers with one lock.  Each base has
  * at most one pass at a time (hrt_base_run, hrt_base_dispatch or the pass
  * inside hrt_base_loop), run by the thread that called it.  (The cost, not
- * the contract: the thread that makes most calls on a base becomes its
- * owner and skips the mutex; a call from another thread then costs one
- * membarrier(2) system call, a few microseconds, until calls from other
- * threads are frequent enough that the base goes back to the mutex for
- * everyone.  Without membarrier every call takes the mutex.)
+ * the contract: the lock is a mutex biased to one thread, the base's
+ * owner - the first to make 16 calls in a row with no other thread's call
+ * between them - whose calls skip the mutex.  A call from another thread
+ * then costs one membarrier(2) system call, a few microseconds; if the
+ * owner made fewer than 256 calls since the last such call, the base goes
+ * back to the plain mutex for everyone, and the next claim needs twice as
+ * long a streak, up to 4096.  Without membarrier every call takes the
+ * mutex.)
  *
  * Callbacks.  A callback runs on the thread running the pass, with no lock
  * held and its timer off the queue; `now` is the time the pass runs at (the
@@ -236,8 +239,9 @@ HRT_EXTERN int hrt_base_new(struct hrt_base **basep, clockid_t clock, unsigned f
  * base holds queued timers (cancel them first: libuv's uv_loop_close rule),
  * runs a pass (so from one of its own callbacks, or while another thread
  * runs one), runs hrt_base_loop, has a cancel waiting, or when called from
- * a hrt_base_walk_tree callback.  Once it returned 0 no thread may use the
- * base.  Timers are not touched; each remembers the base it was last
+ * a hrt_base_walk_tree callback.  Calls of other threads already in
+ * progress are waited for; none may begin once hrt_base_free is called,
+ * and once it returned 0 no thread may use the base.  Timers are not touched; each remembers the base it was last
  * started on: re-initialise (hrt_timer_init) every timer ever started on
  * it before using it again.
  */

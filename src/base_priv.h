@@ -143,6 +143,8 @@ static inline int base_foreign(const struct hrt_base *b)
 
 void hrt__base_lock_slow(struct hrt_base *b);
 void hrt__base_unlock_slow(struct hrt_base *b);
+/* The mutex and the owner shut out, without the bias policy (fork, free). */
+void hrt__base_lock_full(struct hrt_base *b);
 /* Lock held: wait for a broadcast of `done`; may return at once (callers
  * re-check, as after any condition wait). */
 void hrt__base_wait(struct hrt_base *b);

@@ -109,8 +109,32 @@ uint64_t hrt__baselock_test_fences(void)
 	return __atomic_load_n(&fences, __ATOMIC_RELAXED);
 }
 
-/* Mutex held, a foreign thread on a biased base: shut the owner out. */
-static void exclude_owner(struct hrt_base *b)
+/*
+ * The heavy half.  Registered before any base got a bias, and registration
+ * survives fork(), so the private command does not fail on any kernel we
+ * know; but a process restored by checkpoint/restore may come back
+ * unregistered: register again and retry, then try the global command
+ * (no registration; slow, and refused only on nohz_full systems).  If
+ * both fail no bias is claimed from then on, and this one exclusion
+ * relies on the owner having left: the one case not proven, reachable
+ * only if the kernel loses a registration it granted.
+ */
+static void heavy_fence(void)
+{
+	__atomic_add_fetch(&fences, 1, __ATOMIC_RELAXED);
+	if (syscall(__NR_membarrier, MEMBARRIER_CMD_PRIVATE_EXPEDITED, 0, 0) == 0)
+		return;
+	if (syscall(__NR_membarrier, MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED, 0, 0) == 0 &&
+	    syscall(__NR_membarrier, MEMBARRIER_CMD_PRIVATE_EXPEDITED, 0, 0) == 0)
+		return;
+	if (syscall(__NR_membarrier, MEMBARRIER_CMD_GLOBAL, 0, 0) == 0)
+		return;
+	__atomic_store_n(&heavy_ok, 0, __ATOMIC_RELAXED);
+}
+
+/* Mutex held, a foreign thread on a biased base: shut the owner out;
+ * revoke: and apply the policy (a fork handler or a free does not). */
+static void exclude_owner(struct hrt_base *b, int revoke)
 {
 	uint64_t ops;
 	int spins = 0;
@@ -118,10 +142,7 @@ static void exclude_owner(struct hrt_base *b)
 	if (b->pending)                 /* L3: shut out already */
 		return;
 	__atomic_store_n(&b->pending, BL_FOREIGN, __ATOMIC_RELAXED);
-	/* Registered before any base got a bias, and registration is kept
-	 * across fork(), so this cannot fail. */
-	syscall(__NR_membarrier, MEMBARRIER_CMD_PRIVATE_EXPEDITED, 0, 0);
-	__atomic_add_fetch(&fences, 1, __ATOMIC_RELAXED);
+	heavy_fence();
 	while (__atomic_load_n(&b->owner_in, __ATOMIC_ACQUIRE)) {
 		if (++spins < 1024) {
 			cpu_relax();
@@ -133,6 +154,8 @@ static void exclude_owner(struct hrt_base *b)
 			nanosleep(&ts, NULL);
 		}
 	}
+	if (!revoke)
+		return;
 	ops = __atomic_load_n(&b->owner_ops, __ATOMIC_RELAXED);
 	if (ops - b->ops_seen < BL_REVOKE_OPS && __atomic_load_n(&test_mode, __ATOMIC_RELAXED) != 2)
 		__atomic_store_n(&b->pending, BL_FOREIGN | BL_REVOKED, __ATOMIC_RELAXED);
@@ -178,8 +201,22 @@ void hrt__base_lock_slow(struct hrt_base *b)
 				b->claim_after *= 2;
 		}
 	} else {
-		exclude_owner(b);
+		exclude_owner(b, 1);
 	}
+}
+
+/* The mutex, and the owner (if another thread) shut out, with no policy:
+ * no claim, no revocation.  For the fork handler and hrt_base_free, which
+ * must serialise behind every call in progress but are no sign of who
+ * uses the base. */
+void hrt__base_lock_full(struct hrt_base *b)
+{
+	uint64_t bias;
+
+	pthread_mutex_lock(&b->lock);
+	bias = b->bias;
+	if (bias != BL_NO_BIAS && bias != hrt__thread_id)
+		exclude_owner(b, 0);
 }
 
 /* pending's new value: a revocation stays, a waiter keeps the owner out. */
@@ -221,5 +258,6 @@ void hrt__baselock_child(struct hrt_base *b)
 		b->bias = BL_NO_BIAS;
 		b->owner_in = 0;
 		b->streak_id = 0;
+		b->pending = 0;         /* a revocation of a gone owner */
 	}
 }

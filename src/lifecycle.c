@@ -63,7 +63,7 @@ static void atfork_prepare(void)
 	fork_list_take_intake();
 	for (struct hrt_base *b = fork_list; b; b = b->fork_next)
 		if (b != hrt__walking)
-			hrt__base_lock_slow(b);         /* shuts its owner out too */
+			hrt__base_lock_full(b);         /* shuts its owner out too */
 }
 
 static void atfork_parent(void)
@@ -202,14 +202,20 @@ HRT_EXTERN int hrt_base_free(struct hrt_base *b)
 	busy = base_guard(b, G_CHANGE, 0);
 	if (busy)
 		return busy == -EDEADLK ? -EBUSY : busy;
-	base_lock(b);
+	/* The full lock, not base_lock: a call of another thread still inside
+	 * (the owner on its fast path, or a foreign thread shutting the owner
+	 * out) has finished once we hold it, so only a call made after this
+	 * one began can race with the free (hrt.h forbids that). */
+	if (!b->unlocked)
+		hrt__base_lock_full(b);
 	/* Queued timers, a pass (a callback of this base, or another thread's
 	 * pass), a loop or a waiting cancel: freeing would leave them dangling.
 	 * No loop runs in a forked child (its loop state may be a copy of a
 	 * running one's, its lock held by a thread that is not there). */
 	busy = hrt__tset_count(&b->set) || hrt__tset_in_pass(&b->set) || b->waiters ||
 	       (!base_is_forked(b) && hrt__loop_busy(b->loop));
-	base_unlock(b);
+	if (!b->unlocked)
+		hrt__base_unlock_slow(b);
 	if (busy)
 		return -EBUSY;
 	if (!b->unlocked)
