@@ -268,7 +268,9 @@ HRT_EXTERN int hrt_base_set_time(struct hrt_base *base, hrt_time_t now);
  * timer is queued, 0 if none (*when = HRT_TIME_MAX), or -errno.  Exact,
  * far timers included (it may move the earliest far timers from the
  * base's wheel into its tree to find it: an internal cache, under the
- * lock). */
+ * lock).  In the base's clock, relative timers of a CLOCK_REALTIME base
+ * too (their monotonic expiry moved by the offset of the wall clock the
+ * base last measured: at each pass, and on a set of the clock). */
 HRT_EXTERN int hrt_base_next_event(const struct hrt_base *base, hrt_time_t *when);
 /* Number of queued timers, or -errno. */
 HRT_EXTERN ssize_t hrt_base_count(const struct hrt_base *base);
@@ -317,9 +319,14 @@ HRT_EXTERN int hrt_base_reset_stats(struct hrt_base *base);
  */
 HRT_EXTERN int hrt_timer_init(struct hrt_timer *timer, hrt_callback fn);
 /* Soft expiry `soft` (absolute, or relative to hrt_base_now), hard expiry
- * soft + slack, saturating at the pass cap HRT_TIME_MAX - 2 (a timer that
- * can run always gets a wake-up, even with a slack of HRT_TIME_MAX; one
- * whose soft expiry is past the cap never runs and keeps hard as given).
+ * soft + slack.  On a CLOCK_REALTIME base (not a virtual one) a relative
+ * timer keeps its length as Linux's relative realtime timers do: it is
+ * kept on CLOCK_MONOTONIC, so a set of the wall clock does not move it
+ * ("in 200 ms", not "at 12:00:00.2"); an absolute one follows the set.
+ * A virtual base has one time: relative is from it.  Expiries saturate at
+ * the pass cap HRT_TIME_MAX - 2 (a timer that can run always gets a
+ * wake-up, even with a slack of HRT_TIME_MAX; one whose soft expiry is
+ * past the cap never runs and keeps hard as given).
  * Re-queues a queued timer, onto `base` even if it was on another base -
  * except while its callback runs: then it stays on the base running it (so
  * one timer's callbacks never overlap, and a cancel finds the callback to
@@ -367,7 +374,9 @@ HRT_EXTERN int hrt_timer_try_cancel(struct hrt_timer *timer);
  * HRT_TIME_MAX - 2 while soft can still run.  So with now >= HRT_TIME_MAX - 2
  * hard may stay <= now; the count saturates at INT64_MAX.  (The kernel's
  * hrtimer_forward also moves a queued timer; hrt refuses: re-key a
- * queued timer with a start.)
+ * queued timer with a start.)  now is in the base's clock (the callback's
+ * now); a relative timer of a CLOCK_REALTIME base stays on the monotonic
+ * clock, so its period does not move with a set of the wall clock.
  */
 HRT_EXTERN int64_t hrt_timer_forward(struct hrt_timer *timer, hrt_time_t now,
 				      hrt_time_t interval);
@@ -377,7 +386,10 @@ HRT_EXTERN int hrt_timer_is_queued(const struct hrt_timer *timer);
 /* 1 while its callback runs (on any thread), 0 if not, or -errno. */
 HRT_EXTERN int hrt_timer_is_running(const struct hrt_timer *timer);
 /* The expiries of the last start or forward, in *soft / *hard (0 after
- * hrt_timer_init): 0, or -EINVAL, -EPERM. */
+ * hrt_timer_init): 0, or -EINVAL, -EPERM.  In the base's clock, so they
+ * compare with hrt_base_now: a relative timer of a CLOCK_REALTIME base
+ * answers its monotonic expiry moved by the base's last measured offset
+ * of the wall clock (after a set, the answer moves with the clock). */
 HRT_EXTERN int hrt_timer_get_soft(const struct hrt_timer *timer, hrt_time_t *soft);
 HRT_EXTERN int hrt_timer_get_hard(const struct hrt_timer *timer, hrt_time_t *hard);
 /* The base the timer was last started on, in *base: 0, or -ENOENT if
@@ -394,7 +406,9 @@ struct hrt_tree_node {
 	int red;
 };
 /*
- * Calls fn for every queued timer in the tree in key order (far timers
+ * Calls fn for every queued timer in the tree in key order (a
+ * CLOCK_REALTIME base: the tree of absolute timers, then that of relative
+ * ones, whose node keys are CLOCK_MONOTONIC instants; far timers
  * are moved from the wheel into the tree first; during a pass, the timers
  * it re-queued are not shown, though a shown node's left or right may be
  * one) and returns how many it showed, or -errno (-EINVAL for NULL

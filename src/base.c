@@ -1,10 +1,12 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * base.c - timer semantics: start, cancel, forward, the timer queries, the
- * expiry pass (leftmost run, then the greedy walk) and the base's settings.
- * The structure and locking of a base are base_priv.h's; the queued timers
- * are the timer set's (timerset.h), which this file drives through its
- * functions only.
+ * base.c - timer semantics: start, cancel, forward, the timer queries and
+ * the base's settings (the expiry pass is pass.c's).  The structure and
+ * locking of a base are base_priv.h's; the queued timers are the timer
+ * sets' (timerset.h), which this file drives through their functions only.
+ * A real CLOCK_REALTIME base has two sets (base_priv.h): a relative start
+ * there takes the monotonic clock and the relative set, off the fast path,
+ * which stays the one-set path of every other base.
  *
  * Every public call here takes the base lock (see base_priv.h) and drops it
  * around callbacks (forward too: a start from another thread may meet it
@@ -21,10 +23,6 @@
 
 _Thread_local const struct hrt_base *hrt__walking HRT_TLS_IE;
 unsigned hrt__fork_gen;
-
-/* Pass numbers are unique across bases, so "ran in this pass" needs no
- * base comparison. */
-static uint64_t pass_counter;
 
 static inline hrt_time_t sat_add(hrt_time_t a, hrt_time_t b)
 {
@@ -85,6 +83,52 @@ hrt_time_t hrt__clock_now(clockid_t clock)
 
 	clock_gettime(clock, &ts);
 	return (hrt_time_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+hrt_time_t hrt__base_clock_read(const struct hrt_base *b, clockid_t clock)
+{
+	struct timespec ts;
+
+	if (!b->gettime)
+		return hrt__clock_now(clock);
+	b->gettime(clock, &ts);
+	return (hrt_time_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+/* Read noise: two clock reads a few hundred ns apart, or preempted. */
+#define OFF_NOISE 20000
+
+void hrt__base_sync_offset(struct hrt_base *b)
+{
+	hrt_time_t r1, m, r2, off;
+
+	for (int i = 0; i < 3; i++) {
+		r1 = base_now(b);
+		m = base_mono_now(b);
+		r2 = base_now(b);
+		if (r2 - r1 < OFF_NOISE)
+			break;
+	}
+	off = r1 + (r2 - r1) / 2 - m;
+	if (off - b->off >= OFF_NOISE || b->off - off >= OFF_NOISE)
+		__atomic_store_n(&b->off, off, __ATOMIC_RELAXED);
+}
+
+void hrt__base_set_gettime(struct hrt_base *b, int (*gettime)(clockid_t, struct timespec *))
+{
+	base_lock(b);
+	b->gettime = gettime;
+	b->now_slow = b->virt || b->split || gettime;
+	if (b->split)
+		hrt__base_sync_offset(b);
+	base_unlock(b);
+}
+
+/* The set of the same kind as ns (of base nb) on base b. */
+static inline struct hrt_tset *same_kind(struct hrt_base *b, struct hrt_base *nb,
+					 struct hrt_tset *ns)
+{
+	return b != nb && base_set_is_rel(nb, ns) && b->split ? b->rel : b == nb ? ns : &b->set;
 }
 
 /* Settings ------------------------------------------------------------- */
@@ -187,21 +231,21 @@ static void unlock_two(struct hrt_base *a, struct hrt_base *b)
  * on different bases cannot both believe it is theirs.
  */
 static inline struct hrt_base *lock_for_start(struct hrt_timer *t, struct hrt_base *nb,
-					      uintptr_t *sp)
+					      struct hrt_tset *ns, uintptr_t *sp)
 {
 	for (;;) {
 		uintptr_t s = hrt__tset_state(t);
 		struct hrt_base *ob = st_base(s);
 
 		if (!ob && nb->unlocked) {     /* no RMW: the timer is this thread's */
-			hrt__tset_bind(t, &nb->set);
-			*sp = (uintptr_t)&nb->set;
+			hrt__tset_bind(t, ns);
+			*sp = (uintptr_t)ns;
 			return nb;
 		}
 		if (!ob) {
 			base_lock(nb);
-			if (hrt__tset_claim(t, &nb->set, &s)) {
-				*sp = (uintptr_t)&nb->set;
+			if (hrt__tset_claim(t, ns, &s)) {
+				*sp = (uintptr_t)ns;
 				return nb;
 			}
 			base_unlock(nb);
@@ -236,23 +280,104 @@ HRT_EXTERN int hrt_timer_init(struct hrt_timer *t, hrt_callback fn)
 	return 0;
 }
 
-/* t (on b's set with state word s, b's lock held if it has one) queued
- * again at soft..hard: the fused re-queue, and the wake-up if b has a
- * device (tested first, so a base without one keeps nothing live). */
+/* t (on b's set ts with state word s, b's lock held if it has one)
+ * queued again at soft..hard: the fused re-queue, and the wake-up if b has
+ * a device (tested first, so a base without one keeps nothing live).  The
+ * relative set's keys are not the armed instant's clock: a full update. */
 static inline __attribute__((always_inline)) void
-requeue_own(struct hrt_base *b, struct hrt_timer *t, uintptr_t s, hrt_time_t soft,
-	    hrt_time_t hard)
+requeue_own(struct hrt_base *b, struct hrt_tset *ts, struct hrt_timer *t, uintptr_t s,
+	    hrt_time_t soft, hrt_time_t hard)
 {
 	hrt_time_t gone;
 
 	b->stats.starts++;
 	if (!b->dev) {
-		hrt__tset_rearm(&b->set, t, s, soft, hard);
+		hrt__tset_rearm(ts, t, s, soft, hard);
 		return;
 	}
 	gone = gone_hard(t, s);
-	hrt__tset_rearm(&b->set, t, s, soft, hard);
-	wakeup_after(b, gone, hard);
+	hrt__tset_rearm(ts, t, s, soft, hard);
+	if (__builtin_expect(base_set_is_rel(b, ts), 0))
+		base_wakeup_update(b);
+	else
+		wakeup_after(b, gone, hard);
+}
+
+/* The fast path: t, already on nb's set ns, re-queued in place by the
+ * owner of a single-thread base, or under the owner's half of the lock
+ * with the state word read again under it.  1 if done. */
+static inline __attribute__((always_inline)) int
+start_own(struct hrt_base *nb, struct hrt_tset *ns, struct hrt_timer *t, uintptr_t s,
+	  hrt_time_t soft, hrt_time_t hard)
+{
+	if (hrt__tset_of(s) != ns)
+		return 0;
+	if (nb->unlocked) {
+		requeue_own(nb, ns, t, s, soft, hard);
+		return 1;
+	}
+	if (base_owner_enter(nb)) {
+		s = hrt__tset_state(t);
+		if (__builtin_expect(hrt__tset_of(s) == ns, 1)) {
+			requeue_own(nb, ns, t, s, soft, hard);
+			base_owner_exit(nb);
+			return 1;
+		}
+		base_owner_exit(nb);
+	}
+	return 0;
+}
+
+/* Every other start onto nb's set ns: both bases locked. */
+static __attribute__((noinline)) int
+start_locked(struct hrt_timer *t, struct hrt_base *nb, struct hrt_tset *ns, hrt_time_t soft,
+	     hrt_time_t hard)
+{
+	struct hrt_base *ob, *target;
+	struct hrt_tset *os, *ts;
+	uintptr_t s;
+
+	ob = lock_for_start(t, nb, ns, &s);
+	if (!ob)
+		return -EPERM;
+	/* A timer whose callback is running stays on its base (cancel must
+	 * find the callback to wait for it). */
+	target = ob != nb && ob->running == t ? ob : nb;
+	os = hrt__tset_of(s);
+	ts = same_kind(target, nb, ns);
+	if (os == ts) {
+		requeue_own(ob, ts, t, s, soft, hard);
+		unlock_two(ob, nb);
+		return 0;
+	}
+	/* Onto another base, or between a split base's two sets. */
+	if (hrt__tset_queued(s))
+		hrt__tset_del(os, t, s);
+	hrt__tset_forget_pass(t);
+	__atomic_store_n(&t->hrt__soft, soft, __ATOMIC_RELAXED);
+	__atomic_store_n(&t->hrt__hard, hard, __ATOMIC_RELAXED);
+	hrt__tset_add(ts, t);
+	base_wakeup_update(ob);
+	target->stats.starts++;
+	base_wakeup_update(target);
+	unlock_two(ob, nb);
+	return 0;
+}
+
+/* A relative start on a virtual base (its own time), a seamed one, or a
+ * split one (the monotonic clock, onto the relative set); kept out of the
+ * fast path, which then knows its set is nb's first. */
+static __attribute__((noinline)) int
+start_rel_slow(struct hrt_timer *t, struct hrt_base *nb, uintptr_t s, hrt_time_t delta,
+	       hrt_time_t slack)
+{
+	struct hrt_tset *ns = nb->split ? nb->rel : &nb->set;
+	hrt_time_t soft = sat_add(nb->split ? base_mono_now(nb) : base_now(nb), delta);
+	hrt_time_t hard = cap_hard(soft, sat_add(soft, slack));
+
+	if (start_own(nb, ns, t, s, soft, hard))
+		return 0;
+	return start_locked(t, nb, ns, soft, hard);
 }
 
 /*
@@ -265,7 +390,6 @@ requeue_own(struct hrt_base *b, struct hrt_timer *t, uintptr_t s, hrt_time_t sof
 HRT_EXTERN int hrt_timer_start_range(struct hrt_timer *t, struct hrt_base *nb,
 				     hrt_time_t soft, hrt_time_t slack, enum hrt_mode mode)
 {
-	struct hrt_base *ob, *target;
 	hrt_time_t hard;
 	uintptr_t s = t ? hrt__tset_state(t) : 0;
 	int err = base_guard(nb, G_CHANGE, !t || (!s && !t->hrt__fn) || slack < 0 ||
@@ -273,49 +397,15 @@ HRT_EXTERN int hrt_timer_start_range(struct hrt_timer *t, struct hrt_base *nb,
 
 	if (err)
 		return err;
-	if (mode == HRT_MODE_REL)
-		soft = sat_add(base_now(nb), soft);
+	if (mode == HRT_MODE_REL) {
+		if (__builtin_expect(nb->now_slow, 0))
+			return start_rel_slow(t, nb, s, soft, slack);
+		soft = sat_add(hrt__clock_now(nb->clock), soft);
+	}
 	hard = cap_hard(soft, sat_add(soft, slack));
-
-	if (hrt__tset_of(s) == &nb->set) {
-		if (nb->unlocked) {
-			requeue_own(nb, t, s, soft, hard);
-			return 0;
-		}
-		/* The bias's owner: the owner's half of the lock, and the
-		 * state word read again under it. */
-		if (base_owner_enter(nb)) {
-			s = hrt__tset_state(t);
-			if (__builtin_expect(hrt__tset_of(s) == &nb->set, 1)) {
-				requeue_own(nb, t, s, soft, hard);
-				base_owner_exit(nb);
-				return 0;
-			}
-			base_owner_exit(nb);
-		}
-	}
-	ob = lock_for_start(t, nb, &s);
-	if (!ob)
-		return -EPERM;
-	/* A timer whose callback is running stays on its base (cancel must
-	 * find the callback to wait for it). */
-	target = ob != nb && ob->running == t ? ob : nb;
-	if (ob == target) {
-		requeue_own(ob, t, s, soft, hard);
-		unlock_two(ob, nb);
+	if (start_own(nb, &nb->set, t, s, soft, hard))
 		return 0;
-	}
-	if (hrt__tset_queued(s))
-		hrt__tset_del(&ob->set, t, s);
-	hrt__tset_forget_pass(t);
-	__atomic_store_n(&t->hrt__soft, soft, __ATOMIC_RELAXED);
-	__atomic_store_n(&t->hrt__hard, hard, __ATOMIC_RELAXED);
-	hrt__tset_add(&target->set, t);
-	base_wakeup_update(ob);
-	target->stats.starts++;
-	base_wakeup_update(target);
-	unlock_two(ob, nb);
-	return 0;
+	return start_locked(t, nb, &nb->set, soft, hard);
 }
 
 HRT_EXTERN int hrt_timer_start(struct hrt_timer *t, struct hrt_base *b,
@@ -324,8 +414,9 @@ HRT_EXTERN int hrt_timer_start(struct hrt_timer *t, struct hrt_base *b,
 	return hrt_timer_start_range(t, b, expiry, 0, mode);
 }
 
-/* Lock held, t's state word s names b: off the set if queued. */
-static inline int cancel_queued(struct hrt_base *b, struct hrt_timer *t, uintptr_t s)
+/* Lock held, t's state word s names b's set ts: off it if queued. */
+static inline int cancel_queued(struct hrt_base *b, struct hrt_tset *ts, struct hrt_timer *t,
+				uintptr_t s)
 {
 	hrt_time_t gone;
 
@@ -333,12 +424,15 @@ static inline int cancel_queued(struct hrt_base *b, struct hrt_timer *t, uintptr
 		return 0;
 	b->stats.cancels++;
 	if (!b->dev) {
-		hrt__tset_del(&b->set, t, s);
+		hrt__tset_del(ts, t, s);
 		return 1;
 	}
 	gone = t->hrt__hard;
-	hrt__tset_del(&b->set, t, s);
-	wakeup_after(b, gone, HRT_TIME_MAX);
+	hrt__tset_del(ts, t, s);
+	if (__builtin_expect(base_set_is_rel(b, ts), 0))
+		base_wakeup_update(b);
+	else
+		wakeup_after(b, gone, HRT_TIME_MAX);
 	return 1;
 }
 
@@ -365,7 +459,7 @@ static __attribute__((noinline)) int cancel_locked(struct hrt_timer *t, int wait
 				return ret;
 		}
 	}
-	ret = cancel_queued(b, t, s);
+	ret = cancel_queued(b, hrt__tset_of(s), t, s);
 	base_unlock(b);
 	return ret;
 }
@@ -377,25 +471,27 @@ static __attribute__((noinline)) int cancel_locked(struct hrt_timer *t, int wait
 static inline int cancel(struct hrt_timer *t, int wait)
 {
 	struct hrt_base *b;
+	struct hrt_tset *ts;
 	uintptr_t s;
 	int ret = timer_guard(t, G_CHANGE, 0);
 
 	if (ret)
 		return ret;
 	s = hrt__tset_state(t);
-	b = st_base(s);
-	if (!b)
+	ts = hrt__tset_of(s);
+	if (!ts)
 		return 0;
+	b = base_of(ts);
 	if (b->unlocked) {
 		if (b->owner == hrt__thread_id)
-			return cancel_queued(b, t, s);
+			return cancel_queued(b, ts, t, s);
 	} else if (base_owner_enter(b)) {
 		/* The bias's owner: its half of the lock; a timer that moved
-		 * before it, or whose callback runs in another thread, takes
-		 * the full path. */
+		 * before it (even to b's other set), or whose callback runs in
+		 * another thread, takes the full path. */
 		s = hrt__tset_state(t);
-		if (__builtin_expect(st_base(s) == b && b->running != t, 1)) {
-			ret = cancel_queued(b, t, s);
+		if (__builtin_expect(hrt__tset_of(s) == ts && b->running != t, 1)) {
+			ret = cancel_queued(b, ts, t, s);
 			base_owner_exit(b);
 			return ret;
 		}
@@ -433,6 +529,8 @@ HRT_EXTERN int64_t hrt_timer_forward(struct hrt_timer *t, hrt_time_t now, hrt_ti
 		return err;
 	if (!b)
 		s = hrt__tset_state(t);
+	else if (base_set_is_rel(b, hrt__tset_of(s)))
+		now = sat_add(now, -base_offset(b));    /* keys stay monotonic */
 	soft = __atomic_load_n(&t->hrt__soft, __ATOMIC_RELAXED);
 	hard = __atomic_load_n(&t->hrt__hard, __ATOMIC_RELAXED);
 	if (hrt__tset_queued(s)) {
@@ -484,13 +582,23 @@ HRT_EXTERN int hrt_timer_is_running(const struct hrt_timer *t)
 	return r;
 }
 
+/* An expiry in its base's clock: a relative timer's monotonic key moved
+ * by the current offset. */
+static hrt_time_t in_base_clock(const struct hrt_timer *t, hrt_time_t v)
+{
+	struct hrt_tset *ts = hrt__tset_of(hrt__tset_state(t));
+	struct hrt_base *b = ts ? base_of(ts) : NULL;
+
+	return b && base_set_is_rel(b, ts) ? base_from_mono(v, base_offset(b)) : v;
+}
+
 /* A timer never started answers too: hrt_timer_forward may have moved it. */
 HRT_EXTERN int hrt_timer_get_soft(const struct hrt_timer *t, hrt_time_t *soft)
 {
 	int err = timer_query_guard(t, !soft);
 
 	if (!err)
-		*soft = __atomic_load_n(&t->hrt__soft, __ATOMIC_RELAXED);
+		*soft = in_base_clock(t, __atomic_load_n(&t->hrt__soft, __ATOMIC_RELAXED));
 	return err;
 }
 
@@ -499,7 +607,7 @@ HRT_EXTERN int hrt_timer_get_hard(const struct hrt_timer *t, hrt_time_t *hard)
 	int err = timer_query_guard(t, !hard);
 
 	if (!err)
-		*hard = __atomic_load_n(&t->hrt__hard, __ATOMIC_RELAXED);
+		*hard = in_base_clock(t, __atomic_load_n(&t->hrt__hard, __ATOMIC_RELAXED));
 	return err;
 }
 
@@ -516,118 +624,6 @@ HRT_EXTERN int hrt_timer_get_base(const struct hrt_timer *t, struct hrt_base **b
 	*base = b;
 	return 0;
 }
-
-/* The expiry pass --------------------------------------------------------- */
-
-/* Lock held; t queued on b.  Runs its callback with the lock dropped. */
-static void run_one(struct hrt_base *b, struct hrt_timer *t, hrt_time_t now)
-{
-	hrt_callback fn = t->hrt__fn;
-	enum hrt_restart r;
-
-	hrt__tset_take(&b->set, t);
-	b->running = t;
-	b->stats.expired++;
-	if (now > t->hrt__hard) {       /* the pass came after the promise */
-		uint64_t late = (uint64_t)now - (uint64_t)t->hrt__hard;
-
-		b->stats.late++;
-		if (late > b->stats.late_max_ns)
-			b->stats.late_max_ns = late;
-	}
-	base_unlock(b);
-	r = fn(t, now);
-	base_lock(b);
-	b->running = NULL;
-	/* Only a timer the callback says is alive may be touched now: one that
-	 * returned HRT_NORESTART may already be freed. */
-	if (r == HRT_RESTART) {
-		uintptr_t s = hrt__tset_state(t);
-
-		if (!hrt__tset_queued(s) && st_base(s) == b) {
-			hrt__tset_add(&b->set, t);
-			b->stats.restarts++;
-		}
-	}
-	if (b->waiters)
-		pthread_cond_broadcast(&b->done);
-}
-
-/* Lock held (and held again on return): the pass at `now`, then the
- * re-arm; -EBUSY if a pass runs already (step 5 of the guard). */
-ssize_t hrt__base_run_locked(struct hrt_base *b, hrt_time_t now, int idle)
-{
-	struct hrt_tset *ts = &b->set;
-	struct hrt_timer *t;
-	uint64_t id;
-	ssize_t n = 0;
-	int greedy;
-
-	if (now > HRT_QUEUE_NOW_MAX)    /* soft expiries from here on mean never */
-		now = HRT_QUEUE_NOW_MAX;
-	if (hrt__tset_in_pass(ts))
-		return -EBUSY;
-	if (base_is_virtual(b) && now > b->vnow)
-		__atomic_store_n(&b->vnow, now, __ATOMIC_RELAXED);
-	b->pass_thread = pthread_self();
-	/* An unlocked base counts its own (no RMW): a timer that moves to
-	 * another base forgets its pass, so ids need only be unique per base. */
-	id = b->unlocked ? hrt__tset_pass_id(ts) + 1
-			 : __atomic_add_fetch(&pass_counter, 1, __ATOMIC_RELAXED);
-	b->stats.passes++;
-	hrt__tset_pass_begin(ts, id, now);
-
-	/* Leftmost run: the stock kernel pass. */
-	while ((t = hrt__tset_first_due(ts, now))) {
-		run_one(b, t, now);
-		n++;
-	}
-
-	greedy = __atomic_load_n(&b->greedy, __ATOMIC_RELAXED);    /* set_greedy: no lock */
-	greedy = greedy == HRT_GREEDY_ALWAYS || (greedy == HRT_GREEDY_IDLE && idle);
-	if (greedy) {
-		b->stats.greedy_walks++;
-		while ((t = hrt__tset_next_due(ts, now, &b->stats.nodes_visited))) {
-			run_one(b, t, now);
-			b->stats.expired_greedy++;
-			n++;
-		}
-	}
-
-	/* The pass is over: the restarted timers become plain in place, the
-	 * pending ones join the queue in queueing order. */
-	hrt__tset_pass_end(ts);
-	base_wakeup_update(b);
-	return n;
-}
-
-HRT_EXTERN ssize_t hrt_base_run(struct hrt_base *b, hrt_time_t now, int idle)
-{
-	ssize_t n = base_guard(b, G_CHANGE, 0);
-
-	if (n)
-		return n;
-	base_lock(b);
-	n = hrt__base_run_locked(b, now, idle);
-	base_unlock(b);
-	return n;
-}
-
-/* A query, but exactness may move the wheel's earliest timers into the
- * tree: a cache the lock covers, so the base is written through a cast
- * (it is malloc'ed, never defined const). */
-HRT_EXTERN int hrt_base_next_event(const struct hrt_base *cb, hrt_time_t *when)
-{
-	struct hrt_base *b = (struct hrt_base *)cb;
-	int err = base_guard(b, G_QUERY, !when), locked;
-
-	if (err)
-		return err;
-	locked = query_lock(b);
-	*when = hrt__tset_next(&b->set, 0);
-	return query_unlock_count(b, locked) != 0;
-}
-
 
 /* Step 5 of the guard, for hrt_base_loop: this thread runs a pass of b
  * (so it is in one of b's callbacks). */

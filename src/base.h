@@ -51,6 +51,10 @@ int hrt__base_window(struct hrt_base *b, hrt_time_t *owner, hrt_time_t *soft,
 clockid_t hrt__base_clock(const struct hrt_base *b);
 /* The clock's time now, in ns. */
 hrt_time_t hrt__clock_now(clockid_t clock);
+/* The tests' clock seam: b reads every clock through gettime (NULL: the
+ * real clock_gettime).  Only while no other thread uses b. */
+struct timespec;
+void hrt__base_set_gettime(struct hrt_base *b, int (*gettime)(clockid_t, struct timespec *));
 /* The rule (loop.c header): 1 with the instant to sleep until and the
  * thread slack to sleep with, or 0 if no ranged sleep fits (sleep exactly
  * until `hard`).  `div` is the kernel's slack estimate divisor. */

@@ -2,9 +2,9 @@
 /*
  * base_priv.h - the base's own header, shared by the files of the base
  * layer and by nothing else: struct hrt_base, its locking, the entry
- * checks and the device update.  The files: base.c (timer semantics and
- * the pass), wakeup.c (the device glue), coalesce.c (the window and its
- * plan), introspect.c (count, stats, walk, check); none of them names the
+ * checks and the device update.  The files: base.c (timer semantics),
+ * pass.c (the pass over the base's sets), wakeup.c (the device glue),
+ * coalesce.c (the window and its plan), introspect.c (count, stats, walk, check); none of them names the
  * loop.  lifecycle.c (new and free) sits above the base and the loop and
  * hangs the one on the other.  The queued timers are the timer set's (timerset.h); the base
  * reaches them only through its functions.
@@ -48,8 +48,8 @@
 struct hrt_loop;
 
 struct hrt_base {
-	/* First, so that the set a timer's state word names is its base
-	 * (base_of costs nothing) and the base's alignment is the set's. */
+	/* The base's clock's timers (absolute ones on a realtime base); first,
+	 * so the base's alignment is the set's. */
 	struct hrt_tset set;
 	int unlocked;                   /* HRT_BASE_UNLOCKED */
 	/* The biased lock (baselock.c); the owner's path reads these only. */
@@ -71,6 +71,14 @@ struct hrt_base {
 
 	clockid_t clock;                /* virtual: the clock it stands for */
 	int virt;                       /* HRT_BASE_VIRTUAL */
+	int split;                      /* real CLOCK_REALTIME: rel[0] exists */
+	int now_slow;                   /* virt, split or a clock seam: base_now
+					 * and a relative start take the slow path */
+	int (*gettime)(clockid_t, struct timespec *);   /* the tests' seam, or NULL */
+	/* split: the wall clock minus the monotonic one, as last measured
+	 * (base_sync_offset: each pass, and after a set of the clock); kept,
+	 * not re-read, so that the armed instant and next_event agree. */
+	hrt_time_t off;
 	int greedy;
 	hrt_time_t vnow;                /* virtual bases: the time */
 	struct hrt_stats stats;         /* the set keeps its own counters */
@@ -93,6 +101,10 @@ struct hrt_base {
 	 * order) so that a child's copy of every lock is free. */
 	struct hrt_base *fork_next, *fork_prev;
 	struct hrt_base *fork_push;     /* the list's intake, lock-free */
+	/* split only (allocated then): the relative timers, keyed on
+	 * CLOCK_MONOTONIC, so a set of the wall clock leaves their length
+	 * alone, as Linux queues relative realtime hrtimers. */
+	struct hrt_tset rel[];
 };
 
 /* `armed` when the device has fired and must be re-armed whatever follows. */
@@ -123,7 +135,13 @@ static inline int base_is_forked(const struct hrt_base *b)
 
 static inline struct hrt_base *base_of(const struct hrt_tset *ts)
 {
-	return (struct hrt_base *)ts;   /* set is the first member */
+	return (struct hrt_base *)ts->owner;
+}
+
+/* ts is b's monotonic set of relative timers. */
+static inline int base_set_is_rel(const struct hrt_base *b, const struct hrt_tset *ts)
+{
+	return ts != &b->set;
 }
 
 /* Another thread's unlocked base: one TLS load and a compare (a locked
@@ -212,12 +230,45 @@ static inline int base_is_virtual(const struct hrt_base *b)
 	return b->virt;
 }
 
+/* A clock through b's seam (base.c). */
+hrt_time_t hrt__base_clock_read(const struct hrt_base *b, clockid_t clock);
+
 /* The base's time: its clock's, or a virtual base's own. */
 static inline hrt_time_t base_now(const struct hrt_base *b)
 {
-	if (base_is_virtual(b))
-		return __atomic_load_n(&b->vnow, __ATOMIC_RELAXED);
+	if (__builtin_expect(b->now_slow, 0)) {
+		if (base_is_virtual(b))
+			return __atomic_load_n(&b->vnow, __ATOMIC_RELAXED);
+		return hrt__base_clock_read(b, b->clock);
+	}
 	return hrt__clock_now(b->clock);
+}
+
+/* The clock of the relative set's keys (split bases). */
+static inline hrt_time_t base_mono_now(const struct hrt_base *b)
+{
+	return hrt__base_clock_read(b, CLOCK_MONOTONIC);
+}
+
+/* Split bases: the offset that turns a relative timer's key into the
+ * base's clock (the two clocks are slewed alike: only a set of the wall
+ * clock changes it). */
+static inline hrt_time_t base_offset(const struct hrt_base *b)
+{
+	return __atomic_load_n(&b->off, __ATOMIC_RELAXED);
+}
+
+/* base.c: measure the offset again; kept if it moved by read noise only. */
+void hrt__base_sync_offset(struct hrt_base *b);
+
+/* A monotonic key as an instant of the base's clock, saturated. */
+static inline hrt_time_t base_from_mono(hrt_time_t v, hrt_time_t off)
+{
+	hrt_time_t r;
+
+	if (v == HRT_TIME_MAX || __builtin_add_overflow(v, off, &r))
+		return off > 0 || v == HRT_TIME_MAX ? HRT_TIME_MAX : INT64_MIN;
+	return r;
 }
 
 /* What a call does, for the guard: a query answers from a walk callback,
@@ -258,7 +309,9 @@ static inline int timer_guard(const struct hrt_timer *t, unsigned kind, int bad)
 /* The base a timer's state word names (NULL: never started). */
 static inline struct hrt_base *st_base(uintptr_t s)
 {
-	return base_of(hrt__tset_of(s));
+	struct hrt_tset *ts = hrt__tset_of(s);
+
+	return ts ? base_of(ts) : NULL;
 }
 
 /* A lock-free query of t: whether t is on (or was last started on) an
@@ -289,7 +342,7 @@ static inline void query_unlock(const struct hrt_base *b, int locked)
 /* query_unlock, returning the number of queued timers read before. */
 static inline size_t query_unlock_count(const struct hrt_base *b, int locked)
 {
-	size_t n = hrt__tset_count(&b->set);
+	size_t n = hrt__tset_count(&b->set) + (b->split ? hrt__tset_count(b->rel) : 0);
 
 	query_unlock(b, locked);
 	return n;
@@ -297,14 +350,14 @@ static inline size_t query_unlock_count(const struct hrt_base *b, int locked)
 
 /* Lock held: program the device for `when`.  A failure marks it expired,
  * so the next update (or dispatch, or the loop's retry) tries again. */
-static inline void device_arm(struct hrt_base *b, hrt_time_t when)
+static inline int device_arm(struct hrt_base *b, hrt_time_t when)
 {
 	int r = b->dev->ops->arm(b->dev, when);
 
 	if (r < 0) {
 		b->arm_err = r;
 		b->armed = HRT_ARMED_EXPIRED;
-		return;
+		return r;
 	}
 	b->armed = when;
 	b->arm_err = 0;
@@ -312,24 +365,49 @@ static inline void device_arm(struct hrt_base *b, hrt_time_t when)
 		b->stats.reprograms++;
 	if (r == HRT_DEV_JUMPED)
 		b->stats.clock_jumps++;
+	return r;
 }
 
 /*
- * Lock held: keep the device armed at the earliest hard expiry.  Only a
+ * Lock held: keep the device armed at the earliest hard expiry of both
+ * sets (one CLOCK_REALTIME timerfd with CANCEL_ON_SET serves a split base:
+ * a set of the clock, which moves the relative timers' instants in it,
+ * comes back as ECANCELED and the re-arm takes the new offset).  Only a
  * change of that instant costs an arm, so a start that does not become the
  * earliest, or a cancel of a later timer, costs no system call.  The pass
  * re-arms once at its end, so nothing is done while it runs; in a forked
  * child the device is the parent's and never touched.
  */
+/* The earliest hard expiry of both sets, in the base's clock. */
+static inline hrt_time_t base_next(struct hrt_base *b)
+{
+	hrt_time_t when = hrt__tset_next(&b->set, 0), rel;
+
+	if (b->split && (rel = hrt__tset_next(b->rel, 0)) != HRT_TIME_MAX) {
+		rel = base_from_mono(rel, base_offset(b));
+		if (rel < when)
+			when = rel;
+	}
+	return when;
+}
+
 static inline void base_wakeup_update(struct hrt_base *b)
 {
 	if (b->dev && !hrt__tset_in_pass(&b->set) && !base_is_forked(b)) {
-		hrt_time_t when = hrt__tset_next(&b->set, 0);
+		hrt_time_t when = base_next(b);
 
 		if (when < 1)           /* armed as 1 ns (0 disarms a timerfd), so */
 			when = 1;       /* never equal to HRT_ARMED_EXPIRED either */
-		if (when != b->armed)
-			device_arm(b, when);
+		if (when != b->armed && device_arm(b, when) == HRT_DEV_JUMPED && b->split) {
+			/* The set this arm consumed moved the relative timers'
+			 * instants: arm again with the new offset. */
+			hrt__base_sync_offset(b);
+			when = base_next(b);
+			if (when < 1)
+				when = 1;
+			if (when != b->armed)
+				device_arm(b, when);
+		}
 	}
 }
 

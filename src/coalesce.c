@@ -38,13 +38,37 @@ static hrt_time_t slack_round_down(hrt_time_t x)
 	return k < 4 ? x : x & ~(((hrt_time_t)1 << (k - 3)) - 1);
 }
 
+/* Lock held: the window of both sets, in the base's clock: the earlier
+ * hard expiry's, and the earlier soft start (a pass runs both sets). */
+static int window_locked(struct hrt_base *b, hrt_time_t *owner, hrt_time_t *soft,
+			 hrt_time_t *hard)
+{
+	int greedy = __atomic_load_n(&b->greedy, __ATOMIC_RELAXED) != HRT_GREEDY_OFF;
+	int have = hrt__tset_window(&b->set, greedy, owner, soft, hard);
+	hrt_time_t o, s, h, off;
+
+	if (!b->split || !hrt__tset_window(b->rel, greedy, &o, &s, &h))
+		return have;
+	off = base_offset(b);
+	o = base_from_mono(o, off);
+	s = base_from_mono(s, off);
+	h = base_from_mono(h, off);
+	if (!have || h < *hard) {
+		*owner = o;
+		*hard = h;
+	}
+	if (!have || s < *soft)
+		*soft = s;
+	return 1;
+}
+
 int hrt__base_window(struct hrt_base *b, hrt_time_t *owner, hrt_time_t *soft,
 		     hrt_time_t *hard)
 {
 	int have;
 
 	base_lock(b);
-	have = hrt__tset_window(&b->set, __atomic_load_n(&b->greedy, __ATOMIC_RELAXED) != HRT_GREEDY_OFF, owner, soft, hard);
+	have = window_locked(b, owner, soft, hard);
 	base_unlock(b);
 	return have;
 }
@@ -98,7 +122,7 @@ HRT_EXTERN int hrt_base_wait_window(const struct hrt_base *cb, hrt_time_t *soft,
 	if (have)
 		return have;
 	base_lock(b);
-	have = hrt__tset_window(&b->set, __atomic_load_n(&b->greedy, __ATOMIC_RELAXED) != HRT_GREEDY_OFF, &owner, &s, &h);
+	have = window_locked(b, &owner, &s, &h);
 	base_unlock(b);
 	if (!have) {
 		*soft = *hard = HRT_TIME_MAX;

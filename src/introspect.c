@@ -32,6 +32,8 @@ HRT_EXTERN int hrt_base_get_stats(const struct hrt_base *b, struct hrt_stats *ou
 	locked = query_lock(b);
 	st = b->stats;
 	hrt__tset_get_stats(&b->set, &st);
+	if (b->split)
+		hrt__tset_get_stats(b->rel, &st);
 	query_unlock(b, locked);
 	memcpy(out, &st, size < sizeof(st) ? size : sizeof(st));
 	if (size > sizeof(st))
@@ -48,6 +50,8 @@ HRT_EXTERN int hrt_base_reset_stats(struct hrt_base *b)
 	base_lock(b);
 	memset(&b->stats, 0, sizeof(b->stats));
 	hrt__tset_reset_stats(&b->set);
+	if (b->split)
+		hrt__tset_reset_stats(b->rel);
 	base_unlock(b);
 	return 0;
 }
@@ -70,9 +74,14 @@ HRT_EXTERN ssize_t hrt_base_walk_tree(struct hrt_base *b,
 		 * stays empty while fn runs (nothing may start), so a query
 		 * from fn (next_event) never changes the tree being walked. */
 		hrt__tset_gather(&b->set);
+		if (b->split)
+			hrt__tset_gather(b->rel);
 		hrt__walking = b;
 	}
+	/* A split base: the absolute set, then the relative one. */
 	n = hrt__tset_walk(&b->set, fn, ctx);
+	if (b->split)
+		n += hrt__tset_walk(b->rel, fn, ctx);
 	if (!outer) {
 		hrt__walking = NULL;
 		base_unlock(b);
@@ -89,6 +98,10 @@ HRT_EXTERN int hrt_base_check(const struct hrt_base *b, char *why, size_t len)
 		return locked;
 	locked = query_lock(b);
 	w = hrt__tset_check(&b->set);
+	if (!w && b->split)
+		w = hrt__tset_check(b->rel);
+	if (!w && (b->set.owner != b || (b->split && b->rel->owner != b)))
+		w = "a set that does not name its base";
 	query_unlock(b, locked);
 	if (!w)
 		return 0;

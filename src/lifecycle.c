@@ -81,6 +81,8 @@ static void atfork_child(void)
 	__atomic_add_fetch(&hrt__fork_gen, 1, __ATOMIC_RELAXED);
 	for (struct hrt_base *b = fork_list; b; b = b->fork_next) {
 		if (hrt__tset_in_pass(&b->set) && !pthread_equal(b->pass_thread, pthread_self())) {
+			if (b->split)
+				hrt__tset_pass_end(b->rel);
 			hrt__tset_pass_end(&b->set);
 			b->running = NULL;
 		}
@@ -148,23 +150,35 @@ HRT_EXTERN int hrt_base_new(struct hrt_base **basep, clockid_t clock, unsigned f
 {
 	struct hrt_base *b;
 	int virt = !!(flags & HRT_BASE_VIRTUAL);
+	/* A virtual base has one time: its relative timers stay on it. */
+	int split = clock == CLOCK_REALTIME && !virt;
+	size_t size = sizeof(*b) + (split ? sizeof(b->rel[0]) : 0);
 
 	if (!basep || (clock != CLOCK_MONOTONIC && clock != CLOCK_BOOTTIME &&
 		       clock != CLOCK_REALTIME) ||
 	    (flags & ~(HRT_BASE_UNLOCKED | HRT_BASE_VIRTUAL | HRT_BASE_ENV)))
 		return -EINVAL;
 	pthread_once(&atfork_once, atfork_register);
-	b = aligned_alloc(_Alignof(struct hrt_base), sizeof(*b));
+	b = aligned_alloc(_Alignof(struct hrt_base), size);
 	if (!b)
 		return -ENOMEM;
-	memset(b, 0, sizeof(*b));
+	memset(b, 0, size);
 	if (pthread_mutex_init(&b->lock, NULL))
 		goto out_free;
 	if (pthread_cond_init(&b->done, NULL))
 		goto out_mutex;
 	hrt__tset_init(&b->set, virt ? 0 : hrt__clock_now(clock));
+	b->set.owner = b;
+	if (split) {
+		hrt__tset_init(b->rel, hrt__clock_now(CLOCK_MONOTONIC));
+		b->rel->owner = b;
+	}
 	b->clock = clock;
 	b->virt = virt;
+	b->split = split;
+	b->now_slow = virt || split;
+	if (split)
+		hrt__base_sync_offset(b);
 	b->unlocked = !!(flags & HRT_BASE_UNLOCKED);
 	if (b->unlocked)
 		b->owner = hrt__thread_id_get();
@@ -212,7 +226,7 @@ HRT_EXTERN int hrt_base_free(struct hrt_base *b)
 	 * pass), a loop or a waiting cancel: freeing would leave them dangling.
 	 * No loop runs in a forked child (its loop state may be a copy of a
 	 * running one's, its lock held by a thread that is not there). */
-	busy = hrt__tset_count(&b->set) || hrt__tset_in_pass(&b->set) || b->waiters ||
+	busy = query_unlock_count(b, 0) || hrt__tset_in_pass(&b->set) || b->waiters ||
 	       (!base_is_forked(b) && hrt__loop_busy(b->loop));
 	if (!b->unlocked)
 		hrt__base_unlock_slow(b);

@@ -24,7 +24,8 @@
  *
  * The timer's state word (hrt__base_state) is the set's: the set's address
  * (64-aligned) or'ed with HRT_TS_* bits; the set writes it, whoever owns
- * the set reads which set a timer is on from it.
+ * the set reads which set a timer is on from it, and finds itself through
+ * `owner` (a base may hold more than one set).
  */
 #ifndef HRT_TIMERSET_H
 #define HRT_TIMERSET_H
@@ -41,6 +42,7 @@
 #define HRT_TSET_RAN_MAX 16
 
 struct hrt_tset {
+	void *owner;                    /* its base: a state word names the set */
 	struct hrt_queue queue;
 	struct hrt_queue pend;
 	struct hrt_timer *ran[HRT_TSET_RAN_MAX];

@@ -162,7 +162,7 @@ ssize_t hrt__base_wakeup(struct hrt_base *b, int event, int idle)
 	int due, err;
 
 	base_lock(b);
-	now = hrt__clock_now(b->clock);
+	now = base_now(b);
 	if (event == HRT_DEV_FIRED) {
 		b->stats.wakeups++;
 		b->armed = HRT_ARMED_EXPIRED;   /* fired: any next instant re-arms */
@@ -172,7 +172,7 @@ ssize_t hrt__base_wakeup(struct hrt_base *b, int event, int idle)
 		b->armed = HRT_ARMED_EXPIRED;   /* re-arm: renews CANCEL_ON_SET */
 		due = 1;
 	} else {
-		due = b->armed == HRT_ARMED_EXPIRED || hrt__tset_next(&b->set, 0) <= now;
+		due = b->armed == HRT_ARMED_EXPIRED || base_next(b) <= now;
 	}
 	if (due)
 		n = hrt__base_run_locked(b, now, idle);   /* re-arms at its end */
