@@ -1,0 +1,367 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * test_diff_realtime.c - randomized differential test of a real
+ * CLOCK_REALTIME base against a brute-force two-clock model.
+ *
+ * The base runs on fake clocks and a fake timerfd (the seams test_realtime.c
+ * uses: hrt__base_set_gettime, hrt__timerfd_set_sys): a fake wall clock and
+ * a fake monotonic one.  Random steps: starts HRT_MODE_ABS and HRT_MODE_REL
+ * with and without slack (a queued timer re-armed in the other mode moves
+ * between the base's two timer sets), cancels, advances of both clocks,
+ * sets of the wall clock forward and back (delivered as the base sees them:
+ * ECANCELED from the fake timerfd read, as TFD_TIMER_CANCEL_ON_SET does),
+ * and dispatches (hrt_base_dispatch) under a random greedy policy and idle
+ * flag.
+ *
+ * The model: absolute timers keyed on wall time, relative ones on monotonic
+ * time; the base's offset (wall - monotonic) is measured at each pass.  A
+ * pass happens when the device fired or was cancelled by a set (the model's
+ * next event, in the base's clock by the kept offset, is due; or the wall
+ * clock was set with timers queued).  A pass at (mono, real) runs, in the
+ * leftmost run, each set's earliest hard expiry while its soft one is due
+ * in its own clock, the earlier hard expiry in the wall clock first, the
+ * absolute one on a tie, FIFO among equals in a set; then, if greedy, every
+ * soft-due timer of either set in the same order (hrt.h, src/pass.c).
+ * After every step: the callbacks' sequence (and the instant they were
+ * told), hrt_base_count, hrt_base_next_event and hrt_base_check.
+ * Failures print a replay line:
+ *     build/tests/test_diff_realtime SEED STEPS
+ */
+#include <errno.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/timerfd.h>
+#include <time.h>
+
+#include "unit.h"
+
+#include "hrt.h"
+#include "base.h"
+#include "timerfd.h"
+
+#define MS 1000000LL
+#define S  1000000000LL
+#define UNIT MS                 /* coarse times so that ties are common */
+#define NT 24
+
+/* The fake clocks and timerfd (as test_realtime.c) ----------------------- */
+
+static hrt_time_t rt_now, mono_now;
+static int set_pending;                 /* the wall clock was set, not read */
+static hrt_time_t armed_at;             /* last settime: absolute, or MAX */
+
+static int fake_gettime(clockid_t c, struct timespec *ts)
+{
+	hrt_time_t v = c == CLOCK_REALTIME ? rt_now : mono_now;
+
+	ts->tv_sec = v / S;
+	ts->tv_nsec = v % S;
+	return 0;
+}
+
+static ssize_t fake_read(int fd, void *buf, size_t len)
+{
+	uint64_t one = 1;
+
+	(void)fd;
+	if (set_pending && armed_at != HRT_TIME_MAX) {
+		set_pending = 0;
+		errno = ECANCELED;
+		return -1;
+	}
+	if (armed_at == HRT_TIME_MAX || armed_at > rt_now || len < sizeof(one)) {
+		errno = EAGAIN;
+		return -1;
+	}
+	memcpy(buf, &one, sizeof(one));
+	armed_at = HRT_TIME_MAX;
+	return sizeof(one);
+}
+
+static int fake_settime(int fd, int flags, const struct itimerspec *nv, struct itimerspec *ov)
+{
+	(void)fd;
+	(void)flags;
+	(void)ov;
+	armed_at = nv->it_value.tv_sec || nv->it_value.tv_nsec
+		   ? (hrt_time_t)nv->it_value.tv_sec * S + nv->it_value.tv_nsec : HRT_TIME_MAX;
+	return 0;
+}
+
+static const struct hrt_timerfd_sys fake_sys = { fake_read, fake_settime };
+
+/* The real timers and the model --------------------------------------------- */
+
+static struct rec {
+	struct hrt_timer t;
+	int id;
+} R[NT];
+
+static struct mt {
+	int queued, rel;
+	hrt_time_t soft, hard;  /* rel: monotonic; else wall */
+	uint64_t seq;
+} M[NT];
+
+static uint64_t mseq;
+/* Coverage: callbacks, of them greedy ones, cross-set ties decided, passes
+ * after a set of the clock. */
+static long n_cb, n_greedy, n_ties, n_setpass;
+static hrt_time_t m_off;        /* the offset the base last measured */
+
+#define MAXRUN (2 * NT)
+static int r_order[MAXRUN], r_n;
+static hrt_time_t r_cb_now[MAXRUN];
+static int m_order[MAXRUN], m_n;
+
+static long rr(long n) { return (long)(unit_rng() % (uint64_t)n); }
+
+static hrt_time_t sat_add(hrt_time_t a, hrt_time_t b)
+{
+	if (b > 0 && a > HRT_TIME_MAX - b)
+		return HRT_TIME_MAX;
+	return a + b;
+}
+
+static enum hrt_restart cb(struct hrt_timer *t, hrt_time_t now)
+{
+	struct rec *r = HRT_CONTAINER_OF(t, struct rec, t);
+
+	if (r_n < MAXRUN) {
+		r_order[r_n] = r->id;
+		r_cb_now[r_n] = now;
+	}
+	r_n++;
+	return HRT_NORESTART;
+}
+
+static hrt_time_t m_key(int i) /* hard expiry in the base's clock */
+{
+	return M[i].rel ? sat_add(M[i].hard, m_off) : M[i].hard;
+}
+
+static hrt_time_t m_next(void)
+{
+	hrt_time_t n = HRT_TIME_MAX;
+
+	for (int i = 0; i < NT; i++)
+		if (M[i].queued && m_key(i) < n)
+			n = m_key(i);
+	return n;
+}
+
+static long m_count(void)
+{
+	long n = 0;
+
+	for (int i = 0; i < NT; i++)
+		n += M[i].queued;
+	return n;
+}
+
+/* Of set `rel`: the leftmost timer (hard, seq) if due at now (leftmost
+ * run), or the earliest soft-due one (greedy); -1 if none. */
+static int m_cand(int rel, hrt_time_t now, int greedy)
+{
+	int best = -1;
+
+	for (int i = 0; i < NT; i++) {
+		if (!M[i].queued || M[i].rel != rel || (greedy && M[i].soft > now))
+			continue;
+		if (best < 0 || M[i].hard < M[best].hard ||
+		    (M[i].hard == M[best].hard && M[i].seq < M[best].seq))
+			best = i;
+	}
+	if (best >= 0 && M[best].soft > now)
+		best = -1;
+	return best;
+}
+
+static void m_pass(int greedy)
+{
+	hrt_time_t mnow;
+
+	m_off = rt_now - mono_now;
+	mnow = mono_now;
+	for (int g = 0; g <= greedy; g++)
+		for (;;) {
+			int a = m_cand(0, rt_now, g), r = m_cand(1, mnow, g), i;
+
+			if (r >= 0 && (a < 0 || m_key(r) < M[a].hard))
+				i = r;
+			else
+				i = a;
+			if (i < 0)
+				break;
+			n_ties += r >= 0 && a >= 0 && m_key(r) == M[a].hard;
+			n_greedy += g;
+			n_cb++;
+			M[i].queued = 0;
+			if (m_n < MAXRUN)
+				m_order[m_n] = i;
+			m_n++;
+		}
+}
+
+/* Steps ----------------------------------------------------------------------- */
+
+static struct hrt_base *B;
+
+static hrt_time_t rand_d(void)
+{
+	hrt_time_t d = (hrt_time_t)rr(100) * UNIT;
+
+	if (!rr(8))
+		d += rr(UNIT);          /* off the grid now and then */
+	return d;
+}
+
+static hrt_time_t rand_slack(void)
+{
+	switch (rr(4)) {
+	case 0: return 0;
+	case 1: return (hrt_time_t)rr(4) * UNIT;
+	default: return (hrt_time_t)rr(40) * UNIT;
+	}
+}
+
+static void do_start(int i)
+{
+	hrt_time_t slack = rand_slack(), soft;
+	int rel = (int)rr(2);
+
+	if (rel) {
+		soft = rand_d();
+		assert_int_equal(hrt_timer_start_range(&R[i].t, B, soft, slack, HRT_MODE_REL), 0);
+		soft += mono_now;
+	} else {
+		soft = rt_now + rand_d() - 10 * UNIT;
+		assert_int_equal(hrt_timer_start_range(&R[i].t, B, soft, slack, HRT_MODE_ABS), 0);
+	}
+	M[i].queued = 1;
+	M[i].rel = rel;
+	M[i].soft = soft;
+	M[i].hard = sat_add(soft, slack);
+	M[i].seq = ++mseq;
+}
+
+static void do_cancel(int i)
+{
+	int want = M[i].queued;
+
+	M[i].queued = 0;
+	assert_int_equal(hrt_timer_cancel(&R[i].t), want);
+}
+
+static void do_advance(void)
+{
+	hrt_time_t d = (hrt_time_t)rr(60) * UNIT + (rr(8) ? 0 : rr(UNIT));
+
+	rt_now += d;
+	mono_now += d;
+}
+
+static void do_set(void)
+{
+	hrt_time_t d = rr(4) ? ((hrt_time_t)rr(401) - 200) * UNIT
+			     : ((hrt_time_t)rr(21) - 10) * S;
+	hrt_time_t off = rt_now - mono_now;
+
+	if (!d)
+		d = UNIT;
+	if (off + d < 900 * S || off + d > 1100 * S)
+		d = -d;                 /* keep the wall clock near its start */
+	rt_now += d;
+	set_pending = 1;
+}
+
+static void do_dispatch(void)
+{
+	int policy = (int)rr(3), idle = (int)rr(2);
+	int greedy = policy == HRT_GREEDY_ALWAYS || (policy == HRT_GREEDY_IDLE && idle);
+	int pass = (set_pending && m_count() > 0) || m_next() <= rt_now;
+	ssize_t n;
+
+	assert_int_equal(hrt_base_set_greedy(B, (enum hrt_greedy)policy), 0);
+	r_n = m_n = 0;
+	if (pass) {
+		n_setpass += set_pending;
+		m_pass(greedy);
+	}
+	n = hrt_base_dispatch(B, idle);
+	if (n != m_n || r_n != m_n)
+		fail_msg("step %ld: dispatch ran %zd (%d callbacks), model %d (pass %d)",
+			 unit_step, n, r_n, m_n, pass);
+	for (int k = 0; k < m_n && k < MAXRUN; k++) {
+		if (r_order[k] != m_order[k])
+			fail_msg("step %ld: callback %d: timer %d, model %d", unit_step, k,
+				 r_order[k], m_order[k]);
+		assert_int_equal(r_cb_now[k], rt_now);
+	}
+}
+
+static void compare(void)
+{
+	char why[128] = "";
+	hrt_time_t when = 0, want = m_next();
+	long cnt = m_count();
+
+	assert_int_equal(hrt_base_count(B), cnt);
+	assert_int_equal(hrt_base_next_event(B, &when), cnt > 0);
+	if (when != want)
+		fail_msg("step %ld: next_event %lld, model %lld", unit_step, (long long)when,
+			 (long long)want);
+	if (hrt_base_check(B, why, sizeof(why)))
+		fail_msg("step %ld: check: %s", unit_step, why);
+}
+
+static void test_diff_realtime(void **state)
+{
+	(void)state;
+	unit_rng_state = unit_seed;
+	rt_now = 1000 * S;
+	mono_now = 50 * S;
+	set_pending = 0;
+	armed_at = HRT_TIME_MAX;
+	assert_int_equal(hrt_base_new(&B, CLOCK_REALTIME, 0), 0);
+	hrt__base_set_gettime(B, fake_gettime);
+	assert_true(hrt_base_fd(B) >= 0);
+	hrt__timerfd_set_sys(hrt__base_device(B), &fake_sys);
+	m_off = rt_now - mono_now;
+	memset(M, 0, sizeof(M));
+	for (int i = 0; i < NT; i++) {
+		hrt_timer_init(&R[i].t, cb);
+		R[i].id = i;
+	}
+	for (unit_step = 0; unit_step < unit_steps; unit_step++) {
+		long op = rr(100);
+
+		if (op < 35)
+			do_start((int)rr(NT));
+		else if (op < 45)
+			do_cancel((int)rr(NT));
+		else if (op < 65)
+			do_advance();
+		else if (op < 72)
+			do_set();
+		if (op >= 72 || !rr(3))
+			do_dispatch();
+		compare();
+	}
+	for (int i = 0; i < NT; i++)
+		hrt_timer_cancel(&R[i].t);
+	assert_int_equal(hrt_base_free(B), 0);
+	printf("callbacks %ld (greedy %ld), cross-set ties %ld, passes after a set %ld\n",
+	       n_cb, n_greedy, n_ties, n_setpass);
+	assert_true(n_cb > 0 && n_greedy > 0 && n_setpass > 0);
+}
+
+int main(int argc, char **argv)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_diff_realtime),
+	};
+
+	return cmocka_run_seeded_tests(tests, argc, argv, 50000);
+}
