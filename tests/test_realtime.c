@@ -24,50 +24,7 @@
 #define MS 1000000LL
 #define S  1000000000LL
 
-/* The fake clocks and timerfd ------------------------------------------- */
-
-static hrt_time_t rt_now, mono_now;
-static int set_pending;                 /* the wall clock was set, not read */
-static hrt_time_t armed_at;             /* last settime: absolute, or MAX */
-static int armed_flags;
-
-static int fake_gettime(clockid_t c, struct timespec *ts)
-{
-	hrt_time_t v = c == CLOCK_REALTIME ? rt_now : mono_now;
-
-	ts->tv_sec = v / S;
-	ts->tv_nsec = v % S;
-	return 0;
-}
-
-static ssize_t fake_read(int fd, void *buf, size_t len)
-{
-	uint64_t one = 1;
-
-	(void)fd;
-	if (set_pending && armed_at != HRT_TIME_MAX) {
-		set_pending = 0;
-		errno = ECANCELED;
-		return -1;
-	}
-	if (armed_at == HRT_TIME_MAX || armed_at > rt_now || len < sizeof(one)) {
-		errno = EAGAIN;
-		return -1;
-	}
-	memcpy(buf, &one, sizeof(one));
-	armed_at = HRT_TIME_MAX;
-	return sizeof(one);
-}
-
-static int fake_settime(int fd, int flags, const struct itimerspec *nv, struct itimerspec *ov)
-{
-	(void)fd;
-	(void)ov;
-	armed_flags = flags;
-	armed_at = nv->it_value.tv_sec || nv->it_value.tv_nsec
-		   ? (hrt_time_t)nv->it_value.tv_sec * S + nv->it_value.tv_nsec : HRT_TIME_MAX;
-	return 0;
-}
+#include "fake_clock.h"
 
 static const struct hrt_timerfd_sys fake_sys = { fake_read, fake_settime };
 

@@ -1,0 +1,67 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * fake_clock.h - fake realtime and monotonic clocks and a fake timerfd for
+ * the tests of a CLOCK_REALTIME base (test_realtime.c,
+ * test_diff_realtime.c): rt_now and mono_now are the clocks, a set of the
+ * wall clock is set_pending (the next read of the timerfd fails with
+ * ECANCELED, as Linux's TFD_TIMER_CANCEL_ON_SET does), armed_at is the
+ * last absolute arm (HRT_TIME_MAX: disarmed).  Install with the base's
+ * and the device's seams (hrt__base_set_gettime, hrt__timerfd_set_sys).
+ */
+#ifndef HRT_TESTS_FAKE_CLOCK_H
+#define HRT_TESTS_FAKE_CLOCK_H
+
+#include <errno.h>
+#include <stdint.h>
+#include <string.h>
+#include <sys/timerfd.h>
+#include <time.h>
+
+#include "hrt.h"
+
+#define FAKE_S 1000000000LL
+
+static hrt_time_t rt_now, mono_now;
+static int set_pending;                 /* the wall clock was set, not read */
+static hrt_time_t armed_at;             /* last settime: absolute, or MAX */
+static int armed_flags;
+
+static int fake_gettime(clockid_t c, struct timespec *ts)
+{
+	hrt_time_t v = c == CLOCK_REALTIME ? rt_now : mono_now;
+
+	ts->tv_sec = v / FAKE_S;
+	ts->tv_nsec = v % FAKE_S;
+	return 0;
+}
+
+static ssize_t fake_read(int fd, void *buf, size_t len)
+{
+	uint64_t one = 1;
+
+	(void)fd;
+	if (set_pending && armed_at != HRT_TIME_MAX) {
+		set_pending = 0;
+		errno = ECANCELED;
+		return -1;
+	}
+	if (armed_at == HRT_TIME_MAX || armed_at > rt_now || len < sizeof(one)) {
+		errno = EAGAIN;
+		return -1;
+	}
+	memcpy(buf, &one, sizeof(one));
+	armed_at = HRT_TIME_MAX;
+	return sizeof(one);
+}
+
+static int fake_settime(int fd, int flags, const struct itimerspec *nv, struct itimerspec *ov)
+{
+	(void)fd;
+	(void)ov;
+	armed_flags = flags;
+	armed_at = nv->it_value.tv_sec || nv->it_value.tv_nsec
+		   ? (hrt_time_t)nv->it_value.tv_sec * FAKE_S + nv->it_value.tv_nsec : HRT_TIME_MAX;
+	return 0;
+}
+
+#endif /* HRT_TESTS_FAKE_CLOCK_H */
