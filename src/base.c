@@ -357,7 +357,8 @@ start_locked(struct hrt_timer *t, struct hrt_base *nb, struct hrt_tset *ns, hrt_
 	__atomic_store_n(&t->hrt__soft, soft, __ATOMIC_RELAXED);
 	__atomic_store_n(&t->hrt__hard, hard, __ATOMIC_RELAXED);
 	hrt__tset_add(ts, t);
-	base_wakeup_update(ob);
+	if (ob != target)
+		base_wakeup_update(ob);
 	target->stats.starts++;
 	base_wakeup_update(target);
 	unlock_two(ob, nb);
