@@ -502,27 +502,31 @@ HRT_EXTERN int hrt_base_stop(struct hrt_base *base);
  * The window rule.  H: the earliest hard expiry queued; s: the earliest
  * soft expiry queued (a search of at most 64 nodes: some timer's soft
  * expiry, <= H in any case); with greedy policy HRT_GREEDY_OFF, whose
- * passes run only the leftmost run, s is the soft expiry of H's timer.  The kernel gets the whole of [s, H]: the
- * sleep starts ending at T >= s and ends at T + slack <= H, so every
- * wake-up runs at least one timer and no timer runs after its hard expiry
- * by the engine's choice (only by the OS's own lateness); the greedy pass
- * runs whatever is due when the kernel ends the sleep.  What costs power
- * is an interrupt of hrt's own; a wake-up on an interrupt that happens
- * anyway is close to free even when it runs fewer timers, so the window is
- * as wide as the timers allow (overlapping windows do not narrow it).
- * T is s pushed later only by the slack's rounding (less than an eighth
- * of the window, so the prctl is rare) and by bound, which keeps the
- * kernel's own widening of the slack (the sleep's length / 1000, / 200 at
- * nice > 0) inside H; past those T + slack = H: alone on the CPU the
- * sleep ends at H, as the
- * timerfd's would.  Where no such T >= s
- * exists (a window narrower than about 0.1 % of the distance to it) that
- * sleep is the exact timerfd one.  Only CLOCK_MONOTONIC bases coalesce (the
- * sleep is relative on that clock).  Kernels before 5.11 (no epoll_pwait2:
- * ENOSYS) get the timerfd path, decided on the first sleep.  The thread's
- * timer slack, which its callbacks' own sleeps also see, is restored when
- * the loop returns.  A coalesced wake-up counts in stats.wakeups; the fd
- * is not re-armed while the loop coalesces (no stats.reprograms).
+ * passes run only the leftmost run, s is the soft expiry of H's timer.
+ * The kernel gets the whole of [s, H]: the sleep starts ending at T >= s
+ * and ends at T + slack <= H, so every wake-up runs at least one timer
+ * and no timer runs after its hard expiry by the engine's choice (only by
+ * the OS's own lateness); the greedy pass runs whatever is due when the
+ * kernel ends the sleep.  What costs power is an interrupt of hrt's own; a
+ * wake-up on an interrupt that happens anyway is close to free even when
+ * it runs fewer timers, so the window is as wide as the timers allow
+ * (overlapping windows do not narrow it).  T is s pushed later only by the
+ * slack's rounding (less than an eighth of the window, so the prctl is
+ * rare) and by bound, which keeps the kernel's own widening of the slack
+ * (the sleep's length / 1000, / 200 at nice > 0) inside H; past those
+ * T + slack = H: on an idle CPU the sleep ends at H, as the timerfd's
+ * would.  The price: a sleep the kernel ends early in the window runs its
+ * timers early, so timers re-armed relative to their callback's time come
+ * round sooner, and a CPU where other interrupts land in the windows sees
+ * more passes (each interrupt that ends a sleep saved one of hrt's own).
+ * Where no such T >= s exists (a window narrower than about 0.1 % of the
+ * distance to it) that sleep is the exact timerfd one.  Only
+ * CLOCK_MONOTONIC bases coalesce (the sleep is relative on that clock).
+ * Kernels before 5.11 (no epoll_pwait2: ENOSYS) get the timerfd path,
+ * decided on the first sleep.  The thread's timer slack, which its
+ * callbacks' own sleeps also see, is restored when the loop returns.  A
+ * coalesced wake-up counts in stats.wakeups; the fd is not re-armed while
+ * the loop coalesces (no stats.reprograms).
  */
 /* 0 or -errno (-EDEADLK from a walk callback). */
 HRT_EXTERN int hrt_base_set_coalesce(struct hrt_base *base, int on);
