@@ -293,7 +293,9 @@ HRT_EXTERN ssize_t hrt_base_count(const struct hrt_base *base);
  * hard order while soft <= now), then, if greedy, every queued timer with
  * soft <= now in hard order, re-evaluated after each callback.  A timer that
  * already ran and is re-queued during the pass waits for the next pass (one
- * moved to another base in between counts as new there).
+ * moved to another base in between counts as new there; one re-armed in
+ * the other mode on a CLOCK_REALTIME base, which moves it between the
+ * base's two timer sets, still waits).
  */
 HRT_EXTERN ssize_t hrt_base_run(struct hrt_base *base, hrt_time_t now, int idle);
 

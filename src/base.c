@@ -350,10 +350,13 @@ start_locked(struct hrt_timer *t, struct hrt_base *nb, struct hrt_tset *ns, hrt_
 		unlock_two(ob, nb);
 		return 0;
 	}
-	/* Onto another base, or between a split base's two sets. */
+	/* Onto another base, or between a split base's two sets.  Those share
+	 * the pass number, so a timer that ran in this pass stays excluded
+	 * from the other set's searches; only another base sees it new. */
 	if (hrt__tset_queued(s))
 		hrt__tset_del(os, t, s);
-	hrt__tset_forget_pass(t);
+	if (target != ob)
+		hrt__tset_forget_pass(t);
 	__atomic_store_n(&t->hrt__soft, soft, __ATOMIC_RELAXED);
 	__atomic_store_n(&t->hrt__hard, hard, __ATOMIC_RELAXED);
 	hrt__tset_add(ts, t);

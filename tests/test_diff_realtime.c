@@ -11,7 +11,10 @@
  * sets of the wall clock forward and back (delivered as the base sees them:
  * ECANCELED from the fake timerfd read, as TFD_TIMER_CANCEL_ON_SET does),
  * and dispatches (hrt_base_dispatch) under a random greedy policy and idle
- * flag.
+ * flag.  Each callback carries out a plan fixed when the driver started its
+ * timer: nothing, forward and HRT_RESTART, HRT_RESTART as it is, start or
+ * cancel another timer, re-arm itself in either mode (a mode switch moves
+ * it to the other set in mid-pass), or query next_event and the count.
  *
  * The model: absolute timers keyed on wall time, relative ones on monotonic
  * time; the base's offset (wall - monotonic) is measured at each pass.  A
@@ -21,9 +24,12 @@
  * leftmost run, each set's earliest hard expiry while its soft one is due
  * in its own clock, the earlier hard expiry in the wall clock first, the
  * absolute one on a tie, FIFO among equals in a set; then, if greedy, every
- * soft-due timer of either set in the same order (hrt.h, src/pass.c).
- * After every step: the callbacks' sequence (and the instant they were
- * told), hrt_base_count, hrt_base_next_event and hrt_base_check.
+ * soft-due timer of either set in the same order (hrt.h, src/pass.c); a
+ * timer that ran is excluded for the rest of the pass whichever set it is
+ * re-queued on.
+ * After every step: the callbacks' sequence (the instant they were told,
+ * and what their calls returned), hrt_base_count, hrt_base_next_event and
+ * hrt_base_check.
  * Failures print a replay line:
  *     build/tests/test_diff_realtime SEED STEPS
  */
@@ -51,27 +57,43 @@ static const struct hrt_timerfd_sys fake_sys = { fake_read, fake_settime };
 
 /* The real timers and the model --------------------------------------------- */
 
+enum action { A_NONE, A_FORWARD, A_RESTART, A_START_OTHER, A_CANCEL_OTHER, A_START_SELF,
+	      A_QUERY, A_NACTIONS };
+
+/* A callback's plan, fixed when the driver starts its timer (so the model,
+ * which runs each pass before the base does, and the callback agree). */
+struct plan {
+	int action, other, rel;
+	hrt_time_t d, slack, iv;
+};
+
 static struct rec {
 	struct hrt_timer t;
 	int id;
+	struct plan p;
 } R[NT];
 
 static struct mt {
 	int queued, rel;
 	hrt_time_t soft, hard;  /* rel: monotonic; else wall */
 	uint64_t seq;
+	uint64_t ran;           /* the model pass that last ran it */
 } M[NT];
 
-static uint64_t mseq;
+static uint64_t mseq, mpass;
 /* Coverage: callbacks, of them greedy ones, cross-set ties decided, passes
- * after a set of the clock. */
-static long n_cb, n_greedy, n_ties, n_setpass;
+ * after a set of the clock, callbacks that moved their timer to the other
+ * set, forwards of relative timers that moved them. */
+static long n_cb, n_greedy, n_ties, n_setpass, n_switch, n_fwd_rel;
 static hrt_time_t m_off;        /* the offset the base last measured */
 
-#define MAXRUN (2 * NT)
+/* Per callback: its timer, and what its calls returned. */
+#define MAXRUN (4 * NT)
 static int r_order[MAXRUN], r_n;
 static hrt_time_t r_cb_now[MAXRUN];
+static long r_res[MAXRUN][2];
 static int m_order[MAXRUN], m_n;
+static long m_res[MAXRUN][2];
 
 static long rr(long n) { return (long)(unit_rng() % (uint64_t)n); }
 
@@ -82,16 +104,55 @@ static hrt_time_t sat_add(hrt_time_t a, hrt_time_t b)
 	return a + b;
 }
 
+static struct hrt_base *B;
+
+/* The plan's start of timer j: relative on the monotonic clock, or
+ * absolute around the callback's now. */
+static int plan_start(const struct plan *p, int j, hrt_time_t now)
+{
+	return hrt_timer_start_range(&R[j].t, B, p->rel ? p->d : now + p->d - 10 * UNIT,
+				     p->slack, p->rel ? HRT_MODE_REL : HRT_MODE_ABS);
+}
+
 static enum hrt_restart cb(struct hrt_timer *t, hrt_time_t now)
 {
 	struct rec *r = HRT_CONTAINER_OF(t, struct rec, t);
+	const struct plan *p = &r->p;
+	long res = -1, res2 = -1;
+	int restart = 0;
+	hrt_time_t when = 0;
 
+	switch (p->action) {
+	case A_FORWARD:
+		res = (long)hrt_timer_forward(t, now, p->iv);
+		restart = 1;
+		break;
+	case A_RESTART:
+		restart = 1;
+		break;
+	case A_START_OTHER:
+		res = plan_start(p, p->other, now);
+		break;
+	case A_CANCEL_OTHER:
+		res = hrt_timer_cancel(&R[p->other].t);
+		break;
+	case A_START_SELF:
+		res = plan_start(p, r->id, now);
+		restart = 1;            /* ignored: the start queued it */
+		break;
+	case A_QUERY:
+		res = hrt_base_next_event(B, &when) > 0 ? (long)when : -2;
+		res2 = (long)hrt_base_count(B);
+		break;
+	}
 	if (r_n < MAXRUN) {
 		r_order[r_n] = r->id;
 		r_cb_now[r_n] = now;
+		r_res[r_n][0] = res;
+		r_res[r_n][1] = res2;
 	}
 	r_n++;
-	return HRT_NORESTART;
+	return restart ? HRT_RESTART : HRT_NORESTART;
 }
 
 static hrt_time_t m_key(int i) /* hard expiry in the base's clock */
@@ -125,7 +186,8 @@ static int m_cand(int rel, hrt_time_t now, int greedy)
 	int best = -1;
 
 	for (int i = 0; i < NT; i++) {
-		if (!M[i].queued || M[i].rel != rel || (greedy && M[i].soft > now))
+		if (!M[i].queued || M[i].rel != rel || M[i].ran == mpass ||
+		    (greedy && M[i].soft > now))
 			continue;
 		if (best < 0 || M[i].hard < M[best].hard ||
 		    (M[i].hard == M[best].hard && M[i].seq < M[best].seq))
@@ -136,12 +198,92 @@ static int m_cand(int rel, hrt_time_t now, int greedy)
 	return best;
 }
 
+static void m_start(int i, int rel, hrt_time_t soft, hrt_time_t slack)
+{
+	M[i].queued = 1;
+	M[i].rel = rel;
+	M[i].soft = soft;
+	M[i].hard = sat_add(soft, slack);
+	M[i].seq = ++mseq;
+}
+
+static long m_cancel(int i)
+{
+	long was = M[i].queued;
+
+	M[i].queued = 0;
+	return was;
+}
+
+/* hrt_timer_forward at the base's now: a relative timer in its own clock. */
+static long m_forward(int i, hrt_time_t now, hrt_time_t iv)
+{
+	hrt_time_t at = M[i].rel ? now - m_off : now;
+	long k;
+
+	if (M[i].hard > at)
+		return 0;
+	k = (long)((at - M[i].hard) / iv) + 1;
+	M[i].soft += k * iv;
+	M[i].hard += k * iv;
+	n_fwd_rel += M[i].rel;
+	return k;
+}
+
+/* Timer i runs at the base's now: its plan, on the model. */
+static void m_run_one(int i, hrt_time_t now)
+{
+	const struct plan *p = &R[i].p;
+	long res = -1, res2 = -1;
+	int restart = 0, was_rel = M[i].rel;
+
+	M[i].queued = 0;
+	M[i].ran = mpass;
+	switch (p->action) {
+	case A_FORWARD:
+		res = m_forward(i, now, p->iv);
+		restart = 1;
+		break;
+	case A_RESTART:
+		restart = 1;
+		break;
+	case A_START_OTHER:
+	case A_START_SELF: {
+		int j = p->action == A_START_SELF ? i : p->other;
+
+		m_start(j, p->rel, p->rel ? mono_now + p->d : now + p->d - 10 * UNIT, p->slack);
+		res = 0;
+		n_switch += j == i && p->rel != was_rel;
+		restart = p->action == A_START_SELF;
+		break;
+	}
+	case A_CANCEL_OTHER:
+		res = m_cancel(p->other);
+		break;
+	case A_QUERY:
+		res = m_count() ? (long)m_next() : -2;
+		res2 = m_count();
+		break;
+	}
+	if (restart && !M[i].queued) {
+		M[i].queued = 1;
+		M[i].seq = ++mseq;
+	}
+	if (m_n < MAXRUN) {
+		m_order[m_n] = i;
+		m_res[m_n][0] = res;
+		m_res[m_n][1] = res2;
+	}
+	m_n++;
+}
+
 static void m_pass(int greedy)
 {
 	hrt_time_t mnow;
 
 	m_off = rt_now - mono_now;
 	mnow = mono_now;
+	mpass++;
 	for (int g = 0; g <= greedy; g++)
 		for (;;) {
 			int a = m_cand(0, rt_now, g), r = m_cand(1, mnow, g), i;
@@ -155,16 +297,11 @@ static void m_pass(int greedy)
 			n_ties += r >= 0 && a >= 0 && m_key(r) == M[a].hard;
 			n_greedy += g;
 			n_cb++;
-			M[i].queued = 0;
-			if (m_n < MAXRUN)
-				m_order[m_n] = i;
-			m_n++;
+			m_run_one(i, rt_now);
 		}
 }
 
 /* Steps ----------------------------------------------------------------------- */
-
-static struct hrt_base *B;
 
 static hrt_time_t rand_d(void)
 {
@@ -197,11 +334,9 @@ static void do_start(int i)
 		soft = rt_now + rand_d() - 10 * UNIT;
 		assert_int_equal(hrt_timer_start_range(&R[i].t, B, soft, slack, HRT_MODE_ABS), 0);
 	}
-	M[i].queued = 1;
-	M[i].rel = rel;
-	M[i].soft = soft;
-	M[i].hard = sat_add(soft, slack);
-	M[i].seq = ++mseq;
+	m_start(i, rel, soft, slack);
+	R[i].p = (struct plan){ (int)rr(A_NACTIONS), (int)rr(NT), (int)rr(2), rand_d(),
+				rand_slack(), ((hrt_time_t)rr(30) + 1) * UNIT };
 }
 
 static void do_cancel(int i)
@@ -255,6 +390,10 @@ static void do_dispatch(void)
 		if (r_order[k] != m_order[k])
 			fail_msg("step %ld: callback %d: timer %d, model %d", unit_step, k,
 				 r_order[k], m_order[k]);
+		if (r_res[k][0] != m_res[k][0] || r_res[k][1] != m_res[k][1])
+			fail_msg("step %ld: callback %d (timer %d, action %d): returned %ld %ld, "
+				 "model %ld %ld", unit_step, k, r_order[k], R[r_order[k]].p.action,
+				 r_res[k][0], r_res[k][1], m_res[k][0], m_res[k][1]);
 		assert_int_equal(r_cb_now[k], rt_now);
 	}
 }
@@ -310,9 +449,10 @@ static void test_diff_realtime(void **state)
 	for (int i = 0; i < NT; i++)
 		hrt_timer_cancel(&R[i].t);
 	assert_int_equal(hrt_base_free(B), 0);
-	printf("callbacks %ld (greedy %ld), cross-set ties %ld, passes after a set %ld\n",
-	       n_cb, n_greedy, n_ties, n_setpass);
-	assert_true(n_cb > 0 && n_greedy > 0 && n_setpass > 0);
+	printf("callbacks %ld (greedy %ld), cross-set ties %ld, passes after a set %ld, "
+	       "mode switches in a callback %ld, relative forwards %ld\n",
+	       n_cb, n_greedy, n_ties, n_setpass, n_switch, n_fwd_rel);
+	assert_true(n_cb > 0 && n_greedy > 0 && n_setpass > 0 && n_switch > 0 && n_fwd_rel > 0);
 }
 
 int main(int argc, char **argv)

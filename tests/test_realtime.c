@@ -353,6 +353,52 @@ static void test_virtual_realtime_unchanged(void **state)
 	drop(b);
 }
 
+/* A callback that re-arms its timer in the other mode moves it to the
+ * base's other set, and it is due there: it still runs once in this pass
+ * (hrt.h: a timer re-queued during a pass waits for the next one), in both
+ * directions, from the leftmost run and from the greedy walk. */
+static int switch_to_rel;
+
+static enum hrt_restart switch_cb(struct hrt_timer *t, hrt_time_t now)
+{
+	struct hrt_base *b = NULL;
+
+	assert_int_equal(hrt_timer_get_base(t, &b), 0);
+	cb(t, now);
+	if (switch_to_rel)
+		assert_int_equal(hrt_timer_start(t, b, 0, HRT_MODE_REL), 0);
+	else
+		assert_int_equal(hrt_timer_start(t, b, now, HRT_MODE_ABS), 0);
+	return HRT_NORESTART;
+}
+
+static void test_mode_switch_in_callback_runs_once_per_pass(void **state)
+{
+	(void)state;
+	for (int greedy = 0; greedy < 2; greedy++)
+		for (switch_to_rel = 0; switch_to_rel < 2; switch_to_rel++) {
+			struct hrt_base *b = new_base();
+
+			init_recs();
+			hrt_timer_init(&recs[0].t, switch_cb);
+			assert_int_equal(hrt_base_set_greedy(b, greedy ? HRT_GREEDY_ALWAYS
+								      : HRT_GREEDY_OFF), 0);
+			if (switch_to_rel)
+				assert_int_equal(hrt_timer_start(&recs[0].t, b, rt_now + MS,
+								 HRT_MODE_ABS), 0);
+			else
+				assert_int_equal(hrt_timer_start(&recs[0].t, b, MS, HRT_MODE_REL), 0);
+			advance(2 * MS);
+			assert_int_equal(hrt_base_dispatch(b, 1), 1);
+			assert_int_equal(n_ran, 1);
+			assert_int_equal(hrt_timer_is_queued(&recs[0].t), 1);
+			checked(b);
+			assert_int_equal(hrt_base_dispatch(b, 1), 1);     /* the next pass runs it */
+			assert_int_equal(n_ran, 2);
+			drop(b);
+		}
+}
+
 int main(void)
 {
 	static const struct CMUnitTest tests[] = {
@@ -365,6 +411,7 @@ int main(void)
 		cmocka_unit_test(test_rearm_between_sets_and_forward),
 		cmocka_unit_test(test_walk_count_check_both),
 		cmocka_unit_test(test_virtual_realtime_unchanged),
+		cmocka_unit_test(test_mode_switch_in_callback_runs_once_per_pass),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
