@@ -4,7 +4,8 @@
  * the tests of a CLOCK_REALTIME base (test_realtime.c,
  * test_diff_realtime.c): rt_now and mono_now are the clocks, a set of the
  * wall clock is set_pending (the next read of the timerfd fails with
- * ECANCELED, as Linux's TFD_TIMER_CANCEL_ON_SET does), armed_at is the
+ * ECANCELED, as Linux's TFD_TIMER_CANCEL_ON_SET does, or the next re-arm
+ * does: fake_settime), armed_at is the
  * last absolute arm (HRT_TIME_MAX: disarmed).  Install with the base's
  * and the device's seams (hrt__base_set_gettime, hrt__timerfd_set_sys).
  */
@@ -54,13 +55,27 @@ static ssize_t fake_read(int fd, void *buf, size_t len)
 	return sizeof(one);
 }
 
+/* As timerfd_settime(2) NOTES: a re-arm of a timer armed with
+ * CANCEL_ON_SET, after a set not yet read, arms *and* fails with ECANCELED,
+ * which consumes the notification (set_at_arm counts those). */
+static long set_at_arm;
+
 static int fake_settime(int fd, int flags, const struct itimerspec *nv, struct itimerspec *ov)
 {
+	int cancelled = set_pending && armed_at != HRT_TIME_MAX &&
+			(armed_flags & TFD_TIMER_CANCEL_ON_SET) && (flags & TFD_TIMER_CANCEL_ON_SET);
+
 	(void)fd;
 	(void)ov;
 	armed_flags = flags;
 	armed_at = nv->it_value.tv_sec || nv->it_value.tv_nsec
 		   ? (hrt_time_t)nv->it_value.tv_sec * FAKE_S + nv->it_value.tv_nsec : HRT_TIME_MAX;
+	if (cancelled) {
+		set_pending = 0;
+		set_at_arm++;
+		errno = ECANCELED;
+		return -1;
+	}
 	return 0;
 }
 

@@ -353,6 +353,36 @@ static void test_virtual_realtime_unchanged(void **state)
 	drop(b);
 }
 
+/* A set the re-arm is told of (ECANCELED from timerfd_settime, which
+ * consumes it): the base measures the offset again then and there, so the
+ * relative timers keep their length and no read ever reports the set. */
+static void test_set_told_by_rearm_keeps_length(void **state)
+{
+	struct hrt_base *b = new_base();
+	long told = set_at_arm;
+	struct hrt_stats st;
+
+	(void)state;
+	init_recs();
+	assert_int_equal(hrt_timer_start(&recs[0].t, b, 1 * S, HRT_MODE_REL), 0);
+	set_clock(20 * S);
+	assert_int_equal(hrt_timer_start(&recs[1].t, b, 500 * MS, HRT_MODE_REL), 0);
+	assert_int_equal(set_at_arm, told + 1);
+	assert_int_equal(set_pending, 0);
+	assert_int_equal(armed_at, 1020 * S + 500 * MS);        /* 500 ms away */
+	hrt_base_get_stats(b, &st, sizeof(st));
+	assert_int_equal(st.clock_jumps, 1);
+	advance(500 * MS);
+	assert_int_equal(hrt_base_dispatch(b, 0), 1);
+	assert_int_equal(order[0], 1);
+	assert_int_equal(armed_at, 1021 * S);                   /* 1 s after its start */
+	advance(500 * MS);
+	assert_int_equal(hrt_base_dispatch(b, 0), 1);
+	assert_int_equal(order[1], 0);
+	checked(b);
+	drop(b);
+}
+
 /* A callback that re-arms its timer in the other mode moves it to the
  * base's other set, and it is due there: it still runs once in this pass
  * (hrt.h: a timer re-queued during a pass waits for the next one), in both
@@ -411,6 +441,7 @@ int main(void)
 		cmocka_unit_test(test_rearm_between_sets_and_forward),
 		cmocka_unit_test(test_walk_count_check_both),
 		cmocka_unit_test(test_virtual_realtime_unchanged),
+		cmocka_unit_test(test_set_told_by_rearm_keeps_length),
 		cmocka_unit_test(test_mode_switch_in_callback_runs_once_per_pass),
 	};
 
