@@ -98,7 +98,11 @@ hrt_time_t hrt__base_clock_read(const struct hrt_base *b, clockid_t clock)
 /* Read noise: two clock reads a few hundred ns apart, or preempted. */
 #define OFF_NOISE 20000
 
-void hrt__base_sync_offset(struct hrt_base *b)
+/* The offset moves only when the wall clock is set.  A set the kernel
+ * reported (told), or one it could not report (the timerfd was disarmed),
+ * takes any clean reading; otherwise a reading within the noise of the
+ * kept one keeps it, so that the armed instant and next_event agree. */
+void hrt__base_sync_offset(struct hrt_base *b, int told)
 {
 	hrt_time_t r1, m, r2, off;
 
@@ -110,7 +114,7 @@ void hrt__base_sync_offset(struct hrt_base *b)
 			break;
 	}
 	off = r1 + (r2 - r1) / 2 - m;
-	if (off - b->off >= OFF_NOISE || b->off - off >= OFF_NOISE)
+	if ((told && r2 - r1 < OFF_NOISE) || off - b->off >= OFF_NOISE || b->off - off >= OFF_NOISE)
 		__atomic_store_n(&b->off, off, __ATOMIC_RELAXED);
 }
 
@@ -120,7 +124,7 @@ void hrt__base_set_gettime(struct hrt_base *b, int (*gettime)(clockid_t, struct 
 	b->gettime = gettime;
 	b->now_slow = b->virt || b->split || gettime;
 	if (b->split)
-		hrt__base_sync_offset(b);
+		hrt__base_sync_offset(b, 1);
 	base_unlock(b);
 }
 

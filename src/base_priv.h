@@ -79,6 +79,7 @@ struct hrt_base {
 	 * (base_sync_offset: each pass, and after a set of the clock); kept,
 	 * not re-read, so that the armed instant and next_event agree. */
 	hrt_time_t off;
+	int clock_set;                  /* split: a read said the clock was set */
 	int greedy;
 	hrt_time_t vnow;                /* virtual bases: the time */
 	struct hrt_stats stats;         /* the set keeps its own counters */
@@ -259,7 +260,7 @@ static inline hrt_time_t base_offset(const struct hrt_base *b)
 }
 
 /* base.c: measure the offset again; kept if it moved by read noise only. */
-void hrt__base_sync_offset(struct hrt_base *b);
+void hrt__base_sync_offset(struct hrt_base *b, int told);
 
 /* A monotonic key as an instant of the base's clock, saturated. */
 static inline hrt_time_t base_from_mono(hrt_time_t v, hrt_time_t off)
@@ -398,10 +399,16 @@ static inline void base_wakeup_update(struct hrt_base *b)
 
 		if (when < 1)           /* armed as 1 ns (0 disarms a timerfd), so */
 			when = 1;       /* never equal to HRT_ARMED_EXPIRED either */
+		if (b->split && b->armed == HRT_TIME_MAX && when != HRT_TIME_MAX) {
+			/* Disarmed, the timerfd heard of no set: measure. */
+			hrt__base_sync_offset(b, 1);
+			if ((when = base_next(b)) < 1)
+				when = 1;
+		}
 		if (when != b->armed && device_arm(b, when) == HRT_DEV_JUMPED && b->split) {
 			/* The set this arm consumed moved the relative timers'
 			 * instants: arm again with the new offset. */
-			hrt__base_sync_offset(b);
+			hrt__base_sync_offset(b, 1);
 			when = base_next(b);
 			if (when < 1)
 				when = 1;

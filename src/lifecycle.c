@@ -178,7 +178,7 @@ HRT_EXTERN int hrt_base_new(struct hrt_base **basep, clockid_t clock, unsigned f
 	b->split = split;
 	b->now_slow = virt || split;
 	if (split)
-		hrt__base_sync_offset(b);
+		hrt__base_sync_offset(b, 1);
 	b->unlocked = !!(flags & HRT_BASE_UNLOCKED);
 	if (b->unlocked)
 		b->owner = hrt__thread_id_get();

@@ -169,6 +169,7 @@ ssize_t hrt__base_wakeup(struct hrt_base *b, int event, int idle)
 		due = 1;
 	} else if (event == -ECANCELED) {
 		b->stats.clock_jumps++;
+		b->clock_set = b->split;        /* the pass measures the offset */
 		b->armed = HRT_ARMED_EXPIRED;   /* re-arm: renews CANCEL_ON_SET */
 		due = 1;
 	} else {

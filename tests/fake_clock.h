@@ -3,10 +3,10 @@
  * fake_clock.h - fake realtime and monotonic clocks and a fake timerfd for
  * the tests of a CLOCK_REALTIME base (test_realtime.c,
  * test_diff_realtime.c): rt_now and mono_now are the clocks, a set of the
- * wall clock is set_pending (the next read of the timerfd fails with
- * ECANCELED, as Linux's TFD_TIMER_CANCEL_ON_SET does, or the next re-arm
- * does: fake_settime), armed_at is the
- * last absolute arm (HRT_TIME_MAX: disarmed).  Install with the base's
+ * wall clock (fake_set_clock) is set_pending when the fd listens for one
+ * (the next read of the timerfd fails with ECANCELED, as Linux's
+ * TFD_TIMER_CANCEL_ON_SET does, or the next arm does: fake_settime),
+ * armed_at is the last absolute arm (HRT_TIME_MAX: disarmed).  Install with the base's
  * and the device's seams (hrt__base_set_gettime, hrt__timerfd_set_sys).
  */
 #ifndef HRT_TESTS_FAKE_CLOCK_H
@@ -41,7 +41,7 @@ static ssize_t fake_read(int fd, void *buf, size_t len)
 	uint64_t one = 1;
 
 	(void)fd;
-	if (set_pending && armed_at != HRT_TIME_MAX) {
+	if (set_pending) {
 		set_pending = 0;
 		errno = ECANCELED;
 		return -1;
@@ -55,22 +55,36 @@ static ssize_t fake_read(int fd, void *buf, size_t len)
 	return sizeof(one);
 }
 
-/* As timerfd_settime(2) NOTES: a re-arm of a timer armed with
- * CANCEL_ON_SET, after a set not yet read, arms *and* fails with ECANCELED,
- * which consumes the notification (set_at_arm counts those). */
-static long set_at_arm;
+/* As Linux (fs/timerfd.c): an fd last set with CANCEL_ON_SET hears of a
+ * set of the wall clock (fake_set_clock), disarmed (flags 0) it hears of
+ * none; the set is reported by the next read, or by the next arm, which
+ * then arms *and* fails with ECANCELED (timerfd_settime(2) NOTES).
+ * set_at_arm counts sets told by an arm, fresh_arms arms of an fd that
+ * heard of no set (the base measures the offset itself then). */
+static long set_at_arm, fresh_arms;
+
+static void fake_set_clock(hrt_time_t d)
+{
+	rt_now += d;
+	if (armed_flags > 0 && (armed_flags & TFD_TIMER_CANCEL_ON_SET))
+		set_pending = 1;
+}
 
 static int fake_settime(int fd, int flags, const struct itimerspec *nv, struct itimerspec *ov)
 {
-	int cancelled = set_pending && armed_at != HRT_TIME_MAX &&
-			(armed_flags & TFD_TIMER_CANCEL_ON_SET) && (flags & TFD_TIMER_CANCEL_ON_SET);
+	int arm = nv->it_value.tv_sec || nv->it_value.tv_nsec;
+	int listening = armed_flags > 0 && (armed_flags & TFD_TIMER_CANCEL_ON_SET);
 
 	(void)fd;
 	(void)ov;
 	armed_flags = flags;
-	armed_at = nv->it_value.tv_sec || nv->it_value.tv_nsec
-		   ? (hrt_time_t)nv->it_value.tv_sec * FAKE_S + nv->it_value.tv_nsec : HRT_TIME_MAX;
-	if (cancelled) {
+	armed_at = arm ? (hrt_time_t)nv->it_value.tv_sec * FAKE_S + nv->it_value.tv_nsec
+		       : HRT_TIME_MAX;
+	if (!(flags & TFD_TIMER_CANCEL_ON_SET))
+		set_pending = 0;        /* off the kernel's list */
+	else if (!listening && arm)
+		fresh_arms++;
+	if (arm && set_pending) {
 		set_pending = 0;
 		set_at_arm++;
 		errno = ECANCELED;

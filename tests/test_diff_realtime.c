@@ -357,16 +357,17 @@ static void do_advance(void)
 
 static void do_set(void)
 {
-	hrt_time_t d = rr(4) ? ((hrt_time_t)rr(401) - 200) * UNIT
-			     : ((hrt_time_t)rr(21) - 10) * S;
+	long k = rr(8);
+	hrt_time_t d = k < 5 ? ((hrt_time_t)rr(401) - 200) * UNIT      /* ms */
+		     : k < 7 ? ((hrt_time_t)rr(21) - 10) * S
+			     : (hrt_time_t)rr(61) * 1000 - 30000;    /* within +-30 us */
 	hrt_time_t off = rt_now - mono_now;
 
 	if (!d)
 		d = UNIT;
 	if (off + d < 900 * S || off + d > 1100 * S)
 		d = -d;                 /* keep the wall clock near its start */
-	rt_now += d;
-	set_pending = 1;
+	fake_set_clock(d);
 }
 
 static void do_dispatch(void)
@@ -415,7 +416,7 @@ static void compare(void)
 
 static void test_diff_realtime(void **state)
 {
-	long seen_at_arm = set_at_arm;
+	long seen_at_arm = set_at_arm, seen_fresh = fresh_arms;
 
 	(void)state;
 	unit_rng_state = unit_seed;
@@ -444,10 +445,12 @@ static void test_diff_realtime(void **state)
 			do_advance();
 		else if (op < 72)
 			do_set();
-		if (set_at_arm != seen_at_arm) {
-			/* The start's or cancel's re-arm was told of the set
-			 * (ECANCELED from settime): the base measured again. */
+		if (set_at_arm != seen_at_arm || fresh_arms != seen_fresh) {
+			/* The start's or cancel's arm was told of a set
+			 * (ECANCELED from settime), or the fd had been
+			 * disarmed (deaf to sets): the base measured again. */
 			seen_at_arm = set_at_arm;
+			seen_fresh = fresh_arms;
 			m_off = rt_now - mono_now;
 		}
 		if (op >= 72 || !rr(3))

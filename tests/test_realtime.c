@@ -36,8 +36,7 @@ static void advance(hrt_time_t d)
 
 static void set_clock(hrt_time_t d)
 {
-	rt_now += d;
-	set_pending = 1;
+	fake_set_clock(d);
 }
 
 /* A realtime base on the fakes, empty; its wall clock at 1000 s, its
@@ -353,6 +352,35 @@ static void test_virtual_realtime_unchanged(void **state)
 	drop(b);
 }
 
+/* A set of a few microseconds - less than two clock reads can tell from
+ * noise - is still followed when the kernel reports it (ECANCELED), and
+ * one made while the timerfd was disarmed (no report) is measured by the
+ * next arm: relative timers keep their length to the nanosecond. */
+static void test_small_sets_are_followed(void **state)
+{
+	struct hrt_base *b = new_base();
+	struct hrt_stats st;
+
+	(void)state;
+	init_recs();
+	set_clock(-15000);                      /* disarmed: not reported */
+	assert_int_equal(set_pending, 0);
+	assert_int_equal(hrt_timer_start(&recs[0].t, b, 1 * S, HRT_MODE_REL), 0);
+	assert_int_equal(armed_at, 1001 * S - 15000);
+	set_clock(10000);                       /* armed: reported by the read */
+	assert_int_equal(hrt_base_dispatch(b, 0), 0);
+	assert_int_equal(armed_at, 1001 * S - 5000);
+	hrt_base_get_stats(b, &st, sizeof(st));
+	assert_int_equal(st.clock_jumps, 1);
+	advance(1 * S - 1);
+	assert_int_equal(hrt_base_dispatch(b, 0), 0);   /* 1 ns early: nothing */
+	assert_int_equal(n_ran, 0);
+	advance(1);
+	assert_int_equal(hrt_base_dispatch(b, 0), 1);
+	checked(b);
+	drop(b);
+}
+
 /* A set the re-arm is told of (ECANCELED from timerfd_settime, which
  * consumes it): the base measures the offset again then and there, so the
  * relative timers keep their length and no read ever reports the set. */
@@ -442,6 +470,7 @@ int main(void)
 		cmocka_unit_test(test_walk_count_check_both),
 		cmocka_unit_test(test_virtual_realtime_unchanged),
 		cmocka_unit_test(test_set_told_by_rearm_keeps_length),
+		cmocka_unit_test(test_small_sets_are_followed),
 		cmocka_unit_test(test_mode_switch_in_callback_runs_once_per_pass),
 	};
 
