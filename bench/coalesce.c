@@ -10,7 +10,10 @@
  * coalesce off and on: extra interrupts per hrt wake-up = (interrupts with
  * both - interrupts of the background alone) / hrt wake-ups, and callbacks
  * run past their hard expiry.  Also hrt alone (no background): wake-ups
- * on against off.  Prints SKIP and exits 0 if the counter is unavailable.
+ * on against off.  Wake-ups are the loop's sleeps that ended
+ * (stats.wakeups); passes adds the passes the coalesced loop ran without
+ * sleeping (its window was open already: no interrupt).  Prints SKIP and
+ * exits 0 if the counter is unavailable.
  *
  *   bench/coalesce [--full] [--seconds S] [--repeat R] [--cpu C] [--uv]
  * default: N = 1, BG = 1 kHz, 1 s per run; --full: N = 1, 100, 10000 and
@@ -302,7 +305,8 @@ static long long run(int fd, int hz, int n, int co, struct job *j)
 /* One run of the hrt loop beside the background: its cost and its work. */
 struct res {
 	long long irqs;
-	unsigned long long wakeups;
+	unsigned long long wakeups;     /* sleeps that ended */
+	unsigned long long passes;      /* those and the passes run without sleeping */
 	long late, fired;
 };
 
@@ -344,6 +348,7 @@ static void one_round(int fd, int hz, int n, int k, struct round *rd)
 
 		r->irqs = run(fd, hz, n, co, &j);
 		r->wakeups = j.st.wakeups;
+		r->passes = j.st.passes;
 		r->late = j.late;
 		r->fired = j.fired;
 	}
@@ -359,8 +364,9 @@ static void print_run(int hz, int n, int co, long long bg, const struct res *r)
 {
 	double extra = r->wakeups ? (double)(r->irqs - bg) / (double)r->wakeups : 0;
 
-	printf("%6d %5d %-4s %9llu %9lld %9lld %8.2f %8ld %8.1f%%\n", n, hz, co ? "on" : "off",
-	       r->wakeups, bg, r->irqs, extra, r->late, pct((double)r->late, (double)r->fired));
+	printf("%6d %5d %-4s %9llu %9lld %9lld %8.2f %8ld %8.1f%% %8llu\n", n, hz, co ? "on" : "off",
+	       r->wakeups, bg, r->irqs, extra, r->late, pct((double)r->late, (double)r->fired),
+	       r->passes);
 }
 
 static int cmp_double(const void *a, const void *b)
@@ -387,7 +393,8 @@ static struct spread spread(double *v, int n)
 /* --repeat R > 1: one line of medians per row, and the row's cell. */
 static void print_rounds(int hz, int n, const struct round *rd)
 {
-	enum { WAKE_OFF, WAKE_ON, BG, ADD_OFF, ADD_ON, LATE_OFF, LATE_ON, LATE_D, WAKE_CH, RATIO, NV };
+	enum { WAKE_OFF, WAKE_ON, PASS_OFF, PASS_ON, BG, ADD_OFF, ADD_ON, LATE_OFF, LATE_ON, LATE_D,
+	       WAKE_CH, RATIO, NV };
 	static double v[NV][MAX_ROUNDS];
 	struct spread s[NV];
 	int k, i, nr = 0, nw = 0;
@@ -398,6 +405,8 @@ static void print_rounds(int hz, int n, const struct round *rd)
 
 		v[WAKE_OFF][k] = (double)off->wakeups;
 		v[WAKE_ON][k] = (double)on->wakeups;
+		v[PASS_OFF][k] = (double)off->passes;
+		v[PASS_ON][k] = (double)on->passes;
 		v[BG][k] = (double)rd[k].bg;
 		v[ADD_OFF][k] = (double)(off->irqs - rd[k].bg);
 		v[ADD_ON][k] = (double)(on->irqs - rd[k].bg);
@@ -411,9 +420,9 @@ static void print_rounds(int hz, int n, const struct round *rd)
 	}
 	for (i = 0; i < NV; i++)
 		s[i] = spread(v[i], i == RATIO ? nr : i == WAKE_CH ? nw : repeat);
-	printf("%6d %5d %9.0f %9.0f %9.0f %9.0f %9.0f %8.1f%% %8.1f%% ", n, hz, s[WAKE_OFF].med,
-	       s[WAKE_ON].med, s[BG].med, s[ADD_OFF].med, s[ADD_ON].med, s[LATE_OFF].med,
-	       s[LATE_ON].med);
+	printf("%6d %5d %9.0f %9.0f %9.0f %9.0f %9.0f %9.0f %9.0f %8.1f%% %8.1f%% ", n, hz,
+	       s[WAKE_OFF].med, s[WAKE_ON].med, s[PASS_OFF].med, s[PASS_ON].med, s[BG].med,
+	       s[ADD_OFF].med, s[ADD_ON].med, s[LATE_OFF].med, s[LATE_ON].med);
 	if (nr)
 		printf("%6.2f (%.2f to %.2f, %d of %d)\n", s[RATIO].med, s[RATIO].min, s[RATIO].max,
 		       nr, repeat);
@@ -531,16 +540,17 @@ int main(int argc, char **argv)
 	if (repeat == 1) {
 		printf("CPU %d, %.1f s per run, host %s; extra = (irqs - background irqs) / hrt wake-ups\n",
 		       cpu, seconds, use_uv ? "libuv (wake-ups: passes)" : "hrt_base_loop");
-		printf("%6s %5s %-4s %9s %9s %9s %8s %8s %9s\n", "timers", "bg_hz", "co", "wakeups",
-		       "bg_irqs", "irqs", "extra", "late", "late%");
+		printf("%6s %5s %-4s %9s %9s %9s %8s %8s %9s %8s\n", "timers", "bg_hz", "co", "wakeups",
+		       "bg_irqs", "irqs", "extra", "late", "late%", "passes");
 	} else {
 		printf("CPU %d, %.1f s per run, host %s; %d rounds a row (background alone, then off\n"
 		       "and on, on first in odd rounds); medians of the rounds; added = irqs - that round's\n"
 		       "bg_irqs; ratio = added on / added off, median (min to max) over the rounds where\n"
 		       "added off > 0\n", cpu, seconds,
 		       use_uv ? "libuv (wake-ups: passes)" : "hrt_base_loop", repeat);
-		printf("%6s %5s %9s %9s %9s %9s %9s %9s %9s %6s\n", "timers", "bg_hz", "wake_off",
-		       "wake_on", "bg_irqs", "added_off", "added_on", "late%off", "late%on", "ratio");
+		printf("%6s %5s %9s %9s %9s %9s %9s %9s %9s %9s %9s %6s\n", "timers", "bg_hz",
+		       "wake_off", "wake_on", "pass_off", "pass_on", "bg_irqs", "added_off", "added_on",
+		       "late%off", "late%on", "ratio");
 	}
 	for (i = 0; i < (full ? 3 : 1); i++)
 		for (k = 0; k < (full ? 3 : 1); k++)

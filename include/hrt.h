@@ -189,7 +189,8 @@ struct hrt_stats {
 	uint64_t cancels;         /* cancels that dequeued a timer */
 	uint64_t restarts;        /* HRT_RESTART re-queues */
 	uint64_t reprograms;      /* wake-up device re-arms */
-	uint64_t wakeups;         /* hrt_base_dispatch calls (device fired) */
+	uint64_t wakeups;         /* device fired (hrt_base_dispatch), or a
+				   * coalesced sleep of hrt_base_loop ended */
 	uint64_t clock_jumps;     /* CLOCK_REALTIME changes seen (ECANCELED) */
 	uint64_t late;            /* callbacks whose pass ran after their hard expiry */
 	uint64_t late_max_ns;     /* the most any ran after it (pass time - hard) */
@@ -530,8 +531,11 @@ HRT_EXTERN int hrt_base_stop(struct hrt_base *base);
  * Kernels before 5.11 (no epoll_pwait2: ENOSYS) get the timerfd path,
  * decided on the first sleep.  The thread's timer slack, which its
  * callbacks' own sleeps also see, is restored when the loop returns.  A
- * coalesced wake-up counts in stats.wakeups; the fd is not re-armed while
- * the loop coalesces (no stats.reprograms).
+ * coalesced sleep that ends counts in stats.wakeups; when the window is
+ * open already (a timer became soft-due while the last pass ran) the loop
+ * runs the next pass without sleeping, which counts in stats.passes only
+ * (no interrupt woke anything).  The fd is not re-armed while the loop
+ * coalesces (no stats.reprograms).
  */
 /* 0 or -errno (-EDEADLK from a walk callback). */
 HRT_EXTERN int hrt_base_set_coalesce(struct hrt_base *base, int on);

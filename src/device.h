@@ -31,6 +31,10 @@
 /* ack() results (and hrt__base_wakeup's events). */
 #define HRT_DEV_FIRED   1       /* it fired */
 #define HRT_DEV_NOTHING 0       /* nothing to read (EAGAIN, EINTR) */
+/* hrt__base_wakeup only: the coalescing loop did not sleep (its window was
+ * open already): a pass, but no wake-up (stats.wakeups counts sleeps that
+ * ended). */
+#define HRT_DEV_NOSLEEP 2
 /* -ECANCELED: the wall clock was set; any other -errno: the device failed. */
 
 struct hrt_device;

@@ -433,7 +433,7 @@ static int coalesce_loop(struct hrt_base *b, struct hrt_loop *l, int tfd)
 			break;
 		}
 		if (fired)
-			hrt__base_wakeup(b, HRT_DEV_FIRED, 1);
+			hrt__base_wakeup(b, n == 0 && timeout == 0 ? HRT_DEV_NOSLEEP : HRT_DEV_FIRED, 1);
 	}
 	loop_lock(l);
 	l->coalescing = 0;

@@ -167,6 +167,8 @@ ssize_t hrt__base_wakeup(struct hrt_base *b, int event, int idle)
 		b->stats.wakeups++;
 		b->armed = HRT_ARMED_EXPIRED;   /* fired: any next instant re-arms */
 		due = 1;
+	} else if (event == HRT_DEV_NOSLEEP) {
+		due = 1;
 	} else if (event == -ECANCELED) {
 		b->stats.clock_jumps++;
 		b->clock_set = b->split;        /* the pass measures the offset */

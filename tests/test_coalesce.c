@@ -11,8 +11,10 @@
  *    the per-base wait seam against the queued timers themselves, every
  *    callback never early; lateness past hard is only printed (the OS's);
  *  - the thread's timer slack is restored, ENOSYS falls back to the timerfd
- *    path (once per base), a narrow far window sleeps exactly, a start from
- *    another thread pokes a long sleep, HRT_COALESCE and the switch;
+ *    path (once per base), a narrow far window sleeps exactly, a pass run
+ *    without sleeping (the window open already) counts as no wake-up, a
+ *    start from another thread pokes a long sleep, HRT_COALESCE and the
+ *    switch;
  *  - hrt_base_hold_fd keeps the timerfd disarmed for a host loop that
  *    sleeps for the window itself, and gives it back armed.
  * Seeds are fixed and printed.
@@ -178,6 +180,7 @@ struct run {
 	struct hrt_base *b;
 	struct tm_ tm[NT];
 	long calls, fired, early, late, bad, enosys, limit;
+	long zero, zero_events;         /* waits with timeout 0; of them, with events */
 	long slack_seen;                /* sleeps whose thread slack was ours */
 	hrt_time_t worst_late;
 	long orig_slack;
@@ -221,6 +224,7 @@ static int check_wait(void *ctx, int epfd, struct epoll_event *evs, int n,
 		errno = ENOSYS;
 		return -1;
 	}
+	r->zero += timeout == 0;
 	for (i = 0; i < NT + 2; i++) {
 		struct hrt_timer *t = i < NT ? &r->tm[i].t : r->xt[i - NT];
 
@@ -243,7 +247,9 @@ static int check_wait(void *ctx, int epfd, struct epoll_event *evs, int n,
 				(long long)now, (long long)timeout, (long long)slack,
 				(long long)least, (long long)hard);
 	}
-	return hrt__pwait2_sys(NULL, epfd, evs, n, now, timeout);
+	n = hrt__pwait2_sys(NULL, epfd, evs, n, now, timeout);
+	r->zero_events += timeout == 0 && n != 0;
+	return n;
 }
 
 static void run_init(struct run *r, long limit)
@@ -294,6 +300,10 @@ static void test_loop_sleeps_within_every_timer_range(void **state)
 	assert_true(r.slack_seen > 0);        /* it set the slack ... */
 	assert_int_equal(prctl(PR_GET_TIMERSLACK, 0, 0, 0, 0), 50000);  /* ... and put it back */
 	assert_true(s.reprograms <= 2);       /* hrt_base_fd and the hand-back only */
+	/* A pass run without sleeping (the window was open) is no wake-up. */
+	printf("  %llu passes, %ld of them without a sleep\n", (unsigned long long)s.passes,
+	       r.zero - r.zero_events);
+	assert_int_equal(s.passes, s.wakeups + (uint64_t)(r.zero - r.zero_events));
 	assert_int_equal(hrt_base_check(r.b, NULL, 0), 0);
 	run_done(&r);
 }
@@ -388,6 +398,65 @@ static void test_narrow_far_window_sleeps_exactly(void **state)
 	assert_true(x.at >= soft + 10000);    /* the timerfd fired at hard */
 	assert_int_equal(r.calls, 0);
 	assert_int_equal(prctl(PR_GET_TIMERSLACK, 0, 0, 0, 0), 50000);
+	run_done(&r);
+}
+
+/* A callback that overruns past another timer's soft expiry leaves the
+ * window open when the pass ends: the loop runs the next pass at once,
+ * which is a pass but no wake-up (no sleep ended, no interrupt). */
+static long zero_waits;
+
+static int count_wait(void *ctx, int epfd, struct epoll_event *evs, int n, hrt_time_t now,
+		      hrt_time_t timeout)
+{
+	(void)ctx;
+	n = hrt__pwait2_sys(NULL, epfd, evs, n, now, timeout);
+	zero_waits += timeout == 0 && n == 0;
+	return n;
+}
+
+static hrt_time_t spin_until;
+
+static enum hrt_restart spin_cb(struct hrt_timer *t, hrt_time_t now)
+{
+	(void)t;
+	(void)now;
+	while (mono() < spin_until)
+		;
+	return HRT_NORESTART;
+}
+
+static void test_pass_without_sleep_is_no_wakeup(void **state)
+{
+	struct run r;
+	struct tm_ spin, x;
+	struct hrt_stats s;
+	hrt_time_t t0;
+
+	(void)state;
+	run_init(&r, 1);
+	for (int i = 0; i < NT; i++)
+		hrt_timer_cancel(&r.tm[i].t);
+	hrt__base_set_pwait2(r.b, count_wait, NULL);
+	zero_waits = 0;
+	memset(&spin, 0, sizeof(spin));
+	memset(&x, 0, sizeof(x));
+	hrt_timer_init(&spin.t, spin_cb);
+	hrt_timer_init(&x.t, stop_cb);
+	t0 = mono();
+	/* x's window is [+5 ms, +25 ms]; the spinner runs at +2 ms and
+	 * returns at +10 ms, past x's soft expiry and the slack's rounding. */
+	spin_until = t0 + 10 * MS;
+	hrt_timer_start_range(&spin.t, r.b, t0 + 2 * MS, 0, HRT_MODE_ABS);
+	hrt_timer_start_range(&x.t, r.b, t0 + 5 * MS, 20 * MS, HRT_MODE_ABS);
+	hrt_base_reset_stats(r.b);
+	assert_int_equal(hrt_base_loop(r.b), 0);
+	assert_int_equal(x.fired, 1);
+	hrt_base_get_stats(r.b, &s, sizeof(s));
+	printf("  %llu passes, %llu wake-ups, %ld passes without a sleep\n",
+	       (unsigned long long)s.passes, (unsigned long long)s.wakeups, zero_waits);
+	assert_true(zero_waits >= 1);
+	assert_int_equal(s.passes, s.wakeups + (uint64_t)zero_waits);
 	run_done(&r);
 }
 
@@ -504,6 +573,7 @@ int main(void)
 		cmocka_unit_test(test_enosys_falls_back_to_timerfd_once_per_base),
 		cmocka_unit_test(test_coalesce_off_by_switch_and_environment),
 		cmocka_unit_test(test_narrow_far_window_sleeps_exactly),
+		cmocka_unit_test(test_pass_without_sleep_is_no_wakeup),
 		cmocka_unit_test(test_start_from_other_thread_wakes_long_sleep),
 		cmocka_unit_test(test_hold_fd_keeps_timerfd_disarmed),
 	};
