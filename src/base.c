@@ -355,23 +355,35 @@ start_fast(struct hrt_timer *t, struct hrt_base *nb, hrt_time_t soft, hrt_time_t
 		return start_full(t, nb, soft, slack, HRT_MODE_ABS);
 	if (__builtin_expect(hard > HRT_QUEUE_NOW_MAX, 0))
 		return start_full(t, nb, soft, slack, HRT_MODE_ABS);
-	/* slack is hard - soft from here: one register less to keep. */
+	/* slack is hard - soft from here: one register less to keep.  A
+	 * first start (state word 0) binds the timer here too, as
+	 * lock_for_start would: a plain store on a single-thread base, a
+	 * compare-and-swap under the owner's half of the lock. */
 	if (nb->unlocked) {
 		s = hrt__tset_state(t);
-		if (hrt__tset_of(s) == &nb->set && nb->owner == hrt__change_id) {
+		if (nb->owner == hrt__change_id &&
+		    (hrt__tset_of(s) == &nb->set || (!s && t->hrt__fn))) {
+			if (!s) {
+				hrt__tset_bind(t, &nb->set);
+				s = (uintptr_t)&nb->set;
+			}
 			if (requeue_fast(nb, t, s, soft, hard))
 				return 0;
 			return requeue_out(t, nb, soft, hard, s, 0);
 		}
 	} else if (base_owner_enter_as(nb, hrt__change_id)) {
 		s = hrt__tset_state(t);
-		if (__builtin_expect(hrt__tset_of(s) == &nb->set, 1)) {
-			if (!requeue_fast(nb, t, s, soft, hard))
-				return requeue_out(t, nb, soft, hard, s, 1);
-			base_owner_exit(nb);
-			return 0;
+		if (__builtin_expect(hrt__tset_of(s) != &nb->set, 0)) {
+			if (s || !t->hrt__fn || !hrt__tset_claim(t, &nb->set, &s)) {
+				base_owner_exit(nb);
+				return start_full(t, nb, soft, hard - soft, HRT_MODE_ABS);
+			}
+			s = (uintptr_t)&nb->set;
 		}
+		if (!requeue_fast(nb, t, s, soft, hard))
+			return requeue_out(t, nb, soft, hard, s, 1);
 		base_owner_exit(nb);
+		return 0;
 	}
 	return start_full(t, nb, soft, hard - soft, HRT_MODE_ABS);
 }

@@ -193,7 +193,10 @@ static inline int base_owner_enter_as(struct hrt_base *b, uint64_t id)
 		__atomic_store_n(&b->owner_in, 1, __ATOMIC_RELAXED);
 		__atomic_signal_fence(__ATOMIC_SEQ_CST);
 		if (__builtin_expect(!__atomic_load_n(&b->pending, __ATOMIC_ACQUIRE), 1)) {
-			__atomic_store_n(&b->owner_ops, b->owner_ops + 1, __ATOMIC_RELAXED);
+			/* Plain (one add to memory): the foreign side reads it
+			 * only once owner_in is 0 (acquire), or under the mutex
+			 * the owner gave the bias up under. */
+			b->owner_ops++;
 			return 1;
 		}
 		__atomic_store_n(&b->owner_in, 0, __ATOMIC_RELEASE);
