@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * base.c - timer semantics: start, cancel, forward, the timer queries and
- * the base's settings (the expiry pass is pass.c's).  The structure and
- * locking of a base are base_priv.h's; the queued timers are the timer
- * sets' (timerset.h), which this file drives through their functions only.
+ * base.c - timer semantics: start, cancel, forward and the timer queries
+ * (the expiry pass is pass.c's, clocks and settings clock.c's).  The
+ * structure and locking of a base are base_priv.h's; the queued timers are
+ * the timer sets' (timerset.h), which this file drives through their
+ * functions only.
  * A real CLOCK_REALTIME base has two sets (base_priv.h): a relative start
  * there takes the monotonic clock and the relative set, off the fast path,
  * which stays the one-set path of every other base.
@@ -21,7 +22,6 @@
 
 #include "base_priv.h"
 
-_Thread_local const struct hrt_base *hrt__walking HRT_TLS_IE;
 unsigned hrt__fork_gen;
 
 static inline hrt_time_t sat_add(hrt_time_t a, hrt_time_t b)
@@ -77,122 +77,11 @@ static hrt_time_t add_intervals(hrt_time_t v, uint64_t n, hrt_time_t interval)
 	return (hrt_time_t)((uint64_t)v + n * (uint64_t)interval);
 }
 
-hrt_time_t hrt__clock_now(clockid_t clock)
-{
-	struct timespec ts;
-
-	clock_gettime(clock, &ts);
-	return (hrt_time_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
-}
-
-hrt_time_t hrt__base_clock_read(const struct hrt_base *b, clockid_t clock)
-{
-	struct timespec ts;
-
-	if (!b->gettime)
-		return hrt__clock_now(clock);
-	b->gettime(clock, &ts);
-	return (hrt_time_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
-}
-
-/* Read noise: two clock reads a few hundred ns apart, or preempted. */
-#define OFF_NOISE 20000
-
-/* The offset moves only when the wall clock is set.  A set the kernel
- * reported (told), or one it could not report (the timerfd was disarmed),
- * takes any clean reading; otherwise a reading within the noise of the
- * kept one keeps it, so that the armed instant and next_event agree. */
-void hrt__base_sync_offset(struct hrt_base *b, int told)
-{
-	hrt_time_t r1, m, r2, off;
-
-	for (int i = 0; i < 3; i++) {
-		r1 = base_now(b);
-		m = base_mono_now(b);
-		r2 = base_now(b);
-		if (r2 - r1 < OFF_NOISE)
-			break;
-	}
-	off = r1 + (r2 - r1) / 2 - m;
-	if ((told && r2 - r1 < OFF_NOISE) || off - b->off >= OFF_NOISE || b->off - off >= OFF_NOISE)
-		__atomic_store_n(&b->off, off, __ATOMIC_RELAXED);
-}
-
-void hrt__base_set_gettime(struct hrt_base *b, int (*gettime)(clockid_t, struct timespec *))
-{
-	base_lock(b);
-	b->gettime = gettime;
-	b->now_slow = b->virt || b->split || gettime;
-	if (b->split)
-		hrt__base_sync_offset(b, 1);
-	base_unlock(b);
-}
-
 /* The set of the same kind as ns (of base nb) on base b. */
 static inline struct hrt_tset *same_kind(struct hrt_base *b, struct hrt_base *nb,
 					 struct hrt_tset *ns)
 {
 	return b != nb && base_set_is_rel(nb, ns) && b->split ? b->rel : b == nb ? ns : &b->set;
-}
-
-/* Settings ------------------------------------------------------------- */
-
-HRT_EXTERN int hrt_base_set_greedy(struct hrt_base *b, enum hrt_greedy policy)
-{
-	int err = base_guard(b, G_CHANGE, policy != HRT_GREEDY_OFF &&
-			     policy != HRT_GREEDY_IDLE && policy != HRT_GREEDY_ALWAYS);
-
-	if (err)
-		return err;
-	__atomic_store_n(&b->greedy, (int)policy, __ATOMIC_RELAXED);
-	return 0;
-}
-
-HRT_EXTERN int hrt_base_get_greedy(const struct hrt_base *b)
-{
-	int err = base_guard(b, G_QUERY, 0);
-
-	return err ? err : __atomic_load_n(&b->greedy, __ATOMIC_RELAXED);
-}
-
-clockid_t hrt__base_clock(const struct hrt_base *b)
-{
-	return b->clock;
-}
-
-HRT_EXTERN int hrt_base_get_clock(const struct hrt_base *b, clockid_t *clock)
-{
-	int err = base_guard(b, G_QUERY, !clock);
-
-	if (!err)
-		*clock = b->clock;
-	return err;
-}
-
-HRT_EXTERN int hrt_base_now(const struct hrt_base *b, hrt_time_t *now)
-{
-	int err = base_guard(b, G_QUERY, !now);
-
-	if (!err)
-		*now = base_now(b);
-	return err;
-}
-
-HRT_EXTERN int hrt_base_set_time(struct hrt_base *b, hrt_time_t now)
-{
-	int ret = base_guard(b, G_CHANGE, 0);
-
-	if (ret)
-		return ret;
-	if (!base_is_virtual(b))
-		return -EOPNOTSUPP;
-	base_lock(b);
-	if (now < b->vnow)
-		ret = -EINVAL;
-	else
-		__atomic_store_n(&b->vnow, now, __ATOMIC_RELAXED);
-	base_unlock(b);
-	return ret;
 }
 
 /* Locking a timer's base ---------------------------------------------- */
@@ -389,14 +278,15 @@ start_rel_slow(struct hrt_timer *t, struct hrt_base *nb, uintptr_t s, hrt_time_t
 }
 
 /*
- * A timer that names a set was started once, so its callback is known to
- * be set (only hrt_timer_init writes it, and never NULL): the entry check
- * reads the state word first and the callback only of a new timer.  On
- * the owner's single-thread base, a timer already its own cannot move
- * under us: no lock, no chase, straight to the fused re-queue.
+ * Every start that start_fast leaves: the whole entry check, then the
+ * owner's path or both locks.  A timer that names a set was started once,
+ * so its callback is known to be set (only hrt_timer_init writes it, and
+ * never NULL): the entry check reads the state word first and the
+ * callback only of a new timer.
  */
-HRT_EXTERN int hrt_timer_start_range(struct hrt_timer *t, struct hrt_base *nb,
-				     hrt_time_t soft, hrt_time_t slack, enum hrt_mode mode)
+static __attribute__((noinline)) int
+start_full(struct hrt_timer *t, struct hrt_base *nb, hrt_time_t soft, hrt_time_t slack,
+	   enum hrt_mode mode)
 {
 	hrt_time_t hard;
 	uintptr_t s = t ? hrt__tset_state(t) : 0;
@@ -416,10 +306,121 @@ HRT_EXTERN int hrt_timer_start_range(struct hrt_timer *t, struct hrt_base *nb,
 	return start_locked(t, nb, &nb->set, soft, hard);
 }
 
+/* requeue_own out of line, then the owner's half of the lock left if
+ * `entered`: start_fast's tail for a tree timer or a new wake-up. */
+static __attribute__((noinline)) int
+requeue_out(struct hrt_timer *t, struct hrt_base *b, hrt_time_t soft, hrt_time_t hard,
+	    uintptr_t s, int entered)
+{
+	requeue_own(b, &b->set, t, s, soft, hard);
+	if (entered)
+		base_owner_exit(b);
+	return 0;
+}
+
+/* Lock held, t on b's first set: requeue_own where it is a wheel link or
+ * move that leaves the armed instant alone (wakeup_after's test).  1 if
+ * done; 0, nothing changed, otherwise. */
+static inline __attribute__((always_inline)) int
+requeue_fast(struct hrt_base *b, struct hrt_timer *t, uintptr_t s, hrt_time_t soft,
+	     hrt_time_t hard)
+{
+	if (b->dev) {
+		hrt_time_t armed = b->armed;
+
+		if (armed <= 1 || gone_hard(t, s) <= armed || hard < armed)
+			return 0;
+	}
+	if (!hrt__tset_rearm_wheel(&b->set, t, s, soft, hard))
+		return 0;
+	b->stats.starts++;
+	return 1;
+}
+
+/*
+ * An absolute start (soft given) of a timer already on nb's first set,
+ * by the owner of a single-thread base or of the default base's bias,
+ * needs no lock, no chase and, for a wheel timer, no call: a leaf that
+ * saves no registers.  Any other case, arguments the entry check would
+ * refuse and a walk callback's start included (hrt__change_id is 0 there),
+ * leaves for start_full (nothing done yet) or, lock held, for
+ * requeue_out; both are tail calls.
+ */
+static inline __attribute__((always_inline)) int
+start_fast(struct hrt_timer *t, struct hrt_base *nb, hrt_time_t soft, hrt_time_t slack)
+{
+	hrt_time_t hard;
+	uintptr_t s;
+
+	if (__builtin_expect(!t, 0) || __builtin_expect(!nb, 0) || __builtin_expect(slack < 0, 0))
+		return start_full(t, nb, soft, slack, HRT_MODE_ABS);
+	if (__builtin_expect(__builtin_add_overflow(soft, slack, &hard), 0))
+		return start_full(t, nb, soft, slack, HRT_MODE_ABS);
+	if (__builtin_expect(hard > HRT_QUEUE_NOW_MAX, 0))
+		return start_full(t, nb, soft, slack, HRT_MODE_ABS);
+	/* slack is hard - soft from here: one register less to keep.  A
+	 * first start (state word 0) binds the timer here too, as
+	 * lock_for_start would: a plain store on a single-thread base, a
+	 * compare-and-swap under the owner's half of the lock. */
+	if (nb->unlocked) {
+		s = hrt__tset_state(t);
+		if (nb->owner == hrt__change_id &&
+		    (hrt__tset_of(s) == &nb->set || (!s && t->hrt__fn))) {
+			if (!s) {
+				hrt__tset_bind(t, &nb->set);
+				s = (uintptr_t)&nb->set;
+			}
+			if (requeue_fast(nb, t, s, soft, hard))
+				return 0;
+			return requeue_out(t, nb, soft, hard, s, 0);
+		}
+	} else if (base_owner_enter_as(nb, hrt__change_id)) {
+		s = hrt__tset_state(t);
+		if (__builtin_expect(hrt__tset_of(s) != &nb->set, 0)) {
+			if (s || !t->hrt__fn || !hrt__tset_claim(t, &nb->set, &s)) {
+				base_owner_exit(nb);
+				return start_full(t, nb, soft, hard - soft, HRT_MODE_ABS);
+			}
+			s = (uintptr_t)&nb->set;
+		}
+		if (!requeue_fast(nb, t, s, soft, hard))
+			return requeue_out(t, nb, soft, hard, s, 1);
+		base_owner_exit(nb);
+		return 0;
+	}
+	return start_full(t, nb, soft, hard - soft, HRT_MODE_ABS);
+}
+
+/* A relative start on a base whose clock is read directly: the clock,
+ * then start_fast.  Refusals are start_full's, which reads no clock. */
+static __attribute__((noinline)) int
+start_rel(struct hrt_timer *t, struct hrt_base *nb, hrt_time_t delta, hrt_time_t slack,
+	  enum hrt_mode mode)
+{
+	if (mode != HRT_MODE_REL || !t || !nb || nb->now_slow)
+		return start_full(t, nb, delta, slack, mode);
+	return start_fast(t, nb, sat_add(hrt__clock_now(nb->clock), delta), slack);
+}
+
+static inline __attribute__((always_inline)) int
+start(struct hrt_timer *t, struct hrt_base *nb, hrt_time_t soft, hrt_time_t slack,
+      enum hrt_mode mode)
+{
+	if (mode != HRT_MODE_ABS)
+		return start_rel(t, nb, soft, slack, mode);
+	return start_fast(t, nb, soft, slack);
+}
+
+HRT_EXTERN int hrt_timer_start_range(struct hrt_timer *t, struct hrt_base *nb,
+				     hrt_time_t soft, hrt_time_t slack, enum hrt_mode mode)
+{
+	return start(t, nb, soft, slack, mode);
+}
+
 HRT_EXTERN int hrt_timer_start(struct hrt_timer *t, struct hrt_base *b,
 			       hrt_time_t expiry, enum hrt_mode mode)
 {
-	return hrt_timer_start_range(t, b, expiry, 0, mode);
+	return start(t, b, expiry, 0, mode);
 }
 
 /* Lock held, t's state word s names b's set ts: off it if queued. */
@@ -448,9 +449,9 @@ static __attribute__((noinline)) int cancel_locked(struct hrt_timer *t, int wait
 {
 	struct hrt_base *b;
 	uintptr_t s;
-	int ret;
+	int ret = timer_guard(t, G_CHANGE, 0);
 
-	if ((ret = lock_timer_base(t, &b, &s)) || !b)
+	if (ret || (ret = lock_timer_base(t, &b, &s)) || !b)
 		return ret;
 	while (b->running == t && !pthread_equal(b->pass_thread, pthread_self())) {
 		if (!wait) {
@@ -472,37 +473,67 @@ static __attribute__((noinline)) int cancel_locked(struct hrt_timer *t, int wait
 	return ret;
 }
 
+/* cancel_queued out of line, then the owner's half of the lock left if
+ * `entered`: cancel_fast's tail for a tree timer or a new wake-up. */
+static __attribute__((noinline)) int
+cancel_out(struct hrt_base *b, struct hrt_tset *ts, struct hrt_timer *t, uintptr_t s,
+	   int entered)
+{
+	int ret = cancel_queued(b, ts, t, s);
+
+	if (entered)
+		base_owner_exit(b);
+	return ret;
+}
+
+/* cancel_queued, then the owner's half left if `entered`: a wheel timer
+ * whose hard expiry is not the armed one is unlinked here, with no call. */
+static inline __attribute__((always_inline)) int
+cancel_fast(struct hrt_base *b, struct hrt_tset *ts, struct hrt_timer *t, uintptr_t s,
+	    int entered)
+{
+	if (!hrt__tset_queued(s)) {
+		if (entered)
+			base_owner_exit(b);
+		return 0;
+	}
+	if ((b->dev && (base_set_is_rel(b, ts) || b->armed <= 1 || t->hrt__hard <= b->armed)) ||
+	    !hrt__tset_del_wheel(ts, t, s))
+		return cancel_out(b, ts, t, s, entered);
+	b->stats.cancels++;
+	if (entered)
+		base_owner_exit(b);
+	return 1;
+}
+
 /* The owner on its single-thread base: no lock, and no callback of it
  * can be running in another thread; the owner of a default base's bias:
  * its half of the lock.  Inline in both cancels, the rest is
  * cancel_locked's. */
-static inline int cancel(struct hrt_timer *t, int wait)
+static inline __attribute__((always_inline)) int cancel(struct hrt_timer *t, int wait)
 {
 	struct hrt_base *b;
 	struct hrt_tset *ts;
 	uintptr_t s;
-	int ret = timer_guard(t, G_CHANGE, 0);
 
-	if (ret)
-		return ret;
+	if (!t)
+		return -EINVAL;
 	s = hrt__tset_state(t);
 	ts = hrt__tset_of(s);
 	if (!ts)
-		return 0;
+		return timer_guard(t, G_CHANGE, 0);    /* -EDEADLK in a walk, or 0 */
 	b = base_of(ts);
+	/* hrt__change_id is 0 in a walk callback: cancel_locked refuses. */
 	if (b->unlocked) {
-		if (b->owner == hrt__thread_id)
-			return cancel_queued(b, ts, t, s);
-	} else if (base_owner_enter(b)) {
+		if (b->owner == hrt__change_id)
+			return cancel_fast(b, ts, t, s, 0);
+	} else if (base_owner_enter_as(b, hrt__change_id)) {
 		/* The bias's owner: its half of the lock; a timer that moved
 		 * before it (even to b's other set), or whose callback runs in
 		 * another thread, takes the full path. */
 		s = hrt__tset_state(t);
-		if (__builtin_expect(hrt__tset_of(s) == ts && b->running != t, 1)) {
-			ret = cancel_queued(b, ts, t, s);
-			base_owner_exit(b);
-			return ret;
-		}
+		if (__builtin_expect(hrt__tset_of(s) == ts && b->running != t, 1))
+			return cancel_fast(b, ts, t, s, 1);
 		base_owner_exit(b);
 	}
 	return cancel_locked(t, wait);

@@ -46,7 +46,7 @@ int hrt__base_rearm(struct hrt_base *b);
 int hrt__base_window(struct hrt_base *b, hrt_time_t *owner, hrt_time_t *soft,
 		     hrt_time_t *hard);
 
-/* base.c.  The clock a base reads (for a virtual one, the clock it
+/* clock.c.  The clock a base reads (for a virtual one, the clock it
  * stands for). */
 clockid_t hrt__base_clock(const struct hrt_base *b);
 /* The clock's time now, in ns. */

@@ -3,11 +3,12 @@
  * base_priv.h - the base's own header, shared by the files of the base
  * layer and by nothing else: struct hrt_base, its locking, the entry
  * checks and the device update.  The files: base.c (timer semantics),
- * pass.c (the pass over the base's sets), wakeup.c (the device glue),
- * coalesce.c (the window and its plan), introspect.c (count, stats, walk, check); none of them names the
+ * clock.c (clock reads and settings), pass.c (the pass over the base's
+ * sets), wakeup.c (the device glue), coalesce.c (the window and its
+ * plan), introspect.c (count, stats, walk, check); none of them names the
  * loop.  lifecycle.c (new and free) sits above the base and the loop and
- * hangs the one on the other.  The queued timers are the timer set's (timerset.h); the base
- * reaches them only through its functions.
+ * hangs the one on the other.  The queued timers are the timer set's
+ * (timerset.h); the base reaches them only through its functions.
  *
  * The entry guard: every public call of the base layer and of the loop
  * opens with base_guard or timer_guard below, and no other entry check
@@ -112,8 +113,8 @@ struct hrt_base {
 #define HRT_ARMED_EXPIRED (-HRT_TIME_MAX)
 
 /* The base whose hrt_base_walk_tree callback this thread is in (its lock
- * is held), or NULL (base.c).  Queries of it skip the lock; changes are
- * refused. */
+ * is held), or NULL (defined in baselock.c, with the ids).  Queries of it
+ * skip the lock; changes are refused. */
 #if defined(__GNUC__)
 #define HRT_TLS_IE __attribute__((tls_model("initial-exec"), visibility("hidden")))
 #else
@@ -124,6 +125,11 @@ extern _Thread_local const struct hrt_base *hrt__walking HRT_TLS_IE;
  * one, then a number no other thread of the process ever gets (a thread's
  * address or its TLS block is reused by later threads). */
 extern _Thread_local uint64_t hrt__thread_id HRT_TLS_IE;
+/* hrt__thread_id, but 0 inside a hrt_base_walk_tree callback: the fast
+ * paths of start and cancel compare it with an unlocked base's owner or
+ * a base's bias (neither is ever 0), one test for steps 2 and 3 of the
+ * guard below. */
+extern _Thread_local uint64_t hrt__change_id HRT_TLS_IE;
 
 /* Bumped in the child of every fork() (lifecycle.c registers it): a base
  * whose fork_gen differs was made by an ancestor and shares its timerfd. */
@@ -182,18 +188,26 @@ uint64_t hrt__baselock_test_fences(void);
  * The foreign side pairs a store of `pending` and a membarrier with its
  * read of owner_in, so one of the two sees the other (baselock.c).
  */
-static inline int base_owner_enter(struct hrt_base *b)
+static inline int base_owner_enter_as(struct hrt_base *b, uint64_t id)
 {
-	if (__atomic_load_n(&b->bias, __ATOMIC_RELAXED) == hrt__thread_id) {
+	if (__atomic_load_n(&b->bias, __ATOMIC_RELAXED) == id) {
 		__atomic_store_n(&b->owner_in, 1, __ATOMIC_RELAXED);
 		__atomic_signal_fence(__ATOMIC_SEQ_CST);
 		if (__builtin_expect(!__atomic_load_n(&b->pending, __ATOMIC_ACQUIRE), 1)) {
-			__atomic_store_n(&b->owner_ops, b->owner_ops + 1, __ATOMIC_RELAXED);
+			/* Plain (one add to memory): the foreign side reads it
+			 * only once owner_in is 0 (acquire), or under the mutex
+			 * the owner gave the bias up under. */
+			b->owner_ops++;
 			return 1;
 		}
 		__atomic_store_n(&b->owner_in, 0, __ATOMIC_RELEASE);
 	}
 	return 0;
+}
+
+static inline int base_owner_enter(struct hrt_base *b)
+{
+	return base_owner_enter_as(b, hrt__thread_id);
 }
 
 /* Leaves what base_owner_enter entered: base_unlock's owner half, whose
@@ -231,7 +245,7 @@ static inline int base_is_virtual(const struct hrt_base *b)
 	return b->virt;
 }
 
-/* A clock through b's seam (base.c). */
+/* A clock through b's seam (clock.c). */
 hrt_time_t hrt__base_clock_read(const struct hrt_base *b, clockid_t clock);
 
 /* The base's time: its clock's, or a virtual base's own. */
@@ -259,7 +273,8 @@ static inline hrt_time_t base_offset(const struct hrt_base *b)
 	return __atomic_load_n(&b->off, __ATOMIC_RELAXED);
 }
 
-/* base.c: measure the offset again; kept if it moved by read noise only. */
+/* clock.c: measure the offset again: after a set the kernel reported
+ * (told), any clean reading; else kept if it moved by read noise only. */
 void hrt__base_sync_offset(struct hrt_base *b, int told);
 
 /* A monotonic key as an instant of the base's clock, saturated. */

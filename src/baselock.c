@@ -58,6 +58,8 @@
 #include "base_priv.h"
 
 _Thread_local uint64_t hrt__thread_id HRT_TLS_IE;
+_Thread_local uint64_t hrt__change_id HRT_TLS_IE;
+_Thread_local const struct hrt_base *hrt__walking HRT_TLS_IE;
 
 #define BL_CLAIM_MAX   4096u
 #define BL_REVOKE_OPS  256u             /* owner calls a fence is worth */
@@ -79,8 +81,11 @@ static uint64_t fences;                 /* for the tests */
 
 uint64_t hrt__thread_id_get(void)
 {
-	if (!hrt__thread_id)
+	if (!hrt__thread_id) {
 		hrt__thread_id = __atomic_add_fetch(&thread_ids, 1, __ATOMIC_RELAXED);
+		if (!hrt__walking)
+			hrt__change_id = hrt__thread_id;
+	}
 	return hrt__thread_id;
 }
 

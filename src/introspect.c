@@ -77,6 +77,7 @@ HRT_EXTERN ssize_t hrt_base_walk_tree(struct hrt_base *b,
 		if (b->split)
 			hrt__tset_gather(b->rel);
 		hrt__walking = b;
+		hrt__change_id = 0;
 	}
 	/* A split base: the absolute set, then the relative one. */
 	n = hrt__tset_walk(&b->set, fn, ctx);
@@ -84,6 +85,7 @@ HRT_EXTERN ssize_t hrt_base_walk_tree(struct hrt_base *b,
 		n += hrt__tset_walk(b->rel, fn, ctx);
 	if (!outer) {
 		hrt__walking = NULL;
+		hrt__change_id = hrt__thread_id;
 		base_unlock(b);
 	}
 	return (ssize_t)n;

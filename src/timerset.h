@@ -194,6 +194,44 @@ hrt__tset_rearm(struct hrt_tset *ts, struct hrt_timer *t, uintptr_t s, hrt_time_
 		hrt__tset_add_tree(ts, t);
 }
 
+/* The fast paths: hrt__tset_rearm and hrt__tset_del where the wheel does
+ * it all (t not in a tree, the new expiries fit a slot, no renumber due),
+ * with no call, so that their callers save no registers.  1 if done; else
+ * 0, nothing changed: the caller takes the full call. */
+static inline __attribute__((always_inline)) int
+hrt__tset_rearm_wheel(struct hrt_tset *ts, struct hrt_timer *t, uintptr_t s, hrt_time_t soft,
+		      hrt_time_t hard)
+{
+	int key;
+
+	if ((s & (HRT_TS_QUEUED | HRT_TS_WHEEL)) == HRT_TS_QUEUED)
+		return 0;
+	key = hrt__wheel_key(&ts->wheel, soft, hard);
+	if (key < 0 || !hrt__wheel_seq_ok(&ts->wheel))
+		return 0;
+	/* Nothing refuses from here: the expiries first, so that they are
+	 * not held in registers across the list work. */
+	__atomic_store_n(&t->hrt__soft, soft, __ATOMIC_RELAXED);
+	__atomic_store_n(&t->hrt__hard, hard, __ATOMIC_RELAXED);
+	if (s & HRT_TS_WHEEL) {
+		hrt__wheel_move_(&ts->wheel, t, (unsigned)key, 0);
+	} else {
+		hrt__wheel_link_(&ts->wheel, t, (unsigned)key, 0);
+		hrt__tset_mark(t, ts, HRT_TS_QUEUED | HRT_TS_WHEEL);
+	}
+	return 1;
+}
+
+static inline __attribute__((always_inline)) int
+hrt__tset_del_wheel(struct hrt_tset *ts, struct hrt_timer *t, uintptr_t s)
+{
+	if (!(s & HRT_TS_WHEEL))
+		return 0;
+	hrt__wheel_del(&ts->wheel, t);
+	hrt__tset_mark(t, ts, 0);
+	return 1;
+}
+
 /* t (queued on ts) off it to run in the current pass (S2). */
 static inline void hrt__tset_take(struct hrt_tset *ts, struct hrt_timer *t)
 {

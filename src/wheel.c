@@ -32,17 +32,15 @@ void hrt__wheel_init(struct hrt_wheel *w, hrt_time_t now)
 {
 	unsigned l, i;
 
-	w->hz = hrt__wheel_hz_for(now);
+	hrt__wheel_set_hz(w, hrt__wheel_hz_for(now));
 	w->count = 0;
 	w->cascades = 0;
 	w->seq = 0;
 	for (l = 0; l < HRT_WHEEL_LEVELS; l++) {
 		w->occupied[l] = 0;
 		w->unsorted[l] = 0;
-		for (i = 0; i < HRT_WHEEL_SLOTS; i++) {
-			w->n[l][i] = 0;
+		for (i = 0; i < HRT_WHEEL_SLOTS; i++)
 			hrt__list_init(&w->slot[l][i]);
-		}
 	}
 }
 
@@ -125,8 +123,20 @@ void hrt__wheel_renumber(struct hrt_wheel *w)
 	}
 }
 
+/* The timers on list h, counted up to max + 1. */
+static size_t list_count(const struct hrt_list_node *h, size_t max)
+{
+	const struct hrt_list_node *l;
+	size_t n = 0;
+
+	for (l = h->hrt__next; l != h && n <= max; l = l->hrt__next)
+		n++;
+	return n;
+}
+
 /* Slot (level, idx) whole to the end of out; sorted first only if asked
- * (a cascade re-places timers by their keys and sorts what must leave). */
+ * (a cascade re-places timers by their keys and sorts what must leave).
+ * Counted as it leaves: its timers are about to be walked anyway. */
 static void take_slot(struct hrt_wheel *w, unsigned level, unsigned idx,
 		      struct hrt_list_node *out, int sort)
 {
@@ -135,8 +145,7 @@ static void take_slot(struct hrt_wheel *w, unsigned level, unsigned idx,
 		if (sort)
 			sort_slot(&w->slot[level][idx]);
 	}
-	w->count -= w->n[level][idx];
-	w->n[level][idx] = 0;
+	w->count -= list_count(&w->slot[level][idx], SIZE_MAX - 1);
 	list_splice_tail(out, &w->slot[level][idx]);
 	w->occupied[level] &= ~(UINT64_C(1) << idx);
 }
@@ -159,7 +168,6 @@ static void relink(struct hrt_wheel *w, struct hrt_timer *t, unsigned key)
 		w->unsorted[level] |= UINT64_C(1) << idx;
 	hrt__wheel_list_add(h, &t->hrt__off.hrt__link);
 	w->occupied[level] |= UINT64_C(1) << idx;
-	w->n[level][idx]++;
 	w->count++;
 	t->hrt__off.hrt__slot = key | (t->hrt__off.hrt__slot & ~HRT_WHEEL_KEY_MASK);
 }
@@ -209,7 +217,7 @@ void hrt__wheel_advance(struct hrt_wheel *w, uint64_t hz, struct hrt_list_node *
 				take_slot(w, level, idx, &redo, 0);
 		}
 	}
-	w->hz = hz;
+	hrt__wheel_set_hz(w, hz);
 	/*
 	 * The cascade: each timer that still fits to its new slot, in list
 	 * order, keeping its sequence.  The others leave, and with them (W2)
@@ -272,7 +280,8 @@ int hrt__wheel_scan_first(const struct hrt_wheel *w, hrt_time_t *hard)
 	unsigned level, idx;
 	hrt_time_t m = HRT_TIME_MAX;
 
-	if (!first_slot(w, &level, &idx) || w->n[level][idx] > HRT_WHEEL_SCAN)
+	if (!first_slot(w, &level, &idx) ||
+	    list_count(&w->slot[level][idx], HRT_WHEEL_SCAN) > HRT_WHEEL_SCAN)
 		return 0;
 	h = &w->slot[level][idx];
 	for (l = h->hrt__next; l != h; l = l->hrt__next) {
@@ -337,7 +346,6 @@ const char *hrt__wheel_check(const struct hrt_wheel *w,
 			int bit = !!(w->occupied[level] & (UINT64_C(1) << idx));
 			int sorted = !(w->unsorted[level] & (UINT64_C(1) << idx));
 			uint64_t last = 0;
-			size_t before = count;
 
 			if (bit != !hrt__list_empty(h))
 				return "wheel occupancy bit wrong";
@@ -370,8 +378,6 @@ const char *hrt__wheel_check(const struct hrt_wheel *w,
 			}
 			if (h->hrt__prev != prev)
 				return "wheel slot back link wrong";
-			if (w->n[level][idx] != count - before)
-				return "wheel slot count wrong";
 		}
 	}
 	return count == w->count ? NULL : "wheel count wrong";

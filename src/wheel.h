@@ -60,12 +60,15 @@
 
 struct hrt_wheel {
 	uint64_t hz;                            /* the horizon (a jiffy) */
+	hrt_time_t hz_last;                     /* the instant before it (MAX past
+						 * the end of time: none after) */
 	uint64_t occupied[HRT_WHEEL_LEVELS];    /* bit i: slot i is not empty */
 	uint64_t unsorted[HRT_WHEEL_LEVELS];    /* bit i: slot i may be out of order (W3) */
 	uint64_t seq;                           /* the next start sequence, << KEY_BITS */
 	size_t count;
 	uint64_t cascades;                      /* timers re-placed inside the wheel */
-	size_t n[HRT_WHEEL_LEVELS][HRT_WHEEL_SLOTS];    /* timers per slot */
+	/* No count per slot: a timer whose neighbours are one node (the
+	 * head) was the slot's last, so a move writes no counter. */
 	struct hrt_list_node slot[HRT_WHEEL_LEVELS][HRT_WHEEL_SLOTS];
 };
 
@@ -96,6 +99,13 @@ static inline hrt_time_t hrt__wheel_horizon(const struct hrt_wheel *w)
 	return hrt__wheel_time(w->hz);
 }
 
+/* Sets the horizon to hz. */
+static inline void hrt__wheel_set_hz(struct hrt_wheel *w, uint64_t hz)
+{
+	w->hz = hz;
+	w->hz_last = (hrt_time_t)((uint64_t)hrt__wheel_time(hz) - 1);
+}
+
 /* An empty list (the "out" lists). */
 static inline void hrt__list_init(struct hrt_list_node *h)
 {
@@ -113,11 +123,15 @@ static inline struct hrt_timer *hrt__wheel_timer(const struct hrt_list_node *l)
 	return HRT_CONTAINER_OF((struct hrt_list_node *)l, struct hrt_timer, hrt__off.hrt__link);
 }
 
+/* The tail's link is written between l's two: GCC would otherwise pair
+ * l's stores into one vector store, four instructions for two. */
 static inline void hrt__wheel_list_add(struct hrt_list_node *h, struct hrt_list_node *l)
 {
+	struct hrt_list_node *tail = h->hrt__prev;
+
+	l->hrt__prev = tail;
+	tail->hrt__next = l;
 	l->hrt__next = h;
-	l->hrt__prev = h->hrt__prev;
-	h->hrt__prev->hrt__next = l;
 	h->hrt__prev = l;
 }
 
@@ -127,12 +141,11 @@ static inline void hrt__wheel_list_del(struct hrt_list_node *l)
 	l->hrt__next->hrt__prev = l->hrt__prev;
 }
 
-/* The level and slot of jiffy j (>= hz). */
+/* The level and slot of jiffy j (>= hz).  x | 1: bit 0 is level 0's
+ * anyway, and the clz needs no test for 0. */
 static inline unsigned hrt__wheel_level(uint64_t j, uint64_t hz)
 {
-	uint64_t x = j ^ hz;
-
-	return x ? (unsigned)(63 - __builtin_clzll(x)) / HRT_WHEEL_BITS : 0;
+	return (unsigned)(63 - __builtin_clzll((j ^ hz) | 1)) / HRT_WHEEL_BITS;
 }
 
 static inline unsigned hrt__wheel_slot(uint64_t j, unsigned level)
@@ -147,18 +160,22 @@ void hrt__wheel_take_slot(struct hrt_wheel *w, unsigned level, unsigned idx,
 
 /* The slot (level * HRT_WHEEL_SLOTS + index) of the wheel that a timer
  * with these expiries goes to, or -1: its hard expiry is behind the
- * horizon, or its soft expiry is not in the same slot (W1). */
+ * horizon, or its soft expiry is not in the same slot (W1).  One test of
+ * the horizon does: with js >= hz > jh, js and jh differ at or above the
+ * top bit of jh ^ hz, so the slot test fails.  js >= hz is soft >
+ * hz_last, and js ^ jh needs no flip of the sign bits. */
 static inline int hrt__wheel_key(const struct hrt_wheel *w, hrt_time_t soft, hrt_time_t hard)
 {
-	uint64_t jh = hrt__wheel_jiffy(hard), js = hrt__wheel_jiffy(soft);
-	unsigned level;
+	uint64_t jh = hrt__wheel_jiffy(hard);
+	unsigned level, sh;
 
-	if (jh < w->hz || js < w->hz)
+	if (soft <= w->hz_last)
 		return -1;
 	level = hrt__wheel_level(jh, w->hz);
-	if ((js ^ jh) >> (level * HRT_WHEEL_BITS))
+	sh = level * HRT_WHEEL_BITS;
+	if ((((uint64_t)soft ^ (uint64_t)hard) >> HRT_WHEEL_SHIFT) >> sh)
 		return -1;
-	return (int)(level * HRT_WHEEL_SLOTS + hrt__wheel_slot(jh, level));
+	return (int)(level * HRT_WHEEL_SLOTS + ((jh >> sh) & (HRT_WHEEL_SLOTS - 1)));
 }
 
 /* The slot key of a wheel timer, and its start sequence (W3). */
@@ -177,12 +194,47 @@ static inline uint64_t hrt__wheel_seq_of(const struct hrt_timer *t)
  * them in one slot, unchanged). */
 void hrt__wheel_renumber(struct hrt_wheel *w);
 
-/* A new start sequence for t in slot `key`. */
-static inline void hrt__wheel_number(struct hrt_wheel *w, struct hrt_timer *t, unsigned key)
+/* The next start sequence is not the last one: numbering now needs no
+ * renumber (the fast paths test this before they change anything). */
+static inline int hrt__wheel_seq_ok(const struct hrt_wheel *w)
+{
+	return w->seq != (uint64_t)0 - (UINT64_C(1) << HRT_WHEEL_KEY_BITS);
+}
+
+/* A new start sequence for t in slot `key`; `renumber`: 0 when
+ * hrt__wheel_seq_ok was found true. */
+static inline __attribute__((always_inline)) void
+hrt__wheel_number_(struct hrt_wheel *w, struct hrt_timer *t, unsigned key, int renumber)
 {
 	t->hrt__off.hrt__slot = key | w->seq;
-	if (__builtin_expect(!(w->seq += UINT64_C(1) << HRT_WHEEL_KEY_BITS), 0))
+	w->seq += UINT64_C(1) << HRT_WHEEL_KEY_BITS;
+	if (renumber && __builtin_expect(!w->seq, 0))
 		hrt__wheel_renumber(w);
+}
+
+static inline void hrt__wheel_number(struct hrt_wheel *w, struct hrt_timer *t, unsigned key)
+{
+	hrt__wheel_number_(w, t, key, 1);
+}
+
+/* Slot `key`'s list head, and its bit in its level's bitmaps. */
+static inline struct hrt_list_node *hrt__wheel_head(struct hrt_wheel *w, unsigned key)
+{
+	return &w->slot[0][0] + key;
+}
+
+static inline uint64_t hrt__wheel_bit(unsigned key)
+{
+	return UINT64_C(1) << (key % HRT_WHEEL_SLOTS);
+}
+
+static inline __attribute__((always_inline)) void
+hrt__wheel_link_(struct hrt_wheel *w, struct hrt_timer *t, unsigned key, int renumber)
+{
+	hrt__wheel_list_add(hrt__wheel_head(w, key), &t->hrt__off.hrt__link);
+	w->occupied[key / HRT_WHEEL_SLOTS] |= hrt__wheel_bit(key);
+	w->count++;
+	hrt__wheel_number_(w, t, key, renumber);
 }
 
 /* t (on no structure) to the tail of slot `key` with a new sequence.  The
@@ -190,13 +242,22 @@ static inline void hrt__wheel_number(struct hrt_wheel *w, struct hrt_timer *t, u
  * so that hrt__wheel_del need not find it again. */
 static inline void hrt__wheel_link(struct hrt_wheel *w, struct hrt_timer *t, unsigned key)
 {
-	unsigned level = key / HRT_WHEEL_SLOTS, idx = key % HRT_WHEEL_SLOTS;
+	hrt__wheel_link_(w, t, key, 1);
+}
 
-	hrt__wheel_list_add(&w->slot[level][idx], &t->hrt__off.hrt__link);
-	w->occupied[level] |= UINT64_C(1) << idx;
-	w->n[level][idx]++;
-	w->count++;
-	hrt__wheel_number(w, t, key);
+/* t (in slot `key`) off its list; the slot's bits cleared if it was the
+ * last there (its two neighbours were the head). */
+static inline __attribute__((always_inline)) void
+hrt__wheel_unlink(struct hrt_wheel *w, struct hrt_timer *t, unsigned key)
+{
+	struct hrt_list_node *l = &t->hrt__off.hrt__link, *next = l->hrt__next, *prev = l->hrt__prev;
+
+	prev->hrt__next = next;
+	next->hrt__prev = prev;
+	if (next == prev) {
+		w->occupied[key / HRT_WHEEL_SLOTS] &= ~hrt__wheel_bit(key);
+		w->unsorted[key / HRT_WHEEL_SLOTS] &= ~hrt__wheel_bit(key);
+	}
 }
 
 /* t (on no structure, not fit for the wheel: hrt__wheel_key < 0) to the
@@ -222,40 +283,32 @@ static inline int hrt__wheel_place(struct hrt_wheel *w, struct hrt_timer *t,
  * stays where it is with a new sequence, and the slot is marked unsorted
  * unless t is its tail (W3); no neighbour is written.  Else moved to the
  * tail of the new slot, as a del and a place would leave it. */
-static inline void hrt__wheel_move(struct hrt_wheel *w, struct hrt_timer *t, unsigned key)
+static inline __attribute__((always_inline)) void
+hrt__wheel_move_(struct hrt_wheel *w, struct hrt_timer *t, unsigned key, int renumber)
 {
-	unsigned level = key / HRT_WHEEL_SLOTS, idx = key % HRT_WHEEL_SLOTS;
+	struct hrt_list_node *h = hrt__wheel_head(w, key);
 	unsigned old = hrt__wheel_key_of(t);
 
 	if (key == old) {
-		if (w->slot[level][idx].hrt__prev != &t->hrt__off.hrt__link)
-			w->unsorted[level] |= UINT64_C(1) << idx;
+		if (h->hrt__prev != &t->hrt__off.hrt__link)
+			w->unsorted[key / HRT_WHEEL_SLOTS] |= hrt__wheel_bit(key);
 	} else {
-		unsigned ol = old / HRT_WHEEL_SLOTS, oi = old % HRT_WHEEL_SLOTS;
-
-		hrt__wheel_list_del(&t->hrt__off.hrt__link);
-		hrt__wheel_list_add(&w->slot[level][idx], &t->hrt__off.hrt__link);
-		if (!--w->n[ol][oi]) {
-			w->occupied[ol] &= ~(UINT64_C(1) << oi);
-			w->unsorted[ol] &= ~(UINT64_C(1) << oi);
-		}
-		w->occupied[level] |= UINT64_C(1) << idx;
-		w->n[level][idx]++;
+		hrt__wheel_unlink(w, t, old);
+		hrt__wheel_list_add(h, &t->hrt__off.hrt__link);
+		w->occupied[key / HRT_WHEEL_SLOTS] |= hrt__wheel_bit(key);
 	}
-	hrt__wheel_number(w, t, key);
+	hrt__wheel_number_(w, t, key, renumber);
+}
+
+static inline void hrt__wheel_move(struct hrt_wheel *w, struct hrt_timer *t, unsigned key)
+{
+	hrt__wheel_move_(w, t, key, 1);
 }
 
 /* t (in the wheel) out of it. */
 static inline void hrt__wheel_del(struct hrt_wheel *w, struct hrt_timer *t)
 {
-	unsigned key = hrt__wheel_key_of(t);
-	unsigned level = key / HRT_WHEEL_SLOTS, idx = key % HRT_WHEEL_SLOTS;
-
-	hrt__wheel_list_del(&t->hrt__off.hrt__link);
-	if (!--w->n[level][idx]) {
-		w->occupied[level] &= ~(UINT64_C(1) << idx);
-		w->unsorted[level] &= ~(UINT64_C(1) << idx);
-	}
+	hrt__wheel_unlink(w, t, hrt__wheel_key_of(t));
 	w->count--;
 }
 /* Horizon to hz (if later): every timer whose hard jiffy is < hz, and every
