@@ -19,6 +19,10 @@ BASE=${BASE:-64f2832952fe380a64abca582ae33910bffc766b}
 NS=${NS:-"1000 10000 100000 1000000"}
 WS=${WS:-start_cancel,rearm,timeout,expiry}
 ROUNDS=${ROUNDS:-3}
+# One CPU for both sides (BENCH_CPU, default 0), as run.sh: the CPUs differ.
+BENCH_CPU=${BENCH_CPU:-0}
+PIN=
+command -v taskset > /dev/null 2>&1 && PIN="taskset -c $BENCH_CPU"
 repo=$(cd ../.. && pwd)
 raw=$O/raw.csv
 mkdir -p "$O" "$DOCS"
@@ -58,7 +62,7 @@ if [ "${TABLE_ONLY:-0}" != 1 ]; then
 			for p in $PROGS; do
 				for side in $sides; do
 					t0=$(date +%s)
-					"$O/$side/$p" "$n" "$WS" | sed "s/^/$side,/" >> "$O/rounds.csv"
+					$PIN "$O/$side/$p" "$n" "$WS" | sed "s/^/$side,/" >> "$O/rounds.csv"
 					echo "   ran $side/$p N=$n (round $r) in $(( $(date +%s) - t0 )) s" >&2
 				done
 			done

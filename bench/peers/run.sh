@@ -22,6 +22,12 @@ HRTS="hrt hrt-st hrt-fd"	# each gets a column "over the best peer"
 # the median of the rounds' medians (min and max over all rounds); memory,
 # expiry and range run once.
 OPS_ROUNDS=${OPS_ROUNDS:-5}
+# Every program on one CPU (BENCH_CPU, default 0): the two CPUs of this
+# machine ran the same program 1.5-1.9x apart (a busy sibling thread), so
+# unpinned runs were bimodal and a paired ratio could pair two CPUs.
+BENCH_CPU=${BENCH_CPU:-0}
+PIN=
+command -v taskset > /dev/null 2>&1 && PIN="taskset -c $BENCH_CPU"
 OPS_W=start_cancel,rearm,timeout
 REST_W=memory,expiry,range
 raw=$O/raw.csv
@@ -30,6 +36,7 @@ mkdir -p "$DOCS" "$O/plot"
 echo "== machine"
 sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | sort | uniq -c | sed 's/^ */cpus: /'
 echo "kernel: $(uname -sr)"
+echo "pinned: ${PIN:-no (taskset missing)}"
 dpkg-query -W -f '${Package} ${Version}\n' libev-dev libuv1-dev libevent-dev libsystemd-dev \
 	2>/dev/null | sed 's/^/package: /' || echo "package: (dpkg-query unavailable)"
 echo "hrt: $(sed -n 's/^#define HRT_VERSION_STRING "\(.*\)"/\1/p' ../../include/hrt.h)" \
@@ -49,7 +56,7 @@ run() {		# lib n list
 	w=$(wanted "$1" "$2" "$3")
 	[ -n "$w" ] || return 0
 	t0=$(date +%s)
-	"$O/$1" "$2" "$w"
+	$PIN "$O/$1" "$2" "$w"
 	echo "   ran $1 N=$2 $w in $(( $(date +%s) - t0 )) s" >&2
 }
 
