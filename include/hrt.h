@@ -272,9 +272,10 @@ HRT_EXTERN int hrt_base_set_time(struct hrt_base *base, hrt_time_t now);
  * lock).  In the base's clock, relative timers of a CLOCK_REALTIME base
  * too (their monotonic expiry moved by the offset of the wall clock the
  * base last measured: at each pass, on every set of the clock the kernel
- * reports, and when its timerfd is armed after being disarmed, since a
- * disarmed timerfd hears of no set; a pass with no set reported keeps the
- * offset unless it moved by 20 us, more than two clock reads' noise). */
+ * reports, and when its timerfd is armed after being disarmed or held
+ * (hrt_base_hold_fd), since such a timerfd hears of no set; a pass with no
+ * set reported keeps the offset unless it moved by 20 us, more than two
+ * clock reads' noise). */
 HRT_EXTERN int hrt_base_next_event(const struct hrt_base *base, hrt_time_t *when);
 /* Number of queued timers, or -errno. */
 HRT_EXTERN ssize_t hrt_base_count(const struct hrt_base *base);

@@ -15,7 +15,9 @@
  * holds no iterator across it and asks the set for "the next timer to run"
  * from scratch afterwards.  Every change of the set ends with
  * base_wakeup_update, which keeps the device (if any) armed for the
- * earliest hard expiry; the device's handler comes back through wakeup.c.
+ * earliest hard expiry, except a fast-path start or cancel that leaves
+ * that instant as it is (nothing to do); the device's handler comes back
+ * through wakeup.c.
  */
 #include <string.h>
 #include <time.h>

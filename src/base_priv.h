@@ -12,7 +12,9 @@
  *
  * The entry guard: every public call of the base layer and of the loop
  * opens with base_guard or timer_guard below, and no other entry check
- * exists, so every call meets the situations in one order:
+ * exists, so every call meets the situations in one order (the start and
+ * cancel fast paths in base.c test 2 and 3 at once through hrt__change_id
+ * and leave for the guard on any doubt, so the order holds for them too):
  *   1. a bad argument (NULL, or a value the call rejects)    -EINVAL
  *   2. another thread on an unlocked base                     -EPERM
  *   3. inside a hrt_base_walk_tree callback (its lock held)   -EDEADLK
@@ -77,8 +79,9 @@ struct hrt_base {
 					 * and a relative start take the slow path */
 	int (*gettime)(clockid_t, struct timespec *);   /* the tests' seam, or NULL */
 	/* split: the wall clock minus the monotonic one, as last measured
-	 * (base_sync_offset: each pass, and after a set of the clock); kept,
-	 * not re-read, so that the armed instant and next_event agree. */
+	 * (base_sync_offset: each pass, after a set of the clock, and when a
+	 * disarmed or held timerfd is armed again); kept, not re-read, so that
+	 * the armed instant and next_event agree. */
 	hrt_time_t off;
 	int clock_set;                  /* split: a read said the clock was set */
 	int greedy;

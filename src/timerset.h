@@ -110,8 +110,8 @@ static inline uint64_t hrt__tset_pass_id(const struct hrt_tset *ts)
 	return ts->pass_id;
 }
 
-/* "Ran in this pass" is per set: a timer that moves to another set
- * forgets it. */
+/* "Ran in this pass" is per base (a split base's two sets share the pass
+ * number): a timer that moves to another base forgets it. */
 static inline void hrt__tset_forget_pass(struct hrt_timer *t)
 {
 	t->hrt__ran_pass = 0;

@@ -112,6 +112,10 @@ HRT_EXTERN int hrt_base_hold_fd(struct hrt_base *b, int hold)
 		return 0;
 	}
 	if (!err) {
+		/* A held timerfd was disarmed and heard of no set of the wall
+		 * clock: a split base measures its offset before the re-arm. */
+		if (!hold && b->split)
+			hrt__base_sync_offset(b, 1);
 		b->armed = HRT_ARMED_EXPIRED;   /* the new device: arm (or note) */
 		base_wakeup_update(b);
 		err = b->armed == HRT_ARMED_EXPIRED ? b->arm_err : 0;

@@ -220,7 +220,7 @@ static inline void hrt__wheel_number(struct hrt_wheel *w, struct hrt_timer *t, u
 /* Slot `key`'s list head, and its bit in its level's bitmaps. */
 static inline struct hrt_list_node *hrt__wheel_head(struct hrt_wheel *w, unsigned key)
 {
-	return &w->slot[0][0] + key;
+	return &w->slot[key / HRT_WHEEL_SLOTS][key % HRT_WHEEL_SLOTS];
 }
 
 static inline uint64_t hrt__wheel_bit(unsigned key)

@@ -415,13 +415,18 @@ static int count_wait(void *ctx, int epfd, struct epoll_event *evs, int n, hrt_t
 	return n;
 }
 
-static hrt_time_t spin_until;
+static struct hrt_timer *spin_next;     /* started by the spinner */
 
+/* Starts spin_next with a window [now + 1 ms, now + 21 ms] from the
+ * callback's own now (so a late wake-up cannot make it due in this pass),
+ * then overruns past its soft expiry and the slack's rounding. */
 static enum hrt_restart spin_cb(struct hrt_timer *t, hrt_time_t now)
 {
-	(void)t;
-	(void)now;
-	while (mono() < spin_until)
+	struct hrt_base *b = NULL;
+
+	assert_int_equal(hrt_timer_get_base(t, &b), 0);
+	hrt_timer_start_range(spin_next, b, now + MS, 20 * MS, HRT_MODE_ABS);
+	while (mono() < now + 6 * MS)
 		;
 	return HRT_NORESTART;
 }
@@ -443,12 +448,9 @@ static void test_pass_without_sleep_is_no_wakeup(void **state)
 	memset(&x, 0, sizeof(x));
 	hrt_timer_init(&spin.t, spin_cb);
 	hrt_timer_init(&x.t, stop_cb);
+	spin_next = &x.t;
 	t0 = mono();
-	/* x's window is [+5 ms, +25 ms]; the spinner runs at +2 ms and
-	 * returns at +10 ms, past x's soft expiry and the slack's rounding. */
-	spin_until = t0 + 10 * MS;
 	hrt_timer_start_range(&spin.t, r.b, t0 + 2 * MS, 0, HRT_MODE_ABS);
-	hrt_timer_start_range(&x.t, r.b, t0 + 5 * MS, 20 * MS, HRT_MODE_ABS);
 	hrt_base_reset_stats(r.b);
 	assert_int_equal(hrt_base_loop(r.b), 0);
 	assert_int_equal(x.fired, 1);

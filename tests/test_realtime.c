@@ -381,6 +381,27 @@ static void test_small_sets_are_followed(void **state)
 	drop(b);
 }
 
+/* A host that holds the timerfd (hrt_base_hold_fd) disarms it, so a set of
+ * the wall clock meanwhile is never reported: giving the fd back measures
+ * the offset before the re-arm. */
+static void test_set_while_held_is_measured(void **state)
+{
+	struct hrt_base *b = new_base();
+
+	(void)state;
+	init_recs();
+	assert_int_equal(hrt_timer_start(&recs[0].t, b, 10 * S, HRT_MODE_REL), 0);
+	assert_int_equal(armed_at, 1010 * S);
+	assert_int_equal(hrt_base_hold_fd(b, 1), 0);
+	assert_int_equal(armed_at, HRT_TIME_MAX);
+	set_clock(-1 * S);                      /* disarmed: not reported */
+	assert_int_equal(set_pending, 0);
+	assert_int_equal(hrt_base_hold_fd(b, 0), 0);
+	assert_int_equal(armed_at, 1009 * S);   /* still 10 s after its start */
+	checked(b);
+	drop(b);
+}
+
 /* A set the re-arm is told of (ECANCELED from timerfd_settime, which
  * consumes it): the base measures the offset again then and there, so the
  * relative timers keep their length and no read ever reports the set. */
@@ -470,6 +491,7 @@ int main(void)
 		cmocka_unit_test(test_walk_count_check_both),
 		cmocka_unit_test(test_virtual_realtime_unchanged),
 		cmocka_unit_test(test_set_told_by_rearm_keeps_length),
+		cmocka_unit_test(test_set_while_held_is_measured),
 		cmocka_unit_test(test_small_sets_are_followed),
 		cmocka_unit_test(test_mode_switch_in_callback_runs_once_per_pass),
 	};

@@ -23,6 +23,7 @@ ROUNDS=${ROUNDS:-3}
 BENCH_CPU=${BENCH_CPU:-0}
 PIN=
 command -v taskset > /dev/null 2>&1 && PIN="taskset -c $BENCH_CPU"
+[ -z "$PIN" ] || $PIN true || { echo "${0##*/}: cannot pin to CPU $BENCH_CPU (BENCH_CPU)" >&2; exit 1; }
 repo=$(cd ../.. && pwd)
 raw=$O/raw.csv
 mkdir -p "$O" "$DOCS"

@@ -28,6 +28,7 @@ OPS_ROUNDS=${OPS_ROUNDS:-5}
 BENCH_CPU=${BENCH_CPU:-0}
 PIN=
 command -v taskset > /dev/null 2>&1 && PIN="taskset -c $BENCH_CPU"
+[ -z "$PIN" ] || $PIN true || { echo "${0##*/}: cannot pin to CPU $BENCH_CPU (BENCH_CPU)" >&2; exit 1; }
 OPS_W=start_cancel,rearm,timeout
 REST_W=memory,expiry,range
 raw=$O/raw.csv
