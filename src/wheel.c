@@ -40,7 +40,7 @@ void hrt__wheel_init(struct hrt_wheel *w, hrt_time_t now)
 		w->occupied[l] = 0;
 		w->unsorted[l] = 0;
 		for (i = 0; i < HRT_WHEEL_SLOTS; i++)
-			hrt__list_init(&w->slot[l][i]);
+			hrt__list_init(&w->slot[l * HRT_WHEEL_SLOTS + i]);
 	}
 }
 
@@ -107,7 +107,7 @@ void hrt__wheel_renumber(struct hrt_wheel *w)
 	w->seq = 0;
 	for (level = 0; level < HRT_WHEEL_LEVELS; level++) {
 		for (idx = 0; idx < HRT_WHEEL_SLOTS; idx++) {
-			struct hrt_list_node *h = &w->slot[level][idx], *l;
+			struct hrt_list_node *h = &w->slot[level * HRT_WHEEL_SLOTS + idx], *l;
 
 			if (hrt__list_empty(h))
 				continue;
@@ -140,13 +140,15 @@ static size_t list_count(const struct hrt_list_node *h, size_t max)
 static void take_slot(struct hrt_wheel *w, unsigned level, unsigned idx,
 		      struct hrt_list_node *out, int sort)
 {
+	struct hrt_list_node *h = &w->slot[level * HRT_WHEEL_SLOTS + idx];
+
 	if (w->unsorted[level] & (UINT64_C(1) << idx)) {
 		w->unsorted[level] &= ~(UINT64_C(1) << idx);
 		if (sort)
-			sort_slot(&w->slot[level][idx]);
+			sort_slot(h);
 	}
-	w->count -= list_count(&w->slot[level][idx], SIZE_MAX - 1);
-	list_splice_tail(out, &w->slot[level][idx]);
+	w->count -= list_count(h, SIZE_MAX - 1);
+	list_splice_tail(out, h);
 	w->occupied[level] &= ~(UINT64_C(1) << idx);
 }
 
@@ -161,7 +163,7 @@ void hrt__wheel_take_slot(struct hrt_wheel *w, unsigned level, unsigned idx,
 static void relink(struct hrt_wheel *w, struct hrt_timer *t, unsigned key)
 {
 	unsigned level = key / HRT_WHEEL_SLOTS, idx = key % HRT_WHEEL_SLOTS;
-	struct hrt_list_node *h = &w->slot[level][idx];
+	struct hrt_list_node *h = &w->slot[level * HRT_WHEEL_SLOTS + idx];
 
 	if (h->hrt__prev != h &&
 	    hrt__wheel_seq_of(hrt__wheel_timer(h->hrt__prev)) > hrt__wheel_seq_of(t))
@@ -280,10 +282,11 @@ int hrt__wheel_scan_first(const struct hrt_wheel *w, hrt_time_t *hard)
 	unsigned level, idx;
 	hrt_time_t m = HRT_TIME_MAX;
 
-	if (!first_slot(w, &level, &idx) ||
-	    list_count(&w->slot[level][idx], HRT_WHEEL_SCAN) > HRT_WHEEL_SCAN)
+	if (!first_slot(w, &level, &idx))
 		return 0;
-	h = &w->slot[level][idx];
+	h = &w->slot[level * HRT_WHEEL_SLOTS + idx];
+	if (list_count(h, HRT_WHEEL_SCAN) > HRT_WHEEL_SCAN)
+		return 0;
 	for (l = h->hrt__next; l != h; l = l->hrt__next) {
 		const struct hrt_timer *t = hrt__wheel_timer(l);
 
@@ -342,7 +345,7 @@ const char *hrt__wheel_check(const struct hrt_wheel *w,
 
 	for (level = 0; level < HRT_WHEEL_LEVELS; level++) {
 		for (idx = 0; idx < HRT_WHEEL_SLOTS; idx++) {
-			const struct hrt_list_node *h = &w->slot[level][idx], *l, *prev = h;
+			const struct hrt_list_node *h = &w->slot[level * HRT_WHEEL_SLOTS + idx], *l, *prev = h;
 			int bit = !!(w->occupied[level] & (UINT64_C(1) << idx));
 			int sorted = !(w->unsorted[level] & (UINT64_C(1) << idx));
 			uint64_t last = 0;
