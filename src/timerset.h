@@ -139,6 +139,18 @@ static inline void hrt__tset_add(struct hrt_tset *ts, struct hrt_timer *t)
 	hrt__tset_mark(t, ts, HRT_TS_QUEUED | HRT_TS_WHEEL);
 }
 
+/* hrt__tset_del of a wheel timer: 1; else 0, nothing changed (the fast
+ * cancel calls it alone, with no call). */
+static inline __attribute__((always_inline)) int
+hrt__tset_del_wheel(struct hrt_tset *ts, struct hrt_timer *t, uintptr_t s)
+{
+	if (!(s & HRT_TS_WHEEL))
+		return 0;
+	hrt__wheel_del(&ts->wheel, t);
+	hrt__tset_mark(t, ts, 0);
+	return 1;
+}
+
 /* t (queued on ts with state word s) off it, still ts's; hrt__ran_pass
  * valid again (an excluded timer ran in the current pass; the wheel
  * leaves it untouched). */
@@ -146,11 +158,8 @@ static inline void hrt__tset_del(struct hrt_tset *ts, struct hrt_timer *t, uintp
 {
 	uint64_t ran = 0;
 
-	if (s & HRT_TS_WHEEL) {
-		hrt__wheel_del(&ts->wheel, t);
-		hrt__tset_mark(t, ts, 0);
+	if (hrt__tset_del_wheel(ts, t, s))
 		return;
-	}
 	if (s & HRT_TS_PENDING) {
 		if (hrt__queue_is_excluded(t))
 			ran = ts->pass_id;
@@ -194,10 +203,10 @@ hrt__tset_rearm(struct hrt_tset *ts, struct hrt_timer *t, uintptr_t s, hrt_time_
 		hrt__tset_add_tree(ts, t);
 }
 
-/* The fast paths: hrt__tset_rearm and hrt__tset_del where the wheel does
- * it all (t not in a tree, the new expiries fit a slot, no renumber due),
- * with no call, so that their callers save no registers.  1 if done; else
- * 0, nothing changed: the caller takes the full call. */
+/* The fast path: hrt__tset_rearm where the wheel does it all (t not in a
+ * tree, the new expiries fit a slot, no renumber due), with no call, so
+ * that its callers save no registers.  1 if done; else 0, nothing
+ * changed: the caller takes the full call. */
 static inline __attribute__((always_inline)) int
 hrt__tset_rearm_wheel(struct hrt_tset *ts, struct hrt_timer *t, uintptr_t s, hrt_time_t soft,
 		      hrt_time_t hard)
@@ -219,16 +228,6 @@ hrt__tset_rearm_wheel(struct hrt_tset *ts, struct hrt_timer *t, uintptr_t s, hrt
 		hrt__wheel_link_(&ts->wheel, t, (unsigned)key, 0);
 		hrt__tset_mark(t, ts, HRT_TS_QUEUED | HRT_TS_WHEEL);
 	}
-	return 1;
-}
-
-static inline __attribute__((always_inline)) int
-hrt__tset_del_wheel(struct hrt_tset *ts, struct hrt_timer *t, uintptr_t s)
-{
-	if (!(s & HRT_TS_WHEEL))
-		return 0;
-	hrt__wheel_del(&ts->wheel, t);
-	hrt__tset_mark(t, ts, 0);
 	return 1;
 }
 

@@ -178,7 +178,7 @@ static inline int hrt__wheel_key(const struct hrt_wheel *w, hrt_time_t soft, hrt
 	sh = level * HRT_WHEEL_BITS;
 	if ((((uint64_t)soft ^ (uint64_t)hard) >> HRT_WHEEL_SHIFT) >> sh)
 		return -1;
-	return (int)(level * HRT_WHEEL_SLOTS + ((jh >> sh) & (HRT_WHEEL_SLOTS - 1)));
+	return (int)(level * HRT_WHEEL_SLOTS + hrt__wheel_slot(jh, level));
 }
 
 /* The slot key of a wheel timer, and its start sequence (W3). */
