@@ -83,7 +83,6 @@ struct hrt_base {
 	 * disarmed or held timerfd is armed again); kept, not re-read, so that
 	 * the armed instant and next_event agree. */
 	hrt_time_t off;
-	int clock_set;                  /* split: a read said the clock was set */
 	int greedy;
 	hrt_time_t vnow;                /* virtual bases: the time */
 	struct hrt_stats stats;         /* the set keeps its own counters */
@@ -410,27 +409,30 @@ static inline hrt_time_t base_next(struct hrt_base *b)
 	return when;
 }
 
+/* base_next as the device takes it: armed as 1 ns at the earliest (0
+ * disarms a timerfd), so never equal to HRT_ARMED_EXPIRED either. */
+static inline hrt_time_t base_arm_at(struct hrt_base *b)
+{
+	hrt_time_t when = base_next(b);
+
+	return when < 1 ? 1 : when;
+}
+
 static inline void base_wakeup_update(struct hrt_base *b)
 {
 	if (b->dev && !hrt__tset_in_pass(&b->set) && !base_is_forked(b)) {
-		hrt_time_t when = base_next(b);
+		hrt_time_t when = base_arm_at(b);
 
-		if (when < 1)           /* armed as 1 ns (0 disarms a timerfd), so */
-			when = 1;       /* never equal to HRT_ARMED_EXPIRED either */
 		if (b->split && b->armed == HRT_TIME_MAX && when != HRT_TIME_MAX) {
 			/* Disarmed, the timerfd heard of no set: measure. */
 			hrt__base_sync_offset(b, 1);
-			if ((when = base_next(b)) < 1)
-				when = 1;
+			when = base_arm_at(b);
 		}
 		if (when != b->armed && device_arm(b, when) == HRT_DEV_JUMPED && b->split) {
 			/* The set this arm consumed moved the relative timers'
 			 * instants: arm again with the new offset. */
 			hrt__base_sync_offset(b, 1);
-			when = base_next(b);
-			if (when < 1)
-				when = 1;
-			if (when != b->armed)
+			if ((when = base_arm_at(b)) != b->armed)
 				device_arm(b, when);
 		}
 	}

@@ -92,8 +92,7 @@ ssize_t hrt__base_run_locked(struct hrt_base *b, hrt_time_t now, int idle)
 	if (rel) {
 		/* `now` is the caller's instant of the wall clock: the same
 		 * instant of the monotonic one, by the offset at this moment. */
-		hrt__base_sync_offset(b, b->clock_set);
-		b->clock_set = 0;
+		hrt__base_sync_offset(b, 0);
 		off = base_offset(b);
 		if (__builtin_sub_overflow(now, off, &mnow) || mnow > HRT_QUEUE_NOW_MAX)
 			mnow = off > 0 ? INT64_MIN : HRT_QUEUE_NOW_MAX;

@@ -112,11 +112,10 @@ HRT_EXTERN int hrt_base_hold_fd(struct hrt_base *b, int hold)
 		return 0;
 	}
 	if (!err) {
-		/* A held timerfd was disarmed and heard of no set of the wall
-		 * clock: a split base measures its offset before the re-arm. */
-		if (!hold && b->split)
-			hrt__base_sync_offset(b, 1);
-		b->armed = HRT_ARMED_EXPIRED;   /* the new device: arm (or note) */
+		/* The new device: arm (or note) it.  A timerfd the hold
+		 * disarmed is disarmed (and heard of no set of the wall clock:
+		 * base_wakeup_update measures a split base's offset). */
+		b->armed = !hold && b->hold_disarmed ? HRT_TIME_MAX : HRT_ARMED_EXPIRED;
 		base_wakeup_update(b);
 		err = b->armed == HRT_ARMED_EXPIRED ? b->arm_err : 0;
 	}
@@ -175,7 +174,8 @@ ssize_t hrt__base_wakeup(struct hrt_base *b, int event, int idle)
 		due = 1;
 	} else if (event == -ECANCELED) {
 		b->stats.clock_jumps++;
-		b->clock_set = b->split;        /* the pass measures the offset */
+		if (b->split)                   /* told: any clean reading */
+			hrt__base_sync_offset(b, 1);
 		b->armed = HRT_ARMED_EXPIRED;   /* re-arm: renews CANCEL_ON_SET */
 		due = 1;
 	} else {
