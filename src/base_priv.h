@@ -153,6 +153,18 @@ static inline int base_set_is_rel(const struct hrt_base *b, const struct hrt_tse
 	return ts != &b->set;
 }
 
+/* The set after ts among b's, or NULL: a split base's relative set
+ * follows its first. */
+static inline struct hrt_tset *base_set_after(const struct hrt_base *b, const struct hrt_tset *ts)
+{
+	return ts == &b->set && b->split ? (struct hrt_tset *)b->rel : NULL;
+}
+
+/* Every timer set of b: its first, then a split base's relative one (b
+ * may be const: a base is malloc'ed, never defined const). */
+#define base_for_each_set(b, ts) \
+	for (struct hrt_tset *ts = (struct hrt_tset *)&(b)->set; ts; ts = base_set_after((b), ts))
+
 /* Another thread's unlocked base: one TLS load and a compare (a locked
  * base has owner 0, and no thread's id is 0 once it owns a base). */
 static inline int base_foreign(const struct hrt_base *b)
@@ -360,7 +372,10 @@ static inline void query_unlock(const struct hrt_base *b, int locked)
 /* query_unlock, returning the number of queued timers read before. */
 static inline size_t query_unlock_count(const struct hrt_base *b, int locked)
 {
-	size_t n = hrt__tset_count(&b->set) + (b->split ? hrt__tset_count(b->rel) : 0);
+	size_t n = 0;
+
+	base_for_each_set(b, ts)
+		n += hrt__tset_count(ts);
 
 	query_unlock(b, locked);
 	return n;

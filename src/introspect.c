@@ -31,9 +31,8 @@ HRT_EXTERN int hrt_base_get_stats(const struct hrt_base *b, struct hrt_stats *ou
 		return locked;
 	locked = query_lock(b);
 	st = b->stats;
-	hrt__tset_get_stats(&b->set, &st);
-	if (b->split)
-		hrt__tset_get_stats(b->rel, &st);
+	base_for_each_set(b, ts)
+		hrt__tset_get_stats(ts, &st);
 	query_unlock(b, locked);
 	memcpy(out, &st, size < sizeof(st) ? size : sizeof(st));
 	if (size > sizeof(st))
@@ -49,9 +48,8 @@ HRT_EXTERN int hrt_base_reset_stats(struct hrt_base *b)
 		return err;
 	base_lock(b);
 	memset(&b->stats, 0, sizeof(b->stats));
-	hrt__tset_reset_stats(&b->set);
-	if (b->split)
-		hrt__tset_reset_stats(b->rel);
+	base_for_each_set(b, ts)
+		hrt__tset_reset_stats(ts);
 	base_unlock(b);
 	return 0;
 }
@@ -61,7 +59,7 @@ HRT_EXTERN ssize_t hrt_base_walk_tree(struct hrt_base *b,
 				      void *ctx)
 {
 	const struct hrt_base *outer = hrt__walking;
-	size_t n;
+	size_t n = 0;
 	int err = base_guard(b, G_QUERY, !fn);
 
 	if (err)
@@ -73,16 +71,14 @@ HRT_EXTERN ssize_t hrt_base_walk_tree(struct hrt_base *b,
 		/* Every far timer into the tree: it shows them, and the wheel
 		 * stays empty while fn runs (nothing may start), so a query
 		 * from fn (next_event) never changes the tree being walked. */
-		hrt__tset_gather(&b->set);
-		if (b->split)
-			hrt__tset_gather(b->rel);
+		base_for_each_set(b, ts)
+			hrt__tset_gather(ts);
 		hrt__walking = b;
 		hrt__change_id = 0;
 	}
 	/* A split base: the absolute set, then the relative one. */
-	n = hrt__tset_walk(&b->set, fn, ctx);
-	if (b->split)
-		n += hrt__tset_walk(b->rel, fn, ctx);
+	base_for_each_set(b, ts)
+		n += hrt__tset_walk(ts, fn, ctx);
 	if (!outer) {
 		hrt__walking = NULL;
 		hrt__change_id = hrt__thread_id;
@@ -93,17 +89,18 @@ HRT_EXTERN ssize_t hrt_base_walk_tree(struct hrt_base *b,
 
 HRT_EXTERN int hrt_base_check(const struct hrt_base *b, char *why, size_t len)
 {
-	const char *w;
+	const char *w = NULL;
 	int locked = base_guard(b, G_QUERY, 0);
 
 	if (locked)
 		return locked;
 	locked = query_lock(b);
-	w = hrt__tset_check(&b->set);
-	if (!w && b->split)
-		w = hrt__tset_check(b->rel);
-	if (!w && (b->set.owner != b || (b->split && b->rel->owner != b)))
-		w = "a set that does not name its base";
+	base_for_each_set(b, ts) {
+		if (!w)
+			w = hrt__tset_check(ts);
+		if (!w && ts->owner != b)
+			w = "a set that does not name its base";
+	}
 	query_unlock(b, locked);
 	if (!w)
 		return 0;

@@ -81,9 +81,8 @@ static void atfork_child(void)
 	__atomic_add_fetch(&hrt__fork_gen, 1, __ATOMIC_RELAXED);
 	for (struct hrt_base *b = fork_list; b; b = b->fork_next) {
 		if (hrt__tset_in_pass(&b->set) && !pthread_equal(b->pass_thread, pthread_self())) {
-			if (b->split)
-				hrt__tset_pass_end(b->rel);
-			hrt__tset_pass_end(&b->set);
+			base_for_each_set(b, ts)
+				hrt__tset_pass_end(ts);
 			b->running = NULL;
 		}
 		b->waiters = 0;

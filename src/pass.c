@@ -133,9 +133,8 @@ ssize_t hrt__base_run_locked(struct hrt_base *b, hrt_time_t now, int idle)
 
 	/* The pass is over: the restarted timers become plain in place, the
 	 * pending ones join the queue in queueing order. */
-	if (rel)
-		hrt__tset_pass_end(rel);
-	hrt__tset_pass_end(ts);
+	base_for_each_set(b, s)
+		hrt__tset_pass_end(s);
 	base_wakeup_update(b);
 	return n;
 }
