@@ -2,6 +2,8 @@
 /*
  * engine.c - ns per operation of the timer engine on a virtual base:
  * start+cancel of one more timer among N armed, re-arm of an armed timer,
+ * re-arm near (a random armed timer pushed on by 1 ns with no slack: it
+ * stays in its wheel slot, but the re-arm before went to another one),
  * leftmost expiry (all N due, greedy off) and greedy expiry (every other
  * timer in hard order soft-expired, so the stock pass stops at once and the
  * greedy walk finds the rest), with nodes visited per greedy expiry.
@@ -96,24 +98,53 @@ static enum hrt_restart periodic(struct hrt_timer *t, hrt_time_t now)
 	return HRT_RESTART;
 }
 
-static struct hrt_base *arm(struct hrt_timer *tm, size_t n, enum hrt_greedy g)
+static struct hrt_base *arm(struct hrt_timer *tm, size_t n, enum hrt_greedy g, hrt_time_t slack)
 {
 	struct hrt_base *b = new_base();
 
 	hrt_base_set_greedy(b, g);
 	for (size_t i = 0; i < n; i++) {
 		hrt_timer_init(&tm[i], nop);
-		hrt_timer_start_range(&tm[i], b, SPAN + (hrt_time_t)(rnd() % SPAN), 50000,
+		hrt_timer_start_range(&tm[i], b, SPAN + (hrt_time_t)(rnd() % SPAN), slack,
 				      HRT_MODE_ABS);
 	}
 	return b;
 }
 
-enum { W_SC, W_RA, W_LM, W_GR, W_NV, W_RS, W_RT, W_RW, NW };
+enum { W_SC, W_RA, W_NU, W_LM, W_GR, W_NV, W_RS, W_RT, W_RW, NW };
 static const char *const wname[NW] = {
-	"start+cancel ns", "re-arm ns", "leftmost expiry ns/timer", "greedy expiry ns/timer",
+	"start+cancel ns", "re-arm ns", "re-arm near ns", "leftmost expiry ns/timer",
+	"greedy expiry ns/timer",
 	"greedy nodes/timer", "restart ns", "tree ops/restart", "wheel moves/restart",
 };
+
+static size_t *near_idx;
+static hrt_time_t *near_at, *near_cur;
+
+/* The re-arm near ops, drawn before the clock starts (reading a timer's
+ * soft expiry in the loop would fetch the timer before the re-arm does):
+ * a random timer each, to its soft expiry so far + 1 ns.  No slack: a
+ * window that crosses a slot's edge sends the timer to the tree and, with
+ * it, the slot its hard expiry is in (wheel.h, W2), which at 10^6 timers
+ * costs more than everything measured here. */
+static void near_ops(const struct hrt_timer *tm, size_t n, size_t ops)
+{
+	if (!near_idx) {
+		near_idx = malloc(ops * sizeof(*near_idx));
+		near_at = malloc(ops * sizeof(*near_at));
+		near_cur = malloc(n * sizeof(*near_cur));
+		if (!near_idx || !near_at || !near_cur) {
+			perror("engine: malloc");
+			exit(1);
+		}
+	}
+	for (size_t i = 0; i < n; i++)
+		hrt_timer_get_soft(&tm[i], &near_cur[i]);
+	for (size_t i = 0; i < ops; i++) {
+		near_idx[i] = (size_t)(rnd() % n);
+		near_at[i] = ++near_cur[near_idx[i]];
+	}
+}
 
 /* One repetition of every workload on bases made with `flags`; v[w] gets
  * this repetition's figure of workload w. */
@@ -123,7 +154,7 @@ static void one_rep(struct hrt_timer *tm, size_t n, double *v)
 	size_t ops = n < 100000 ? 1000000 : 300000;
 
 	{
-		struct hrt_base *b = arm(tm, n, HRT_GREEDY_OFF);
+		struct hrt_base *b = arm(tm, n, HRT_GREEDY_OFF, 50000);
 		struct hrt_stats st;
 		double t0;
 		size_t ran;
@@ -150,6 +181,19 @@ static void one_rep(struct hrt_timer *tm, size_t n, double *v)
 		t0 = now_ns();
 		ran = hrt_base_run(b, 3 * SPAN, 0);
 		v[W_LM] = (now_ns() - t0) / (double)ran;
+		hrt_base_free(b);
+
+		/* Re-arm near, on timers armed without slack (see near_ops). */
+		b = arm(tm, n, HRT_GREEDY_OFF, 0);
+		hrt_base_run(b, 0, 0);
+		near_ops(tm, n, ops);           /* untimed: each op's timer and instant */
+		t0 = now_ns();
+		for (size_t i = 0; i < ops; i++)
+			hrt_timer_start_range(&tm[near_idx[i]], b, near_at[i], 0, HRT_MODE_ABS);
+		hrt_base_run(b, 0, 0);
+		v[W_NU] = (now_ns() - t0) / ops;
+		for (size_t i = 0; i < n; i++)  /* free refuses queued timers */
+			hrt_timer_cancel(&tm[i]);
 		hrt_base_free(b);
 
 		/* Greedy: soft-expired at t = SPAN/2 for every other timer. */
@@ -241,6 +285,11 @@ static void bench_n(size_t n)
 	}
 	fflush(stdout);
 	free(tm);
+	free(near_idx);
+	free(near_at);
+	free(near_cur);
+	near_idx = NULL;
+	near_at = near_cur = NULL;
 }
 
 /* N: a positive decimal count of timers, or a clear error. */

@@ -35,6 +35,7 @@ void hrt__wheel_init(struct hrt_wheel *w, hrt_time_t now)
 	hrt__wheel_set_hz(w, hrt__wheel_hz_for(now));
 	w->count = 0;
 	w->cascades = 0;
+	w->last_move = 0;
 	w->seq = 0;
 	for (l = 0; l < HRT_WHEEL_LEVELS; l++) {
 		w->occupied[l] = 0;

@@ -25,7 +25,9 @@
  *      the next one (w->seq); a timer taking a new hard expiry takes a new one.  A slot
  *      whose bit in `unsorted` is clear lists its timers by sequence.  A
  *      re-arm into the slot a timer is already in only renumbers it (no
- *      neighbour is written) and marks the slot unsorted; a slot is sorted
+ *      neighbour is written) and marks the slot unsorted, or, unless the
+ *      re-arm before went to that slot too, moves it to the tail
+ *      (hrt__wheel_move_); a slot is sorted
  *      by sequence before it leaves (hrt__wheel_take_slot), so timers leave
  *      for the tree, and cascade, in start order among equal hard expiries.
  *
@@ -67,6 +69,7 @@ struct hrt_wheel {
 	uint64_t seq;                           /* the next start sequence, << KEY_BITS */
 	size_t count;
 	uint64_t cascades;                      /* timers re-placed inside the wheel */
+	unsigned last_move;                     /* the last re-arm's slot (hrt__wheel_move_) */
 	/* No count per slot: a timer whose neighbours are one node (the
 	 * head) was the slot's last, so a move writes no counter. */
 	/* By key, level * HRT_WHEEL_SLOTS + index: one array, so the head of
@@ -283,17 +286,32 @@ static inline int hrt__wheel_place(struct hrt_wheel *w, struct hrt_timer *t,
 	return 0;
 }
 
-/* t (in the wheel) re-armed into slot `key`.  Into the slot it is in: it
+/*
+ * t (in the wheel) re-armed into slot `key`.  Into the slot it is in: it
  * stays where it is with a new sequence, and the slot is marked unsorted
  * unless t is its tail (W3); no neighbour is written.  Else moved to the
- * tail of the new slot, as a del and a place would leave it. */
+ * tail of the new slot, as a del and a place would leave it.
+ *
+ * Which of the two it is comes from t's own slot word, which a re-arm of a
+ * cold timer waits for (a miss from 10^5 timers up).  A wrong guess, found
+ * only then, throws away the work the CPU had started on the re-arms after
+ * it: re-arms to random instants 10-70 s ahead stay in their slot 7 % of
+ * the time, and that branch cost a third of each re-arm at 10^5 and 10^6
+ * timers.  So only a re-arm into the slot of the re-arm before asks; any
+ * other moves t to the tail even from that slot (the new sequence at the
+ * tail keeps the slot in order).  Timeouts of one length pushed on, the
+ * case where most re-arms stay, come as such a run into one slot, and
+ * there the guess is mostly right.  (A software guess that also learned
+ * how often re-arms stayed, from a counter, lost the whole gain at 10^6 in
+ * every variant measured, for reasons not found; docs/PERFORMANCE.md.)
+ */
 static inline __attribute__((always_inline)) void
 hrt__wheel_move_(struct hrt_wheel *w, struct hrt_timer *t, unsigned key, int renumber)
 {
 	struct hrt_list_node *h = hrt__wheel_head(w, key);
 	unsigned old = hrt__wheel_key_of(t);
 
-	if (key == old) {
+	if (key == w->last_move && key == old) {
 		if (h->hrt__prev != &t->hrt__off.hrt__link)
 			w->unsorted[key / HRT_WHEEL_SLOTS] |= hrt__wheel_bit(key);
 	} else {
@@ -301,6 +319,7 @@ hrt__wheel_move_(struct hrt_wheel *w, struct hrt_timer *t, unsigned key, int ren
 		hrt__wheel_list_add(h, &t->hrt__off.hrt__link);
 		w->occupied[key / HRT_WHEEL_SLOTS] |= hrt__wheel_bit(key);
 	}
+	w->last_move = key;
 	hrt__wheel_number_(w, t, key, renumber);
 }
 

@@ -178,7 +178,8 @@ static void place(int i, hrt_time_t now)
 }
 
 /* A queued timer re-armed: often into its own slot (where the wheel only
- * renumbers it), onto another timer's hard expiry, or anywhere. */
+ * renumbers it, or moves it to the tail while few re-arms stay: both
+ * chosen at random here), onto another timer's hard expiry, or anywhere. */
 static void rearm(int i)
 {
 	struct hrt_timer *t = &timers[i], *o = &timers[unit_rng() % N];
@@ -204,6 +205,8 @@ static void rearm(int i)
 	t->hrt__soft = soft;
 	t->hrt__hard = hard;
 	seqs[i] = ++seq;
+	if (unit_rng() % 2)
+		w.last_move = (unsigned)key;
 	hrt__wheel_move(&w, t, (unsigned)key);
 }
 
@@ -325,11 +328,78 @@ static void test_wheel_check_catches(void **state)
 			    "wheel slot marked sorted out of sequence order");
 }
 
+/* The slot's timers, head to tail. */
+static void assert_slot(unsigned key, struct hrt_timer *a, struct hrt_timer *b,
+			struct hrt_timer *c)
+{
+	struct hrt_timer *want[] = { a, b, c };
+	const struct hrt_list_node *h = &w.slot[key], *l = h->hrt__next;
+
+	for (int i = 0; i < 3 && want[i]; i++, l = l->hrt__next)
+		assert_ptr_equal(hrt__wheel_timer(l), want[i]);
+	assert_ptr_equal(l, h);
+	assert_null(hrt__wheel_check(&w, state_ok, NULL));
+}
+
+/* hrt__wheel_move_ into a timer's own slot: after a re-arm into the same
+ * slot, it stays in place, renumbered, and the slot is marked unsorted
+ * (unless it was the tail); after one into another slot, it goes to the
+ * tail with its new number and the slot stays sorted; alone in its slot,
+ * the slot stays occupied. */
+static void test_rearm_into_own_slot_stays_or_goes_last(void **state)
+{
+	struct hrt_list_node out;
+	struct hrt_timer *a = &timers[0], *b = &timers[1], *c = &timers[2], *d = &timers[3];
+	unsigned key, kd;
+
+	(void)state;
+	hrt__wheel_init(&w, 0);
+	for (int i = 0; i < 4; i++) {
+		timers[i].hrt__hard = timers[i].hrt__soft = ((hrt_time_t)1 << 32) + i;
+		if (i == 3)
+			d->hrt__hard = d->hrt__soft = (hrt_time_t)1 << 36;
+		hrt__list_init(&out);
+		assert_true(hrt__wheel_place(&w, &timers[i], &out));
+	}
+	key = hrt__wheel_key_of(a);
+	kd = hrt__wheel_key_of(d);
+	assert_int_equal(hrt__wheel_key_of(c), key);
+	assert_int_not_equal(kd, key);
+
+	w.last_move = key;                      /* a run into one slot: asks */
+	hrt__wheel_move(&w, a, key);            /* stays, out of order */
+	assert_slot(key, a, b, c);
+	assert_true(w.unsorted[key / HRT_WHEEL_SLOTS] & hrt__wheel_bit(key));
+	w.unsorted[key / HRT_WHEEL_SLOTS] = 0;
+	assert_string_equal(hrt__wheel_check(&w, state_ok, NULL),
+			    "wheel slot marked sorted out of sequence order");
+	hrt__wheel_move(&w, a, key);            /* the tail first, then b */
+	hrt__wheel_move(&w, b, key);
+	hrt__wheel_move(&w, c, key);
+	assert_slot(key, a, b, c);
+	w.unsorted[key / HRT_WHEEL_SLOTS] = 0;
+	assert_null(hrt__wheel_check(&w, state_ok, NULL));
+
+	hrt__wheel_move(&w, d, kd);             /* another slot: no asking */
+	assert_slot(kd, d, NULL, NULL);         /* alone: out and back in */
+	assert_true(w.occupied[kd / HRT_WHEEL_SLOTS] & hrt__wheel_bit(kd));
+	assert_int_equal(w.last_move, kd);
+	hrt__wheel_move(&w, a, key);
+	assert_slot(key, b, c, a);
+	assert_false(w.unsorted[key / HRT_WHEEL_SLOTS] & hrt__wheel_bit(key));
+	assert_int_equal(w.count, 4);
+	b->hrt__hard = b->hrt__soft = d->hrt__hard + 1;
+	hrt__wheel_move(&w, b, kd);             /* into another slot: moves */
+	assert_slot(kd, d, b, NULL);
+	assert_slot(key, c, a, NULL);
+}
+
 int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_wheel_matches_model),
 		cmocka_unit_test(test_wheel_check_catches),
+		cmocka_unit_test(test_rearm_into_own_slot_stays_or_goes_last),
 	};
 
 	return cmocka_run_seeded_tests(tests, argc, argv, 200000);
