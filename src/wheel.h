@@ -301,9 +301,10 @@ static inline int hrt__wheel_place(struct hrt_wheel *w, struct hrt_timer *t,
  * other moves t to the tail even from that slot (the new sequence at the
  * tail keeps the slot in order).  Timeouts of one length pushed on, the
  * case where most re-arms stay, come as such a run into one slot, and
- * there the guess is mostly right.  (A software guess that also learned
- * how often re-arms stayed, from a counter, lost the whole gain at 10^6 in
- * every variant measured, for reasons not found; docs/PERFORMANCE.md.)
+ * there the guess is mostly right.  The price: a re-arm that stays but
+ * follows one into another slot moves (bench/engine "re-arm near").
+ * Guesses that also learned how often re-arms stay, and branch-free
+ * versions, lost part or all of the gain (docs/PERFORMANCE.md).
  */
 static inline __attribute__((always_inline)) void
 hrt__wheel_move_(struct hrt_wheel *w, struct hrt_timer *t, unsigned key, int renumber)
