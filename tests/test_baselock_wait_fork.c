@@ -283,5 +283,10 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_free_waits_for_a_call_in_progress),
 	};
 
-	return cmocka_run_seeded_tests(tests, argc, argv, 100000);
+	/* 20,000 owner steps (5,000 cancels of a near timer): each costs a
+	 * sleeping CPU's wake-up or two (the cancel's wait on `done`, the
+	 * usleep), 1.7-2.3 ms on this VM when nothing else runs, so 100,000
+	 * took 183-235 s of each suite; more: build/tests/test_baselock_wait_fork
+	 * SEED STEPS. */
+	return cmocka_run_seeded_tests(tests, argc, argv, 20000);
 }
