@@ -163,14 +163,13 @@ void hrt__wheel_take_slot(struct hrt_wheel *w, unsigned level, unsigned idx,
  * is marked unsorted if that puts it behind a later start (W3). */
 static void relink(struct hrt_wheel *w, struct hrt_timer *t, unsigned key)
 {
-	unsigned level = key / HRT_WHEEL_SLOTS, idx = key % HRT_WHEEL_SLOTS;
-	struct hrt_list_node *h = &w->slot[level * HRT_WHEEL_SLOTS + idx];
+	struct hrt_list_node *h = hrt__wheel_head(w, key);
 
 	if (h->hrt__prev != h &&
 	    hrt__wheel_seq_of(hrt__wheel_timer(h->hrt__prev)) > hrt__wheel_seq_of(t))
-		w->unsorted[level] |= UINT64_C(1) << idx;
+		w->unsorted[key / HRT_WHEEL_SLOTS] |= hrt__wheel_bit(key);
 	hrt__wheel_list_add(h, &t->hrt__off.hrt__link);
-	w->occupied[level] |= UINT64_C(1) << idx;
+	w->occupied[key / HRT_WHEEL_SLOTS] |= hrt__wheel_bit(key);
 	w->count++;
 	t->hrt__off.hrt__slot = key | (t->hrt__off.hrt__slot & ~HRT_WHEEL_KEY_MASK);
 }

@@ -27,9 +27,9 @@
  *      re-arm into the slot a timer is already in only renumbers it (no
  *      neighbour is written) and marks the slot unsorted, or, unless the
  *      re-arm before went to that slot too, moves it to the tail
- *      (hrt__wheel_move_); a slot is sorted
- *      by sequence before it leaves (hrt__wheel_take_slot), so timers leave
- *      for the tree, and cascade, in start order among equal hard expiries.
+ *      (hrt__wheel_move_); a slot is sorted by sequence before it leaves
+ *      (hrt__wheel_take_slot), so timers leave for the tree, and cascade,
+ *      in start order among equal hard expiries.
  *
  * Timers leave the wheel in slot order on a list ("out"), which the timer
  * set (timerset.h) inserts into the tree in that order.  No allocation:

@@ -178,8 +178,9 @@ static void place(int i, hrt_time_t now)
 }
 
 /* A queued timer re-armed: often into its own slot (where the wheel only
- * renumbers it, or moves it to the tail while few re-arms stay: both
- * chosen at random here), onto another timer's hard expiry, or anywhere. */
+ * renumbers it if the re-arm before went to that slot too, else moves it
+ * to the tail: both chosen at random here), onto another timer's hard
+ * expiry, or anywhere. */
 static void rearm(int i)
 {
 	struct hrt_timer *t = &timers[i], *o = &timers[unit_rng() % N];
