@@ -7,7 +7,10 @@
 #                        SANITIZE=thread: TSan; each in its own build dir)
 #   make demo            hrt demo, replay of the shipped trace, a sim sweep
 #   make bench           engine and wake-up benchmarks
-#   make bench-peers     hrt against libev, libuv, libevent, sd-event
+#   make bench-peers     hrt against libev, libuv, libevent, sd-event, then
+#                        bench-windows
+#   make bench-windows   range timers (windows 0-100 %, three expiry
+#                        distributions, the tail of one op) against libev
 #   make bench-before-after  hrt at 64f2832 (BASE=...) against now
 #   make bench-callgrind instructions and D1 misses per op (valgrind)
 #   make bench-floor     the memory floor and each op's distance to it
@@ -123,7 +126,7 @@ ifeq ($(HAVE_TRACEFS),y)
 $(O)/tools/live.o: HRT_CFLAGS += -DHAVE_TRACEFS $(TRACEFS_CFLAGS)
 endif
 
-.PHONY: all lib tools test check demo bench bench-peers bench-before-after bench-callgrind bench-floor examples fuzz install uninstall clean
+.PHONY: all lib tools test check demo bench bench-peers bench-windows bench-before-after bench-callgrind bench-floor examples fuzz install uninstall clean
 .DEFAULT_GOAL := all
 
 all: lib tools
@@ -219,7 +222,10 @@ bench: $(BENCH_BINS)
 	@for b in $(BENCH_BINS); do echo "== $$b"; $$b || exit 1; done
 
 bench-peers:
-	$(MAKE) -C bench/peers O=$(abspath $(O))/peers HRT_LIB=$(abspath $(LIB_A)) run
+	$(MAKE) -C bench/peers O=$(abspath $(O))/peers HRT_LIB=$(abspath $(LIB_A)) run windows
+
+bench-windows: $(LIB_A)
+	$(MAKE) -C bench/peers O=$(abspath $(O))/peers HRT_LIB=$(abspath $(LIB_A)) windows
 
 bench-before-after: $(LIB_A)
 	$(MAKE) -C bench/peers O=$(abspath $(O))/peers HRT_LIB=$(abspath $(LIB_A)) before-after

@@ -50,10 +50,16 @@
 #define HRT_WHEEL_BITS   6
 #define HRT_WHEEL_SLOTS  (1u << HRT_WHEEL_BITS)
 #define HRT_WHEEL_LEVELS 8              /* 8 * 6 = 48 >= the 44 bits of a jiffy */
-/* The horizon stays this many jiffies (~67 ms) past the last pass: a timer
+/* The horizon stays this many jiffies (~17 ms) past the last pass: a timer
  * that may run sooner is likely to, so it pays its tree insert at once
- * instead of a wheel link, a move and the insert. */
-#define HRT_WHEEL_NEAR   64
+ * instead of a wheel link, a move and the insert.  The price of a wider
+ * near range is paid by short timers that are cancelled or pushed on
+ * before they run (with 64 jiffies, start+cancel of timers 10 ms-1 s
+ * ahead at 10^6 cost 2-4x libev's: 6 % of them went to the tree); that of
+ * a narrower one by timers that run (the expiry pass moves them from the
+ * wheel first: 2-3x the cost per timer of 64 jiffies, about libev's).
+ * docs/PERFORMANCE.md has the figures. */
+#define HRT_WHEEL_NEAR   16
 /* The slot word: the key (level * 64 + index < 2^9) in the low bits, the
  * start sequence above.  The 55 bits of sequence are compared plainly and
  * never wrap: after 2^55 starts (a year at 10^9 a second) every wheel

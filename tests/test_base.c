@@ -549,7 +549,7 @@ static hrt_time_t min_hard(struct hrt_timer *tm, const char *on, int n)
 /* Where timers go: asking for next_event (as every start on an fd base
  * does) finds the earliest far timer without moving it into the tree, so
  * the horizon stays near and later far starts stay O(1) in the wheel; a
- * timer due within HRT_WHEEL_NEAR jiffies (~67 ms) of the last pass goes
+ * timer due within HRT_WHEEL_NEAR jiffies (~17 ms) of the last pass goes
  * straight to the tree, one further goes to the wheel. */
 static void test_wheel_placement(void **s)
 {
