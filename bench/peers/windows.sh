@@ -29,7 +29,9 @@ raw=$O/windows-raw.csv
 tag() {	# round dist window prog n workloads
 	w=$3
 	[ "$w" != - ] || w=0    # libev: no windows
-	DIST=$2 WINDOW=$w $PIN "$O/$4" "$5" "$6" | sed "s/^/$1,$2,$3,/" >> "$raw"
+	DIST=$2 WINDOW=$w $PIN "$O/$4" "$5" "$6" > "$O/windows-one.csv" ||
+		{ echo "${0##*/}: DIST=$2 WINDOW=$w $4 $5 $6 failed" >&2; exit 1; }
+	sed "s/^/$1,$2,$3,/" "$O/windows-one.csv" >> "$raw"
 }
 
 t0=$(date +%s)
