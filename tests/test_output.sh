@@ -88,10 +88,10 @@ if command -v python3 > /dev/null; then
 	ok
 fi
 expect 0 "replay --slack 1ms --csv" sh -c "'$HRT' replay --slack 1ms --csv '$t' > '$d/out'"
-grep -q ',1ms,user,3,2$' "$d/out" || fail "replay --slack --csv: $(cat "$d/out")"; ok
+grep -q ',1ms,user,3,2,1,0,0$' "$d/out" || fail "replay --slack --csv: $(cat "$d/out")"; ok
 expect 0 "replay --slack 1ms --by process --csv" \
 	sh -c "'$HRT' replay --slack 1ms --by process --csv '$t' > '$d/out'"
-grep -q '^.*,process,saved,sleeper 100,.*,1,2,1$' "$d/out" || fail "--by --csv saved_slack: $(cat "$d/out")"; ok
+grep -q '^.*,process,saved,sleeper 100,.*,1,2,1,1,0$' "$d/out" || fail "--by --csv saved_slack: $(cat "$d/out")"; ok
 expect 0 "replay --slack 100% --svg" sh -c "'$HRT' replay --slack 100% --svg '$d/s.svg' '$t' > '$d/out'"
 grep -q 'with a slack of 100 % of the timeout on user-space timers' "$d/s.svg" || fail "--svg title"; ok
 grep -q 'saved_slack' "$d/out" || fail "table without saved_slack"; ok

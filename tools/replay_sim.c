@@ -40,6 +40,7 @@
 
 const char *const replay_policy_names[RP_NPOL] = { "off", "idle", "always" };
 const char *const replay_by_names[RP_NBY] = { "process", "function", "cpu" };
+const char *const replay_act_names[RP_NACT] = { "slack", "code", "other" };
 
 /* Histograms of signed ns: exact below 512, then 8 bits below the leading
  * one (relative error < 1/256); a reported percentile is its bucket's
@@ -136,6 +137,7 @@ struct live {
 	hrt_time_t hard_rec;                    /* hard_eff before --slack widened it */
 	uint32_t fn;
 	uint32_t grp[RP_NBY];                   /* group index per table */
+	int act;                                /* RP_ACT_* of fn */
 	int cpu;
 	unsigned flags;
 	struct live *next_free;
@@ -165,6 +167,7 @@ struct group {
 	uint64_t opt_all;                       /* the optimum on the recorded
 						 * windows, counted with or without
 						 * --slack (replay_model_groups) */
+	uint64_t opt_act[RP_NACT], opt_rec_act[RP_NACT];       /* opt, opt_rec split */
 };
 
 struct gtab {
@@ -191,6 +194,9 @@ struct replay {
 	struct hrt_base *optwbase;              /* --slack: widened windows */
 	uint8_t *sel;                           /* per fn/comm index: 0 ?, 1 no, 2 yes */
 	size_t nsel;
+	uint8_t *act;                           /* per fn index: RP_ACT_* + 1, 0 ? */
+	size_t nact;
+	uint64_t opt_act[RP_NACT], opt_rec_act[RP_NACT];
 	struct hist late[RP_NPOL + 1], early[RP_NPOL + 1];    /* [RP_NPOL]: kernel */
 	struct gtab gt[RP_NBY];
 	int keep;
@@ -479,8 +485,11 @@ static enum hrt_restart cb_opt(struct hrt_timer *t, hrt_time_t now)
 			l->rp->gt[b].g[l->grp[b]].opt_all++;
 		if (l->rp->slack) {
 			l->rp->res->optimal_wakeups_recorded++;
-			for (int b = 0; b < RP_NBY; b++)
+			l->rp->opt_rec_act[l->act]++;
+			for (int b = 0; b < RP_NBY; b++) {
 				l->rp->gt[b].g[l->grp[b]].opt_rec++;
+				l->rp->gt[b].g[l->grp[b]].opt_rec_act[l->act]++;
+			}
 		} else {
 			l->rp->res->optimal_wakeups++;
 		}
@@ -507,8 +516,11 @@ static enum hrt_restart cb_optw(struct hrt_timer *t, hrt_time_t now)
 		cs->stabw = l->hard_eff;
 		cs->stabbedw = 1;
 		l->rp->res->optimal_wakeups++;
-		for (int b = 0; b < RP_NBY; b++)
+		l->rp->opt_act[l->act]++;
+		for (int b = 0; b < RP_NBY; b++) {
 			l->rp->gt[b].g[l->grp[b]].opt++;
+			l->rp->gt[b].g[l->grp[b]].opt_act[l->act]++;
+		}
 	}
 	maybe_free(l);
 	return HRT_NORESTART;
@@ -613,6 +625,38 @@ static int selects_name(struct replay *rp, uint32_t i, const char *fn, const cha
 	return rp->sel[i] == 2;
 }
 
+int replay_fn_act(const char *fn)
+{
+	if (!fn)
+		return RP_ACT_OTHER;
+	if (!strcmp(fn, "hrtimer_wakeup"))
+		return RP_ACT_SLACK;
+	if (!strcmp(fn, "timerfd_tmrproc") || !strcmp(fn, "posix_timer_fn") ||
+	    !strcmp(fn, "it_real_fn"))
+		return RP_ACT_CODE;
+	return RP_ACT_OTHER;
+}
+
+/* RP_ACT_* of function index fn, remembered per index; -1 out of memory. */
+static int fn_act(struct replay *rp, uint32_t fn)
+{
+	if (!rp->perf || fn == TRACE_NO_FN)
+		return RP_ACT_OTHER;
+	if (fn >= rp->nact) {
+		size_t n = (size_t)fn + 1 > rp->nact * 2 ? (size_t)fn + 1 : rp->nact * 2;
+		uint8_t *p = realloc(rp->act, n);
+
+		if (!p)
+			return -1;
+		memset(p + rp->nact, 0, n - rp->nact);
+		rp->act = p;
+		rp->nact = n;
+	}
+	if (!rp->act[fn])
+		rp->act[fn] = (uint8_t)(replay_fn_act(rp->name(rp->src, fn)) + 1);
+	return rp->act[fn] - 1;
+}
+
 /* The hard expiry the replay uses for the arming ev: widened when --slack
  * selects it.  -1: out of memory. */
 static int widened_hard(struct replay *rp, const struct trace_event *ev, hrt_time_t *hard)
@@ -661,6 +705,8 @@ static int apply_start(struct replay *rp, const struct trace_event *ev)
 	l->hard_eff = hard > ev->t ? hard : ev->t;
 	l->hard_rec = ev->hard > ev->t ? ev->hard : ev->t;
 	l->fn = ev->fn;
+	if ((l->act = fn_act(rp, ev->fn)) < 0)
+		return -ENOMEM;
 	l->cpu = ev->cpu;
 	l->flags = L_ARMED | L_STARTED;
 	if (groups_of(rp, ev, ev->cpu, l->grp))
@@ -883,6 +929,8 @@ static void fill_group(const struct replay *rp, int by, struct replay_group *out
 	memcpy(out->w, g->w, sizeof(out->w));
 	out->opt = g->opt;
 	out->opt_rec = g->opt_rec;
+	for (int a = 0; a < RP_NACT; a++)
+		out->saved_act[a] = (int64_t)g->opt_rec_act[a] - (int64_t)g->opt_act[a];
 }
 
 static void fill_by(struct replay *rp)
@@ -984,6 +1032,7 @@ static void cleanup(struct replay *rp)
 	hrt_base_free(rp->optbase);
 	hrt_base_free(rp->optwbase);
 	free(rp->sel);
+	free(rp->act);
 	for (size_t i = 0; i < rp->live.cap; i++)
 		if (rp->live.vals[i])
 			free(rp->live.vals[i]);
@@ -1126,6 +1175,8 @@ void replay_model_end(struct replay *rp, const struct trace_counts *tc, enum tra
 	struct replay_result *res = rp->res;
 
 	res->slack_blind = rp->slack && !rp->perf && rp->slack->who != SLACK_ALL;
+	for (int a = 0; a < RP_NACT; a++)
+		res->saved_act[a] = (int64_t)rp->opt_rec_act[a] - (int64_t)rp->opt_act[a];
 	count_open(rp, res->last);
 	finish(rp, tc, format);
 	/* Per policy the wake-ups come in time order except across CPUs
