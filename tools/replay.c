@@ -609,7 +609,7 @@ static void usage(FILE *f)
 {
 	fprintf(f,
 		"usage: hrt replay [--policy off|idle|always|all] [--idle trace|always|never]\n"
-		"                  [--by process|function|cpu] [--svg FILE]\n"
+		"                  [--by process|thread|function|cpu] [--svg FILE]\n"
 		"                  [--slack D|P%%] [--slack-for user|all|COMM[,COMM...]]\n"
 		"                  [--json|--csv|--verdict] [--lenient] [--quiet] FILE...\n\n"
 		"Replays kernel hrtimer traces through libhrt, one virtual timer base per CPU,\n"
@@ -624,9 +624,10 @@ static void usage(FILE *f)
 		"  --idle M     when the CPU counts as idle for the idle policy and the busy\n"
 		"               counts: trace (from sched_switch next_pid=0; the default),\n"
 		"               always or never\n"
-		"  --by B       who the wake-ups are attributed to: process (the task that\n"
-		"               armed the timer, or \"[kernel] FUNCTION\"; the default),\n"
-		"               function or cpu; with --csv, one row per group\n"
+		"  --by B       who the wake-ups are attributed to: process (the process\n"
+		"               whose thread armed the timer, or \"[kernel] FUNCTION\"; the\n"
+		"               default), thread, function or cpu; with --csv, one row per\n"
+		"               group (traces without processes: process = thread)\n"
 		"  --svg FILE   also write a picture: wake-ups over time per policy (the\n"
 		"               ones greedy removed marked) and where in [soft, hard] timers\n"
 		"               ran; with several trace files, of the first\n"
@@ -810,7 +811,7 @@ int hrt_cmd_replay(int argc, char **argv)
 			break;
 		case OPT_BY:
 			if ((by = parse_by(optarg)) < 0) {
-				fprintf(stderr, "hrt replay: --by takes process, function or cpu\n");
+				fprintf(stderr, "hrt replay: --by takes process, thread, function or cpu\n");
 				return 2;
 			}
 			break;

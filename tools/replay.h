@@ -28,9 +28,12 @@ struct replay_row {
 };
 
 /* Wake-ups attributed to who armed the timer that the pass ran first:
- * the process ("COMM PID", or "[kernel] FUNCTION" for kernel timers), the
- * timer function, or the CPU (docs/REPLAY.md). */
-enum { RP_BY_PROCESS, RP_BY_FUNCTION, RP_BY_CPU, RP_NBY };
+ * the process ("NAME TGID", named as its main thread is; or "[kernel]
+ * FUNCTION" for kernel timers), the timer function, the CPU, or the thread
+ * ("COMM TID") (docs/REPLAY.md).  A trace that does not record processes
+ * (perf text, tracefs text without the (TGID) column) has threads only:
+ * its process rows are its threads. */
+enum { RP_BY_PROCESS, RP_BY_FUNCTION, RP_BY_CPU, RP_BY_THREAD, RP_NBY };
 extern const char *const replay_by_names[RP_NBY];
 
 /* --slack: the saving split by what can act on it, from the function of
@@ -144,6 +147,8 @@ struct replay_tally {
 	uint64_t opt_rec;                       /* the optimum, recorded windows */
 	uint64_t opt;                           /* with --slack: widened windows;
 						 * without: opt_rec */
+	uint64_t opt_act[RP_NACT], opt_rec_act[RP_NACT];       /* --slack: opt and
+						 * opt_rec split (RP_ACT_*) */
 };
 /* A copy of every group of table BY (index = the group's number, which
  * never changes, so two copies subtract index by index); free(*out).  0 or

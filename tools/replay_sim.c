@@ -39,7 +39,7 @@
 #include "slack.h"
 
 const char *const replay_policy_names[RP_NPOL] = { "off", "idle", "always" };
-const char *const replay_by_names[RP_NBY] = { "process", "function", "cpu" };
+const char *const replay_by_names[RP_NBY] = { "process", "function", "cpu", "thread" };
 const char *const replay_act_names[RP_NACT] = { "slack", "code", "other" };
 
 /* Histograms of signed ns: exact below 512, then 8 bits below the leading
@@ -199,6 +199,7 @@ struct replay {
 	uint64_t opt_act[RP_NACT], opt_rec_act[RP_NACT];
 	struct hist late[RP_NPOL + 1], early[RP_NPOL + 1];    /* [RP_NPOL]: kernel */
 	struct gtab gt[RP_NBY];
+	struct idmap pname;                     /* tgid -> its name's index + 1 */
 	int keep;
 	/* The pass in progress. */
 	int cur_idle, cur_first;
@@ -215,9 +216,11 @@ static int cpu_idle(const struct replay *rp, const struct rcpu *c)
 }
 
 /* Group keys: bit 62 marks a kernel timer ("[kernel] FUNCTION"), bit 61
- * "no process in the trace" (hrt-trace v1). */
+ * "no process in the trace" (hrt-trace v1), bit 60 a process by its
+ * thread-group id (named through pname); else COMM << 32 | TID. */
 #define G_KERNEL (1ULL << 62)
 #define G_NONE   (1ULL << 61)
+#define G_TGID   (1ULL << 60)
 
 /* Timers a task arms for itself (sleeps, poll/epoll timeouts, timerfd,
  * itimers, POSIX timers): the task that armed them owns them.  Every other
@@ -247,7 +250,25 @@ static uint64_t group_key(const struct replay *rp, int by, const struct trace_ev
 	if (ev->pid <= 0 || ev->comm == TRACE_NO_FN || ev->fn == TRACE_NO_FN ||
 	    !task_fn(rp->name(rp->src, ev->fn)))
 		return G_KERNEL | ev->fn;
+	if (by == RP_BY_PROCESS && ev->tgid > 0)
+		return G_TGID | (uint32_t)ev->tgid;
 	return (uint64_t)ev->comm << 32 | (uint32_t)ev->pid;
+}
+
+/* A process is named as its main thread (pid == tgid) is; until that
+ * thread is seen, as the first of its threads seen.  -ENOMEM. */
+static int learn_pname(struct replay *rp, const struct trace_event *ev)
+{
+	int fresh;
+	void **v;
+
+	if (ev->tgid <= 0 || ev->comm == TRACE_NO_FN)
+		return 0;
+	if (!(v = idmap_put(&rp->pname, (uint64_t)ev->tgid, &fresh)))
+		return -ENOMEM;
+	if (fresh || ev->pid == ev->tgid)
+		*v = (void *)((uintptr_t)ev->comm + 1);
+	return 0;
 }
 
 /* The group's index, created on first use; UINT32_MAX on ENOMEM. */
@@ -281,6 +302,8 @@ static uint32_t group_get(struct gtab *t, uint64_t key)
 static int groups_of(struct replay *rp, const struct trace_event *ev, int cpu,
 		     uint32_t grp[RP_NBY])
 {
+	if (learn_pname(rp, ev))
+		return -ENOMEM;
 	for (int b = 0; b < RP_NBY; b++)
 		if ((grp[b] = group_get(&rp->gt[b], group_key(rp, b, ev, cpu))) == UINT32_MAX)
 			return -ENOMEM;
@@ -766,6 +789,7 @@ static int apply_expire(struct replay *rp, const struct trace_event *ev)
 			struct trace_event kev = *ev;
 
 			kev.pid = 0;    /* unknown arming: the kernel's */
+			kev.tgid = 0;
 			if (groups_of(rp, &kev, ev->cpu, grp))
 				return -ENOMEM;
 		} else if ((grp[RP_BY_CPU] = group_get(&rp->gt[RP_BY_CPU], (uint64_t)ev->cpu)) ==
@@ -886,6 +910,12 @@ static void group_name(const struct replay *rp, int by, uint64_t key, char *buf,
 	else if (key & G_KERNEL)
 		snprintf(buf, len, "[kernel] %s", (uint32_t)key == TRACE_NO_FN ? "?" :
 			 rp->name(rp->src, (uint32_t)key));
+	else if (key & G_TGID) {
+		void **v = idmap_get(&rp->pname, (uint32_t)key);
+
+		snprintf(buf, len, "%s %u", v ? rp->name(rp->src, (uint32_t)((uintptr_t)*v - 1)) :
+			 "?", (unsigned)(uint32_t)key);
+	}
 	else
 		snprintf(buf, len, "%s %u", rp->name(rp->src, (uint32_t)(key >> 32)),
 			 (unsigned)(uint32_t)key);
@@ -1037,6 +1067,7 @@ static void cleanup(struct replay *rp)
 		if (rp->live.vals[i])
 			free(rp->live.vals[i]);
 	idmap_free(&rp->live);
+	idmap_free(&rp->pname);
 	while (rp->free_list) {
 		struct live *l = rp->free_list;
 
@@ -1158,6 +1189,8 @@ int replay_model_groups(const struct replay *rp, int by, struct replay_tally **o
 		memcpy(a[k].w, g->w, sizeof(a[k].w));
 		a[k].opt_rec = g->opt_all;
 		a[k].opt = rp->slack ? g->opt : g->opt_all;
+		memcpy(a[k].opt_act, g->opt_act, sizeof(a[k].opt_act));
+		memcpy(a[k].opt_rec_act, g->opt_rec_act, sizeof(a[k].opt_rec_act));
 	}
 	*out = a;
 	*n = t->n;
