@@ -207,7 +207,7 @@ $(O)/readme_uv.o: README.md include/hrt.h
 test check: $(LIB_A) $(LIB_SO) $(HRT_BIN) $(TEST_BINS) $(FUZZ_REPLAY) $(EXAMPLE_TESTS) $(O)/readme_example $(README_UV)
 	O=$(O) HRT=$(HRT_BIN) SAN_FLAGS='$(SAN_FLAGS)' SKIPPED='$(strip $(TEST_SKIPPED))' sh tests/run.sh \
 	  $(TEST_BINS) $(FUZZ_REPLAY) $(EXAMPLE_TESTS) $(O)/readme_example tests/check_layers.sh tests/test_install.sh tests/test_man.sh tests/test_cli.sh tests/test_svg_render.sh \
-	  tests/test_output.sh tests/test_top.sh tests/test_run_slack.sh
+	  tests/test_output.sh tests/test_top.sh tests/test_run_slack.sh tests/test_slack_measure.sh
 
 # One screen, a sentence per section (tools/demo.sh): the article's example,
 # the shipped trace (xz-compressed: without xz that part says what it would

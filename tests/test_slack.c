@@ -477,6 +477,66 @@ static void test_groups_split_by_what_can_act_on_it(void **state)
 	slack_free(&sl);
 }
 
+/*
+ * Sleep chains: one task sleeping 1 ms at a time with 50 us of slack,
+ * relative sleeps (mode REL), each a new timer address (the kernel stack is
+ * randomised): armed at t, soft t + 1 ms, hard soft + 50 us, run by the
+ * kernel at hard, the next sleep armed 10 us after that run: a cycle of
+ * 1.06 ms, 100 sleeps, then an idle switch at 106 ms ends the trace.
+ *   as recorded: off runs each at its hard, the last at 105.99 ms: 100.
+ *   --slack 1ms, chains followed: off runs the first at 2 ms (its widened
+ *     hard) and each next one 10 us + 2 ms later (at 2 + 2.01 k ms), so by
+ *     106 ms the task has slept 52 times: 52.
+ *   (keeping every arming where recorded would give 99: each widened window
+ *   [soft, soft + 1 ms] ends before the next begins.)
+ * An absolute sleep (mode ABS) is no chain: 99 as well.
+ */
+static const char *chain_trace(const char *mode)
+{
+	static char t[40000];
+	size_t n = 0;
+	long long at = T0;
+
+	for (int k = 0; k < 100; k++) {
+		long long soft = at + MS, hard = soft + 50000;
+
+		n += (size_t)snprintf(t + n, sizeof(t) - n,
+				      "  sleeper 100 [000] %lld.%09lld: timer:hrtimer_start: hrtimer=0x%x "
+				      "function=hrtimer_wakeup expires=%lld softexpires=%lld mode=%s\n"
+				      "  swapper 0 [000] %lld.%09lld: timer:hrtimer_expire_entry: "
+				      "hrtimer=0x%x function=hrtimer_wakeup now=%lld\n",
+				      at / T0, at % T0, 0x1000 + k, hard, soft, mode, hard / T0, hard % T0,
+				      0x1000 + k, hard);
+		at = hard + 10000;
+	}
+	at = T0 + 106 * MS;
+	snprintf(t + n, sizeof(t) - n, "  sleeper 100 [000] %lld.%09lld: sched:sched_switch: "
+		 "prev_comm=sleeper prev_pid=100 prev_prio=120 prev_state=S ==> next_comm=swapper/0 "
+		 "next_pid=0 next_prio=120\n", at / T0, at % T0);
+	return t;
+}
+
+static void off_wakeups_are(const char *mode, const char *spec, uint64_t want)
+{
+	struct slack sl;
+	struct replay_result res;
+
+	replay_with(chain_trace(mode), spec, spec ? "sleeper" : NULL, &sl, &res);
+	assert_int_equal(res.kernel.wakeups, 100);
+	assert_int_equal(res.pol[RP_OFF].wakeups, want);
+	replay_result_free(&res);
+	slack_free(&sl);
+}
+
+static void test_slack_follows_relative_sleep_chains(void **state)
+{
+	(void)state;
+	off_wakeups_are("REL", NULL, 100);
+	off_wakeups_are("REL", "1ms", 52);
+	off_wakeups_are("0x1", "1ms", 52);      /* perf's numeric mode */
+	off_wakeups_are("ABS", "1ms", 99);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -495,6 +555,7 @@ int main(void)
 		cmocka_unit_test(test_multibyte_names_keep_columns),
 		cmocka_unit_test(test_saving_split_by_what_can_act_on_it),
 		cmocka_unit_test(test_groups_split_by_what_can_act_on_it),
+		cmocka_unit_test(test_slack_follows_relative_sleep_chains),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

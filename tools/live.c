@@ -284,6 +284,7 @@ static int on_record(struct tep_event *e, struct tep_record *rec, int cpu, void 
 				return 0;
 			ev.soft = a < b ? a : b;
 			ev.hard = b;
+			ev.rel = !val(e, rec, "mode", &a) && (a & 1);  /* HRTIMER_MODE_REL */
 		}
 	}
 	ev.comm = comm_of(lt, ev.pid);

@@ -9,7 +9,7 @@
  *
  * with nanosecond timestamps of trace_clock mono, the process column of the
  * kernel's record-tgid option, and only the fields the replay uses
- * (sched_switch: next_pid).  The instance is removed on every
+ * (hrtimer_start: mode REL or ABS; sched_switch: next_pid).  The instance is removed on every
  * way out: the end, an error, Ctrl-C (which also ends the recording, as it
  * ends perf's, and the output is still written).
  */
@@ -48,9 +48,9 @@ static int write_event(void *ctx, const struct trace_event *ev)
 		(long long)(ev->t % 1000000000), name);
 	switch (ev->kind) {
 	case TEV_START:
-		fprintf(f, "hrtimer=0x%llx function=%s expires=%lld softexpires=%lld\n",
+		fprintf(f, "hrtimer=0x%llx function=%s expires=%lld softexpires=%lld mode=%s\n",
 			(unsigned long long)ev->id, live_name(o->lt, ev->fn), (long long)ev->hard,
-			(long long)ev->soft);
+			(long long)ev->soft, ev->rel ? "REL" : "ABS");
 		break;
 	case TEV_CANCEL:
 		fprintf(f, "hrtimer=0x%llx\n", (unsigned long long)ev->id);

@@ -24,6 +24,15 @@
  * counts for the group of the window it stabs, so the per-group difference
  * (saved_slack) sums to the verdict's.
  *
+ * Sleep chains (--slack only): a task that sleeps again after a wake-up
+ * arms its next sleep relative to it (hrtimer_start mode=REL), so a policy
+ * that runs a wake-up d later than the kernel did gets the next sleep d
+ * later too.  Such re-arms are not armed where recorded: each task keeps
+ * them in a queue (struct task), and under each policy a timer of the task
+ * runs them one after the other, each `gap` after the policy's run of the
+ * sleep before (gap: the recorded start minus the kernel's run).  What the
+ * task has not reached when the trace ends it would not have slept in it.
+ *
  * Invariants:
  *  (1) before an event at T is applied, every device due at or before T
  *      has fired, so after it every device is due after T, except one armed
@@ -127,6 +136,30 @@ static int64_t hist_pct(const struct hist *h, unsigned q)
 
 struct replay;
 
+/* A relative re-arm of a task's sleep (sleep chains, above). */
+struct sleep {
+	hrt_time_t gap, dsoft, dhard;           /* start - the kernel's run of the
+						 * sleep before; soft, hard - start */
+	uint32_t grp[RP_NBY];
+};
+
+struct task {
+	struct replay *rp;
+	int32_t tid;
+	int cpu;
+	int kran;                               /* the kernel ran its last sleep, at krun */
+	hrt_time_t krun;
+	uint64_t root, last;                    /* timer ids: the sleep the chain began
+						 * with (armed where recorded), the last */
+	struct hrt_timer t[RP_NPOL];            /* each policy's run of the chain */
+	hrt_time_t psoft[RP_NPOL], phard[RP_NPOL];
+	uint32_t grp[RP_NPOL][RP_NBY];          /* who t[p]'s sleep counts for */
+	int busy[RP_NPOL];                      /* p has not run the last sleep it has */
+	hrt_time_t run[RP_NPOL];                /* else: when it ran it */
+	struct sleep *q;                        /* the re-arms, read by each policy */
+	size_t head[RP_NPOL], n, cap;
+};
+
 struct live {
 	struct hrt_timer t[RP_NPOL];
 	struct hrt_timer opt;                   /* the arming's window end */
@@ -138,6 +171,7 @@ struct live {
 	uint32_t fn;
 	uint32_t grp[RP_NBY];                   /* group index per table */
 	int act;                                /* RP_ACT_* of fn */
+	int32_t tid;                            /* a sleep's task (chains), else 0 */
 	int cpu;
 	unsigned flags;
 	struct live *next_free;
@@ -200,6 +234,7 @@ struct replay {
 	struct hist late[RP_NPOL + 1], early[RP_NPOL + 1];    /* [RP_NPOL]: kernel */
 	struct gtab gt[RP_NBY];
 	struct idmap pname;                     /* tgid -> its name's index + 1 */
+	struct idmap tasks;                     /* tid -> struct task (sleep chains) */
 	int keep;
 	/* The pass in progress. */
 	int cur_idle, cur_first;
@@ -447,6 +482,185 @@ static int pos_bin(hrt_time_t soft, hrt_time_t hard, hrt_time_t now)
 	return f >= 1 ? RP_POSB - 1 : (int)(f * RP_POSB);
 }
 
+/* Sleep chains ------------------------------------------------------------ */
+
+static struct task *task_find(const struct replay *rp, int32_t tid)
+{
+	void **v = idmap_get(&rp->tasks, (uint64_t)tid);
+
+	return v ? *v : NULL;
+}
+
+/* Policy p ran the task's sleep at now: it starts the next queued re-arm,
+ * or waits for one. */
+static void task_ran(struct task *tk, int p, hrt_time_t now)
+{
+	const struct sleep *e;
+	hrt_time_t start;
+
+	if (tk->head[p] == tk->n) {
+		tk->busy[p] = 0;
+		tk->run[p] = now;
+		return;
+	}
+	e = &tk->q[tk->head[p]++];
+	start = now + e->gap;
+	tk->psoft[p] = start + e->dsoft;
+	tk->phard[p] = start + e->dhard;
+	memcpy(tk->grp[p], e->grp, sizeof(tk->grp[p]));
+	tk->busy[p] = 1;
+	hrt_timer_start_range(&tk->t[p], tk->rp->cpu[tk->cpu].base[p], tk->psoft[p],
+			      tk->phard[p] - tk->psoft[p], HRT_MODE_ABS);
+}
+
+/* The live timer of the sleep a chain began with ran under policy p. */
+static void chain_root_ran(struct replay *rp, const struct live *l, int p, hrt_time_t now)
+{
+	struct task *tk = task_find(rp, l->tid);
+
+	if (tk && tk->root == l->id)
+		task_ran(tk, p, now);
+}
+
+static void on_task_expire(struct task *tk, int p, hrt_time_t now)
+{
+	struct replay *rp = tk->rp;
+	struct replay_row *row = &rp->res->pol[p];
+
+	row->expired++;
+	row->expired_busy += !rp->cur_idle;
+	hist_add(&rp->late[p], now - tk->psoft[p]);
+	hist_add(&rp->early[p], tk->phard[p] - now);
+	rp->res->pos[p][pos_bin(tk->psoft[p], tk->phard[p], now)]++;
+	if (rp->cur_first) {
+		count_wake(rp, tk->grp[p], p);
+		rp->cur_first = 0;
+	}
+	task_ran(tk, p, now);
+}
+
+#define TASK_CB(P) \
+	static enum hrt_restart task_cb_##P(struct hrt_timer *t, hrt_time_t now) \
+	{ \
+		on_task_expire(HRT_CONTAINER_OF(t, struct task, t[P]), P, now); \
+		return HRT_NORESTART; \
+	}
+TASK_CB(0)
+TASK_CB(1)
+TASK_CB(2)
+static const hrt_callback task_cb[RP_NPOL] = { task_cb_0, task_cb_1, task_cb_2 };
+
+/* The chain state of task tid, created on first use; NULL on ENOMEM. */
+static struct task *task_get(struct replay *rp, int32_t tid)
+{
+	int fresh;
+	void **v = idmap_put(&rp->tasks, (uint64_t)tid, &fresh);
+	struct task *tk;
+
+	if (!v)
+		return NULL;
+	if (!fresh)
+		return *v;
+	if (!(tk = calloc(1, sizeof(*tk)))) {
+		idmap_del(&rp->tasks, (uint64_t)tid);
+		return NULL;
+	}
+	tk->rp = rp;
+	tk->tid = tid;
+	for (int p = 0; p < RP_NPOL; p++)
+		hrt_timer_init(&tk->t[p], task_cb[p]);
+	*v = tk;
+	return tk;
+}
+
+/* Drops what every policy has read, so the queue holds what one of them
+ * still has to run, not the whole trace. */
+static void task_trim(struct task *tk)
+{
+	size_t lo = tk->n;
+
+	for (int p = 0; p < RP_NPOL; p++)
+		if (tk->head[p] < lo)
+			lo = tk->head[p];
+	if (lo < 1024 || lo < tk->n / 2)
+		return;
+	memmove(tk->q, tk->q + lo, (tk->n - lo) * sizeof(*tk->q));
+	tk->n -= lo;
+	for (int p = 0; p < RP_NPOL; p++)
+		tk->head[p] -= lo;
+}
+
+/* A chained re-arm: queued, and started at once by each policy that has
+ * run the sleep before already (gap after its run).  -ENOMEM. */
+static int chain_push(struct replay *rp, struct task *tk, const struct trace_event *ev,
+		      hrt_time_t hard, const uint32_t grp[RP_NBY])
+{
+	struct sleep *e;
+
+	task_trim(tk);
+	if (tk->n == tk->cap) {
+		size_t nc = tk->cap ? tk->cap * 2 : 16;
+		void *q = realloc(tk->q, nc * sizeof(*tk->q));
+
+		if (!q)
+			return -ENOMEM;
+		tk->q = q;
+		tk->cap = nc;
+	}
+	e = &tk->q[tk->n++];
+	*e = (struct sleep){ ev->t - tk->krun, ev->soft - ev->t, hard - ev->t, { 0 } };
+	memcpy(e->grp, grp, sizeof(e->grp));
+	for (int p = 0; p < RP_NPOL; p++)
+		if ((rp->pol & (1u << p)) && !tk->busy[p]) {
+			task_ran(tk, p, tk->run[p]);
+			dev_update(rp, tk->cpu, p);
+		}
+	return 0;
+}
+
+/* A sleep the chain begins with (armed where recorded): the policies drop
+ * what they had of the task. */
+static void chain_restart(struct replay *rp, struct task *tk, const struct trace_event *ev)
+{
+	tk->root = ev->id;
+	tk->cpu = ev->cpu;
+	for (int p = 0; p < RP_NPOL; p++) {
+		if (hrt_timer_cancel(&tk->t[p]) == 1)
+			dev_update(rp, ev->cpu, p);
+		tk->head[p] = tk->n;
+		tk->busy[p] = 1;
+	}
+	task_trim(tk);
+}
+
+/*
+ * Whether ev, an arming of live l, is a sleep of a task (--slack,
+ * hrtimer_wakeup, a task known): then l->tid is set, and *chained says
+ * whether it re-arms relatively after a wake-up the kernel ran on the same
+ * CPU (queued: chain_push) or begins a chain (armed where recorded).
+ * -ENOMEM.
+ */
+static int chain_start(struct replay *rp, struct live *l, const struct trace_event *ev,
+		       hrt_time_t hard, int *chained)
+{
+	struct task *tk;
+
+	*chained = 0;
+	l->tid = 0;
+	if (!rp->slack || !rp->perf || ev->pid <= 0 || l->act != RP_ACT_SLACK)
+		return 0;
+	if (!(tk = task_get(rp, ev->pid)))
+		return -ENOMEM;
+	l->tid = ev->pid;
+	*chained = ev->rel && tk->kran && tk->root && tk->cpu == ev->cpu;
+	tk->last = ev->id;
+	tk->kran = 0;
+	if (*chained)
+		return chain_push(rp, tk, ev, hard, l->grp);
+	chain_restart(rp, tk, ev);
+	return 0;
+}
+
 static void on_expire(struct live *l, int p, hrt_time_t now)
 {
 	struct replay *rp = l->rp;
@@ -461,6 +675,8 @@ static void on_expire(struct live *l, int p, hrt_time_t now)
 		count_wake(rp, l->grp, p);
 		rp->cur_first = 0;
 	}
+	if (l->tid)
+		chain_root_ran(rp, l, p, now);
 	maybe_free(l);
 }
 
@@ -702,6 +918,13 @@ static int widened_hard(struct replay *rp, const struct trace_event *ev, hrt_tim
 				 rp->name(rp->src, ev->comm));
 	if (k < 0)
 		return -1;
+	if (k > 0 && sl->tgids) {
+		int a = fn_act(rp, ev->fn);
+
+		if (a < 0)
+			return -1;
+		k = slack_selects_task(sl, ev->pid, ev->tgid) && a == RP_ACT_SLACK;
+	}
 	if (k)
 		*hard = slack_widen(sl, ev->t, ev->soft, ev->hard);
 	rp->res->armings_widened += *hard != ev->hard;
@@ -712,7 +935,7 @@ static int apply_start(struct replay *rp, const struct trace_event *ev)
 {
 	struct live *l = live_get(rp, ev->id, 1);
 	hrt_time_t hard;
-	int old;
+	int old, chained;
 
 	if (!l || widened_hard(rp, ev, &hard))
 		return -ENOMEM;
@@ -732,11 +955,18 @@ static int apply_start(struct replay *rp, const struct trace_event *ev)
 		return -ENOMEM;
 	l->cpu = ev->cpu;
 	l->flags = L_ARMED | L_STARTED;
-	if (groups_of(rp, ev, ev->cpu, l->grp))
+	if (groups_of(rp, ev, ev->cpu, l->grp) || chain_start(rp, l, ev, hard, &chained))
 		return -ENOMEM;
 	for (int p = 0; p < RP_NPOL; p++) {
 		if (!(rp->pol & (1u << p)))
 			continue;
+		if (chained) {  /* the task's timer runs it (chain_push) */
+			if (hrt_timer_cancel(&l->t[p]) == 1)
+				dev_update(rp, ev->cpu, p);
+			if (old >= 0 && old != ev->cpu)
+				dev_update(rp, old, p);
+			continue;
+		}
 		hrt_timer_start_range(&l->t[p], rp->cpu[ev->cpu].base[p], ev->soft,
 				      hard - ev->soft, HRT_MODE_ABS);
 		dev_update(rp, ev->cpu, p);
@@ -756,6 +986,12 @@ static void apply_cancel(struct replay *rp, const struct trace_event *ev)
 	rp->res->cancels++;
 	if (!l)
 		return;
+	if (l->tid) {           /* a sleep cut short: no wake-up for the next to follow */
+		struct task *tk = task_find(rp, l->tid);
+
+		if (tk && tk->last == l->id)
+			tk->kran = 0;
+	}
 	for (int p = 0; p < RP_NPOL; p++)
 		if (hrt_timer_cancel(&l->t[p]) == 1)
 			dev_update(rp, l->cpu, p);
@@ -802,6 +1038,14 @@ static int apply_expire(struct replay *rp, const struct trace_event *ev)
 		hist_add(&rp->late[RP_NPOL], ev->now - l->soft_eff);
 		hist_add(&rp->early[RP_NPOL], l->hard_eff - ev->now);
 		rp->res->pos[RP_NPOL][pos_bin(l->soft_eff, l->hard_eff, ev->now)]++;
+	}
+	if (l && l->tid && (l->flags & L_ARMED) && !(l->flags & L_KDONE)) {
+		struct task *tk = task_find(rp, l->tid);
+
+		if (tk && tk->last == l->id) {  /* the kernel ran the task's last sleep */
+			tk->krun = ev->now;
+			tk->kran = 1;
+		}
 	}
 	if (l) {
 		l->flags |= L_KDONE;
@@ -1056,6 +1300,12 @@ static void cleanup(struct replay *rp)
 			hrt_timer_cancel(&l->optw);
 		}
 	}
+	for (size_t i = 0; i < rp->tasks.cap; i++) {
+		struct task *tk = rp->tasks.vals[i];
+
+		for (int p = 0; tk && p < RP_NPOL; p++)
+			hrt_timer_cancel(&tk->t[p]);
+	}
 	for (int c = 0; c < rp->ncpu; c++)
 		for (int p = 0; p < RP_NPOL; p++)
 			hrt_base_free(rp->cpu[c].base[p]);
@@ -1068,6 +1318,12 @@ static void cleanup(struct replay *rp)
 			free(rp->live.vals[i]);
 	idmap_free(&rp->live);
 	idmap_free(&rp->pname);
+	for (size_t i = 0; i < rp->tasks.cap; i++)
+		if (rp->tasks.vals[i]) {
+			free(((struct task *)rp->tasks.vals[i])->q);
+			free(rp->tasks.vals[i]);
+		}
+	idmap_free(&rp->tasks);
 	while (rp->free_list) {
 		struct live *l = rp->free_list;
 

@@ -201,6 +201,18 @@ int slack_selects(const struct slack *s, const char *fn, const char *comm)
 	return 0;
 }
 
+int slack_selects_task(const struct slack *s, int32_t pid, int32_t tgid)
+{
+	int32_t who = tgid > 0 ? tgid : pid;
+
+	if (!s->tgids)
+		return 1;
+	for (size_t i = 0; i < s->ntgids; i++)
+		if (s->tgids[i] == who)
+			return 1;
+	return 0;
+}
+
 /* D in the largest unit that shows it exactly: 1 ms, 1500 us, 3 ns. */
 void slack_fmt_ns(uint64_t ns, char *buf, size_t len)
 {

@@ -8,7 +8,8 @@
  * caller's CAP_SYS_NICE, every PID and name (a name matching several
  * processes is listed and refused, never guessed), no real-time task - so
  * a refusal changes nothing.  The file reaches the main thread alone: the
- * output names the threads it leaves as they were.
+ * output names the threads it leaves as they were.  --measure S traces
+ * before and after the change and compares (measure.h).
  */
 #include <errno.h>
 #include <getopt.h>
@@ -17,6 +18,7 @@
 #include <string.h>
 
 #include "cmds.h"
+#include "measure.h"
 #include "proc.h"
 #include "slack.h"
 
@@ -31,7 +33,7 @@ struct target {
 static void usage(FILE *f)
 {
 	fprintf(f,
-		"usage: hrt slack D PID|NAME...\n"
+		"usage: hrt slack D [--measure S] PID|NAME...\n"
 		"       hrt slack --reset PID|NAME...\n\n"
 		"Sets the timer slack of running processes to D (1ms, 500us, 0.5s):\n"
 		"their sleep, poll, epoll and futex timeouts may then run up to D late\n"
@@ -45,6 +47,11 @@ static void usage(FILE *f)
 		"(SCHED_FIFO, SCHED_RR, SCHED_DEADLINE) get no slack from the kernel\n"
 		"and are refused.  Needs root (CAP_SYS_NICE).\n\n"
 		"  --reset      back to each process's default slack\n"
+		"  --measure S  trace S seconds before and S seconds after setting it\n"
+		"               (tracefs, as hrt record --tracefs) and print per CPU and per\n"
+		"               process the wake-ups per second before, the prediction (the\n"
+		"               before window replayed with that slack) and the measurement\n"
+		"               after; S in (0, 600]\n"
 		"  -h, --help   this text\n\n"
 		"Exit status: 0 done, 1 refused (no CAP_SYS_NICE, a real-time task) or\n"
 		"failed, 2 usage (bad duration, no such process, ambiguous name).\n");
@@ -151,6 +158,58 @@ static void print_threads(const struct target *t)
 	free(tids);
 }
 
+static int apply(const struct target *t, uint64_t ns);
+
+struct apply_all {
+	const struct target *t;
+	size_t n;
+	uint64_t ns;
+};
+
+/* --measure's apply(): every target, as without --measure. */
+static int apply_all(void *ctx)
+{
+	const struct apply_all *a = ctx;
+	int st = 0;
+
+	for (size_t i = 0; i < a->n && !st; i++)
+		st = apply(&a->t[i], a->ns);
+	fflush(stdout);
+	return st;
+}
+
+/* --measure S: seconds in (0, 600].  0, or 2 with a message. */
+static int parse_measure(const char *arg, double *s)
+{
+	char *end;
+
+	errno = 0;
+	*s = strtod(arg, &end);
+	if (end == arg || *end || errno || !(*s > 0 && *s <= 600)) {
+		fprintf(stderr, "hrt slack: --measure '%s': expected seconds in (0, 600]\n", arg);
+		return 2;
+	}
+	return 0;
+}
+
+/* --measure: the targets to the measurement, which applies the slack. */
+static int measure(const struct target *t, size_t n, uint64_t ns, double seconds)
+{
+	struct measure_target *m = calloc(n, sizeof(*m));
+	struct apply_all a = { t, n, ns };
+	int st;
+
+	if (!m) {
+		fprintf(stderr, "hrt slack: out of memory\n");
+		return 1;
+	}
+	for (size_t i = 0; i < n; i++)
+		m[i] = (struct measure_target){ t[i].pid, t[i].comm };
+	st = slack_measure(m, n, ns, seconds, apply_all, &a, stdout);
+	free(m);
+	return st;
+}
+
 static int apply(const struct target *t, uint64_t ns)
 {
 	uint64_t before, after;
@@ -179,6 +238,7 @@ int hrt_cmd_slack(int argc, char **argv)
 {
 	static const struct option opts[] = {
 		{ "reset", no_argument, NULL, 'r' },
+		{ "measure", required_argument, NULL, 'm' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -186,12 +246,17 @@ int hrt_cmd_slack(int argc, char **argv)
 	size_t n = 0;
 	uint64_t ns = 0;
 	char why[256];
+	double seconds = 0;
 	int reset = 0, st = 0, c;
 
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
 		switch (c) {
 		case 'r': reset = 1; break;
+		case 'm':
+			if (parse_measure(optarg, &seconds))
+				return 2;
+			break;
 		case 'h': usage(stdout); return 0;
 		default: usage(stderr); return 2;
 		}
@@ -216,6 +281,11 @@ int hrt_cmd_slack(int argc, char **argv)
 		fprintf(stderr, "hrt slack: no process given (PID or NAME)\n");
 		return 2;
 	}
+	if (reset && seconds > 0) {
+		fprintf(stderr, "hrt slack: --measure predicts what a wider slack saves; it does "
+			"not go with --reset\n");
+		return 2;
+	}
 	if (!proc_can_set_slack()) {
 		fprintf(stderr, "hrt slack: not permitted: setting another process's timer slack "
 			"needs CAP_SYS_NICE; run as root (or start the program with hrt run "
@@ -230,8 +300,11 @@ int hrt_cmd_slack(int argc, char **argv)
 		st = resolve(argv[i], t, &n);
 	for (size_t i = 0; i < n && !st; i++)
 		st = check_policy(&t[i]);
-	for (size_t i = 0; i < n && !st; i++)
-		st = apply(&t[i], ns);
+	if (!st && seconds > 0)
+		st = measure(t, n, ns, seconds);
+	else
+		for (size_t i = 0; i < n && !st; i++)
+			st = apply(&t[i], ns);
 	free(t);
 	return st;
 }

@@ -108,6 +108,21 @@ static int perf_task(struct trace_reader *r, const char *s, const char *en,
 	return 0;
 }
 
+/* hrtimer_start's mode=: "REL", "REL|PINNED", ... (the print fmt's
+ * symbols) or a number (older perf, hand-written traces) whose bit 0 is
+ * HRTIMER_MODE_REL.  Absent or unreadable: absolute. */
+static int start_is_rel(const char *rest)
+{
+	const char *v, *ve;
+	uint64_t m;
+
+	if (!(v = field(rest, "mode", &ve)))
+		return 0;
+	if (ve - v >= 3 && !memcmp(v, "REL", 3))
+		return 1;
+	return !parse_id(v, ve, &m, 1) && (m & 1);
+}
+
 /*
  * The fields of one event, EVENT being the bare name (hrtimer_start,
  * sched_switch, ...): perf script and the kernel's own trace text print
@@ -165,6 +180,7 @@ int trace__event_fields(struct trace_reader *r, const char *en, const char *ene,
 	ev->kind = TEV_START;
 	ev->soft = a;
 	ev->hard = b;
+	ev->rel = start_is_rel(rest);
 	return 1;
 }
 
