@@ -7,7 +7,9 @@
  * one: the kernel traces mode=REL) after a random phase; prints their PIDs
  * on one line and waits.  The children die with the parent.
  */
+#ifndef _GNU_SOURCE
 #define _GNU_SOURCE
+#endif
 #include <sched.h>
 #include <signal.h>
 #include <stdio.h>
