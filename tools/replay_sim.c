@@ -842,6 +842,22 @@ static int cpu_get(struct replay *rp, int c)
 
 /* Events ------------------------------------------------------------------ */
 
+/* A per-index byte cache (0: not known yet) grown to hold index i.  0 or -1. */
+static int cache_fit(uint8_t **c, size_t *n, uint32_t i)
+{
+	size_t nn = (size_t)i + 1 > *n * 2 ? (size_t)i + 1 : *n * 2;
+	uint8_t *p;
+
+	if (i < *n)
+		return 0;
+	if (!(p = realloc(*c, nn)))
+		return -1;
+	memset(p + *n, 0, nn - *n);
+	*c = p;
+	*n = nn;
+	return 0;
+}
+
 /* Whether --slack-for takes the string of index i (a function or a task
  * name; which one depends on --slack-for, never both), remembered per
  * index so a long trace compares each name once.  -1: out of memory. */
@@ -849,16 +865,8 @@ static int selects_name(struct replay *rp, uint32_t i, const char *fn, const cha
 {
 	if (i == TRACE_NO_FN)
 		return slack_selects(rp->slack, fn, comm);
-	if (i >= rp->nsel) {
-		size_t n = (size_t)i + 1 > rp->nsel * 2 ? (size_t)i + 1 : rp->nsel * 2;
-		uint8_t *p = realloc(rp->sel, n);
-
-		if (!p)
-			return -1;
-		memset(p + rp->nsel, 0, n - rp->nsel);
-		rp->sel = p;
-		rp->nsel = n;
-	}
+	if (cache_fit(&rp->sel, &rp->nsel, i))
+		return -1;
 	if (!rp->sel[i])
 		rp->sel[i] = slack_selects(rp->slack, fn, comm) ? 2 : 1;
 	return rp->sel[i] == 2;
@@ -881,16 +889,8 @@ static int fn_act(struct replay *rp, uint32_t fn)
 {
 	if (!rp->perf || fn == TRACE_NO_FN)
 		return RP_ACT_OTHER;
-	if (fn >= rp->nact) {
-		size_t n = (size_t)fn + 1 > rp->nact * 2 ? (size_t)fn + 1 : rp->nact * 2;
-		uint8_t *p = realloc(rp->act, n);
-
-		if (!p)
-			return -1;
-		memset(p + rp->nact, 0, n - rp->nact);
-		rp->act = p;
-		rp->nact = n;
-	}
+	if (cache_fit(&rp->act, &rp->nact, fn))
+		return -1;
 	if (!rp->act[fn])
 		rp->act[fn] = (uint8_t)(replay_fn_act(rp->name(rp->src, fn)) + 1);
 	return rp->act[fn] - 1;
