@@ -522,20 +522,12 @@ static void chain_root_ran(struct replay *rp, const struct live *l, int p, hrt_t
 		task_ran(tk, p, now);
 }
 
+static void count_run(struct replay *rp, int p, hrt_time_t soft, hrt_time_t hard,
+		      const uint32_t grp[RP_NBY], hrt_time_t now);
+
 static void on_task_expire(struct task *tk, int p, hrt_time_t now)
 {
-	struct replay *rp = tk->rp;
-	struct replay_row *row = &rp->res->pol[p];
-
-	row->expired++;
-	row->expired_busy += !rp->cur_idle;
-	hist_add(&rp->late[p], now - tk->psoft[p]);
-	hist_add(&rp->early[p], tk->phard[p] - now);
-	rp->res->pos[p][pos_bin(tk->psoft[p], tk->phard[p], now)]++;
-	if (rp->cur_first) {
-		count_wake(rp, tk->grp[p], p);
-		rp->cur_first = 0;
-	}
+	count_run(tk->rp, p, tk->psoft[p], tk->phard[p], tk->grp[p], now);
 	task_ran(tk, p, now);
 }
 
@@ -661,22 +653,29 @@ static int chain_start(struct replay *rp, struct live *l, const struct trace_eve
 	return 0;
 }
 
-static void on_expire(struct live *l, int p, hrt_time_t now)
+/* A run under policy p of a window [soft, hard] of groups grp: the row,
+ * the histograms, and the wake-up for the first run of a pass. */
+static void count_run(struct replay *rp, int p, hrt_time_t soft, hrt_time_t hard,
+		      const uint32_t grp[RP_NBY], hrt_time_t now)
 {
-	struct replay *rp = l->rp;
 	struct replay_row *row = &rp->res->pol[p];
 
 	row->expired++;
 	row->expired_busy += !rp->cur_idle;
-	hist_add(&rp->late[p], now - l->soft_eff);
-	hist_add(&rp->early[p], l->hard_eff - now);
-	rp->res->pos[p][pos_bin(l->soft_eff, l->hard_eff, now)]++;
+	hist_add(&rp->late[p], now - soft);
+	hist_add(&rp->early[p], hard - now);
+	rp->res->pos[p][pos_bin(soft, hard, now)]++;
 	if (rp->cur_first) {
-		count_wake(rp, l->grp, p);
+		count_wake(rp, grp, p);
 		rp->cur_first = 0;
 	}
+}
+
+static void on_expire(struct live *l, int p, hrt_time_t now)
+{
+	count_run(l->rp, p, l->soft_eff, l->hard_eff, l->grp, now);
 	if (l->tid)
-		chain_root_ran(rp, l, p, now);
+		chain_root_ran(l->rp, l, p, now);
 	maybe_free(l);
 }
 
