@@ -102,6 +102,9 @@ for t in $(ls "/proc/$a/task"); do
 	ok
 	tid=$t
 done
+# A report that cannot be written is an error (the slack is set by then).
+expect 1 "slack > /dev/full" sh -c "'$HRT' slack 4ms '$a' > /dev/full"
+one_line "slack > /dev/full" "^hrt slack: stdout: No space left on device$"
 expect 0 "slack --reset" sh -c "'$HRT' slack --reset '$a' > /dev/null"
 [ "$(slack_of "$a")" = "$before" ] || fail "--reset: $(slack_of "$a"), want $before"; ok
 
