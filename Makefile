@@ -210,13 +210,18 @@ $(O)/readme_uv.o: README.md include/hrt.h
 test check: $(LIB_A) $(LIB_SO) $(HRT_BIN) $(TEST_BINS) $(FUZZ_REPLAY) $(EXAMPLE_TESTS) $(O)/readme_example $(README_UV)
 	O=$(O) HRT=$(HRT_BIN) SAN_FLAGS='$(SAN_FLAGS)' SKIPPED='$(strip $(TEST_SKIPPED))' sh tests/run.sh \
 	  $(TEST_BINS) $(FUZZ_REPLAY) $(EXAMPLE_TESTS) $(O)/readme_example tests/check_layers.sh tests/test_install.sh tests/test_man.sh tests/test_cli.sh tests/test_svg_render.sh \
-	  tests/test_output.sh tests/test_top.sh
+	  tests/test_output.sh tests/test_top.sh tests/test_run_slack.sh tests/test_slack_measure.sh
 
 # One screen, a sentence per section (tools/demo.sh): the article's example,
 # the shipped trace (xz-compressed: without xz that part says what it would
-# show), what 1 ms of slack would save, and a 2-second interrupt count.
-demo: $(HRT_BIN) $(O)/bench/coalesce
-	@sh tools/demo.sh $(HRT_BIN) $(O)/bench/coalesce data/trace.hrt.xz
+# show), what 1 ms of slack would save, a 2-second interrupt count, and the
+# slack applied to sleepers of its own, measured beside the prediction.
+demo: $(HRT_BIN) $(O)/bench/coalesce $(O)/slack_sleepers
+	@sh tools/demo.sh $(HRT_BIN) $(O)/bench/coalesce data/trace.hrt.xz $(O)/slack_sleepers
+
+$(O)/slack_sleepers: tests/slack_sleepers.c
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -o $@ $< $(ALL_LDFLAGS)
 
 bench: $(BENCH_BINS)
 	@for b in $(BENCH_BINS); do echo "== $$b"; $$b || exit 1; done

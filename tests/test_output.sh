@@ -88,10 +88,10 @@ if command -v python3 > /dev/null; then
 	ok
 fi
 expect 0 "replay --slack 1ms --csv" sh -c "'$HRT' replay --slack 1ms --csv '$t' > '$d/out'"
-grep -q ',1ms,user,3,2$' "$d/out" || fail "replay --slack --csv: $(cat "$d/out")"; ok
+grep -q ',1ms,user,3,2,1,0,0$' "$d/out" || fail "replay --slack --csv: $(cat "$d/out")"; ok
 expect 0 "replay --slack 1ms --by process --csv" \
 	sh -c "'$HRT' replay --slack 1ms --by process --csv '$t' > '$d/out'"
-grep -q '^.*,process,saved,sleeper 100,.*,1,2,1$' "$d/out" || fail "--by --csv saved_slack: $(cat "$d/out")"; ok
+grep -q '^.*,process,saved,sleeper 100,.*,1,2,1,1,0$' "$d/out" || fail "--by --csv saved_slack: $(cat "$d/out")"; ok
 expect 0 "replay --slack 100% --svg" sh -c "'$HRT' replay --slack 100% --svg '$d/s.svg' '$t' > '$d/out'"
 grep -q 'with a slack of 100 % of the timeout on user-space timers' "$d/s.svg" || fail "--svg title"; ok
 grep -q 'saved_slack' "$d/out" || fail "table without saved_slack"; ok
@@ -113,6 +113,8 @@ grep -q '^1\. The article' "$o" || fail "bare demo: no section 1"; ok
 grep -q 'always          2 wake-ups' "$o" || fail "bare demo: no article wake-ups"; ok
 grep -q '^2\. SKIP: reading .*needs xz (install xz-utils)' "$o" || fail "bare demo: no xz line"; ok
 grep -q '^4\. Timer interrupts: not counted here' "$o" || fail "bare demo: no counter line"; ok
+grep -q '^5\. Apply it: hrt run --slack 1ms -- CMD.  Not measured here' "$o" ||
+	fail "bare demo: no apply line"; ok
 grep -q 'no Graphviz: no demo-tree.svg' "$o" || fail "bare demo: no Graphviz note"; ok
 [ "$(wc -l < "$o")" -le 24 ] || fail "bare demo: more than a screen"; ok
 [ ! -s "$d/bare/err" ] || fail "bare demo wrote to stderr: $(cat "$d/bare/err")"; ok
@@ -150,7 +152,10 @@ EOF2
 		fail "full demo: a disturbed count is not called so"; ok
 	[ -s "$d/full/demo-replay.svg" ] && [ -s "$d/full/demo-timeline.svg" ] ||
 		fail "full demo: pictures missing"; ok
-	[ "$(wc -l < "$o")" -le 30 ] || fail "full demo: more than a screen"; ok
+	grep -q '^5\. Apply it: hrt run --slack 1ms -- CMD' "$o" || fail "full demo: no apply line"; ok
+	grep -q '^   who should add it (optimum saved): hrt 12290: ' "$o" ||
+		fail "full demo: who should add slack"; ok
+	[ "$(wc -l < "$o")" -le 34 ] || fail "full demo: more than a screen"; ok
 fi
 # --- progress on a terminal ---------------------------------------------
 # A trace that arrives slowly through a pipe (no size known: bytes, events,

@@ -339,6 +339,56 @@ static void test_by_process(void **state)
 	assert_int_equal(group(&res.by[RP_BY_FUNCTION], "hrtimer_wakeup")->w[RP_ALWAYS], 1);
 }
 
+/*
+ * Processes, not threads: tracefs text with the kernel's record-tgid column.
+ * Process 500 ("main") has threads 500 and 501 ("worker", seen first); each
+ * sleeps alone (1 ms apart: two wake-ups each); "(-------)" is a task whose
+ * process was not recorded: it stays a thread of its own.  By process: main
+ * 500 has all four, named as its main thread; by thread: two each.
+ */
+static const char tgids[] =
+	"  worker-501 (    500) [000] d..1. 1.000000: hrtimer_start: hrtimer=0xb function=hrtimer_wakeup expires=1002000000 softexpires=1002000000 mode=REL\n"
+	"    main-500 (    500) [000] d..1. 1.000001: hrtimer_start: hrtimer=0xa function=hrtimer_wakeup expires=1001000000 softexpires=1001000000 mode=REL\n"
+	"  lonely-700 (-------) [000] d..1. 1.000002: hrtimer_start: hrtimer=0xc function=hrtimer_wakeup expires=1004500000 softexpires=1004500000 mode=REL\n"
+	"    main-500 (    500) [000] d..1. 1.001100: hrtimer_start: hrtimer=0xa function=hrtimer_wakeup expires=1003000000 softexpires=1003000000 mode=REL\n"
+	"  worker-501 (    500) [000] d..1. 1.002100: hrtimer_start: hrtimer=0xb function=hrtimer_wakeup expires=1004000000 softexpires=1004000000 mode=REL\n"
+	"    main-500 (    500) [000] d..1. 1.010000: hrtimer_start: hrtimer=0xd function=tick_nohz_handler expires=1020000000 softexpires=1020000000 mode=ABS\n";
+
+static void test_process_is_the_thread_group_threads_on_request(void **state)
+{
+	struct replay_result res;
+	const struct replay_by *bp = &res.by[RP_BY_PROCESS], *bt = &res.by[RP_BY_THREAD];
+
+	(void)state;
+	assert_int_equal(replay_str(tgids, RP_IDLE_TRACE, &res), 0);
+	assert_int_equal(res.pol[RP_OFF].wakeups, 5);
+	assert_int_equal(group(bp, "main 500")->w[RP_OFF], 4);
+	assert_int_equal(group(bp, "lonely 700")->w[RP_OFF], 1);
+	assert_int_equal(bp->ngroups, 2);
+	assert_int_equal(group(bt, "main 500")->w[RP_OFF], 2);
+	assert_int_equal(group(bt, "worker 501")->w[RP_OFF], 2);
+	assert_int_equal(group(bt, "lonely 700")->w[RP_OFF], 1);
+	assert_int_equal(bt->ngroups, 3);
+	replay_result_free(&res);
+}
+
+/* perf script -F pid,tid prints PID/TID: the process, then the thread. */
+static void test_perf_pid_slash_tid_is_process_and_thread(void **state)
+{
+	static const char t[] =
+		"  worker 500/501 [000] 1.000000000: timer:hrtimer_start: hrtimer=0xb function=hrtimer_wakeup expires=1002000000 softexpires=1002000000 mode=0x1\n"
+		"    main 500/500 [000] 1.000001000: timer:hrtimer_start: hrtimer=0xa function=hrtimer_wakeup expires=1001000000 softexpires=1001000000 mode=0x1\n"
+		"    main 500/500 [000] 1.010000000: timer:hrtimer_start: hrtimer=0xd function=tick_nohz_handler expires=1020000000 softexpires=1020000000 mode=0x0\n";
+	struct replay_result res;
+
+	(void)state;
+	assert_int_equal(replay_str(t, RP_IDLE_TRACE, &res), 0);
+	assert_int_equal(group(&res.by[RP_BY_PROCESS], "main 500")->w[RP_OFF], 2);
+	assert_int_equal(group(&res.by[RP_BY_THREAD], "worker 501")->w[RP_OFF], 1);
+	assert_int_equal(group(&res.by[RP_BY_THREAD], "main 500")->w[RP_OFF], 1);
+	replay_result_free(&res);
+}
+
 /* Lost expiries: the kernel row says it is incomplete, where, and has no
  * vs_opt figure. */
 static void test_kernel_incomplete(void **state)
@@ -518,6 +568,8 @@ int main(void)
 		cmocka_unit_test(test_random_properties),
 		cmocka_unit_test(test_shipped_trace),
 		cmocka_unit_test(test_by_process),
+		cmocka_unit_test(test_process_is_the_thread_group_threads_on_request),
+		cmocka_unit_test(test_perf_pid_slash_tid_is_process_and_thread),
 		cmocka_unit_test(test_kernel_incomplete),
 		cmocka_unit_test(test_verdict_matches_table),
 		cmocka_unit_test(test_json_escape),

@@ -288,10 +288,10 @@ static void test_by_table_ranks_who_should_add_slack(void **state)
 	out = output(&res, 0, RP_BY_PROCESS);
 	assert_non_null(list = strstr(out, "wake-ups saved by process (top 2 of "));
 	assert_non_null(strstr(list, "most saved by slack first:\nprocess "));
-	assert_non_null(strstr(out, " saved_slack\n"));
+	assert_non_null(strstr(out, " saved_slack by_slack  by_code\n"));
 	first = strchr(strchr(list, '\n') + 1, '\n') + 1;
 	assert_int_equal(strncmp(first, "sleeper 100 ", 12), 0);
-	assert_non_null(strstr(first, "           2\n"));
+	assert_non_null(strstr(first, "           2        2        0\n"));
 	free(out);
 	replay_result_free(&res);
 	slack_free(&sl);
@@ -309,17 +309,20 @@ static void test_json_and_csv_carry_the_slack(void **state)
 	assert_non_null(strstr(out, "\"optimal_wakeups\": 3, \"armings_unresolved\""));
 	assert_non_null(strstr(out, "\"optimal_wakeups_recorded\": 6, \"slack\": {\"spec\": "
 			       "\"10%\", \"percent\": 10.000000, \"for\": [\"sleeper\", "
-			       "\"fdproc\"], \"armings_widened\": 3, \"selectable\": true}"));
+			       "\"fdproc\"], \"armings_widened\": 3, \"selectable\": true, \"saved\": "
+			       "{\"by_slack\": 2, \"needs_code\": 1, \"kernel\": 0}}"));
 	assert_non_null(strstr(out, "{\"name\": \"sleeper 100\""));
-	assert_non_null(strstr(out, "\"optimum\": 0, \"optimum_recorded\": 2, \"saved_slack\": 2}"));
+	assert_non_null(strstr(out, "\"optimum\": 0, \"optimum_recorded\": 2, \"saved_slack\": 2, "
+			       "\"saved_by_slack\": 2, \"saved_needs_code\": 0}"));
 	free(out);
 	out = output(&res, 2, -1);
 	assert_non_null(strstr(out, ",complete,slack,slack_for,optimal_wakeups_recorded,"
-			       "armings_widened\n"));
-	assert_non_null(strstr(out, ",10%,\"sleeper,fdproc\",6,3\n"));
+			       "armings_widened,saved_by_slack,saved_needs_code,saved_kernel\n"));
+	assert_non_null(strstr(out, ",10%,\"sleeper,fdproc\",6,3,2,1,0\n"));
 	free(out);
 	out = output(&res, 2, RP_BY_PROCESS);
-	assert_non_null(strstr(out, ",saved_always,optimum,optimum_recorded,saved_slack\n"));
+	assert_non_null(strstr(out, ",saved_always,optimum,optimum_recorded,saved_slack,"
+			       "saved_by_slack,saved_needs_code\n"));
 	assert_non_null(strstr(out, "t,process,saved,sleeper 100,"));
 	free(out);
 	replay_result_free(&res);
@@ -408,6 +411,132 @@ static void test_multibyte_names_keep_columns(void **state)
 	replay_result_free(&res);
 }
 
+/* The saving split by function class (worked out at the top): as recorded
+ * the stabs are A, B (hrtimer_wakeup), D (timerfd_tmrproc), C, E, H
+ * (kernel).  1 ms user: C, E, H remain - slack 2, code 1, other 0;
+ * 1 ms all: A, D remain - 1, 0, 3; 1 ms sleeper: C, D, E, H - 2, 0, 0.
+ * The parts sum to the verdict's saving, and the verdict ends with the
+ * command that applies the slack. */
+static void split_is(const char *who, int64_t sl_, int64_t code, int64_t other,
+		     const char *apply)
+{
+	struct slack sl;
+	struct replay_result res;
+	char *v;
+
+	replay_with(six(), "1ms", who, &sl, &res);
+	assert_int_equal(res.saved_act[RP_ACT_SLACK], sl_);
+	assert_int_equal(res.saved_act[RP_ACT_CODE], code);
+	assert_int_equal(res.saved_act[RP_ACT_OTHER], other);
+	assert_int_equal(sl_ + code + other,
+			 (int64_t)res.optimal_wakeups_recorded - (int64_t)res.optimal_wakeups);
+	v = output(&res, 3, -1);
+	if (!strstr(v, apply))
+		fail_msg("verdict lacks '%s':\n%s", apply, v);
+	assert_string_equal(strrchr(strstr(v, apply), '\n'), "\n");   /* the last line */
+	free(v);
+	replay_result_free(&res);
+	slack_free(&sl);
+}
+
+static void test_saving_split_by_what_can_act_on_it(void **state)
+{
+	(void)state;
+	split_is("user", 2, 1, 0, "apply: hrt run --slack 1ms -- CMD [ARGS...] (new processes), "
+		 "or as root hrt slack 1ms PID|NAME...");
+	split_is("all", 1, 0, 3, "apply: hrt run --slack 1ms -- CMD");
+	split_is("sleeper", 2, 0, 0, "apply: hrt run --slack 1ms -- sleeper [ARGS...] (new "
+		 "processes), or as root hrt slack 1ms sleeper (running");
+	split_is("fdproc", 0, 1, 0, "apply: nothing for timer slack to apply here");
+}
+
+/* Per process, by_slack and by_code split saved_slack. */
+static void test_groups_split_by_what_can_act_on_it(void **state)
+{
+	struct slack sl;
+	struct replay_result res;
+	int seen = 0;
+
+	(void)state;
+	replay_with(six(), "1ms", "user", &sl, &res);
+	for (int i = 0; i < res.by[RP_BY_PROCESS].nsaved; i++) {
+		const struct replay_group *g = &res.by[RP_BY_PROCESS].saved[i];
+
+		if (!strcmp(g->name, "sleeper 100")) {
+			assert_int_equal(g->saved_act[RP_ACT_SLACK], 2);
+			assert_int_equal(g->saved_act[RP_ACT_CODE], 0);
+			seen++;
+		} else if (!strcmp(g->name, "fdproc 300")) {
+			assert_int_equal(g->saved_act[RP_ACT_SLACK], 0);
+			assert_int_equal(g->saved_act[RP_ACT_CODE], 1);
+			seen++;
+		}
+	}
+	assert_int_equal(seen, 2);
+	replay_result_free(&res);
+	slack_free(&sl);
+}
+
+/*
+ * Sleep chains: one task sleeping 1 ms at a time with 50 us of slack,
+ * relative sleeps (mode REL), each a new timer address (the kernel stack is
+ * randomised): armed at t, soft t + 1 ms, hard soft + 50 us, run by the
+ * kernel at hard, the next sleep armed 10 us after that run: a cycle of
+ * 1.06 ms, 100 sleeps, then an idle switch at 106 ms ends the trace.
+ *   as recorded: off runs each at its hard, the last at 105.99 ms: 100.
+ *   --slack 1ms, chains followed: off runs the first at 2 ms (its widened
+ *     hard) and each next one 10 us + 2 ms later (at 2 + 2.01 k ms), so by
+ *     106 ms the task has slept 52 times: 52.
+ *   (keeping every arming where recorded would give 99: each widened window
+ *   [soft, soft + 1 ms] ends before the next begins.)
+ * An absolute sleep (mode ABS) is no chain: 99 as well.
+ */
+static const char *chain_trace(const char *mode)
+{
+	static char t[40000];
+	size_t n = 0;
+	long long at = T0;
+
+	for (int k = 0; k < 100; k++) {
+		long long soft = at + MS, hard = soft + 50000;
+
+		n += (size_t)snprintf(t + n, sizeof(t) - n,
+				      "  sleeper 100 [000] %lld.%09lld: timer:hrtimer_start: hrtimer=0x%x "
+				      "function=hrtimer_wakeup expires=%lld softexpires=%lld mode=%s\n"
+				      "  swapper 0 [000] %lld.%09lld: timer:hrtimer_expire_entry: "
+				      "hrtimer=0x%x function=hrtimer_wakeup now=%lld\n",
+				      at / T0, at % T0, 0x1000 + k, hard, soft, mode, hard / T0, hard % T0,
+				      0x1000 + k, hard);
+		at = hard + 10000;
+	}
+	at = T0 + 106 * MS;
+	snprintf(t + n, sizeof(t) - n, "  sleeper 100 [000] %lld.%09lld: sched:sched_switch: "
+		 "prev_comm=sleeper prev_pid=100 prev_prio=120 prev_state=S ==> next_comm=swapper/0 "
+		 "next_pid=0 next_prio=120\n", at / T0, at % T0);
+	return t;
+}
+
+static void off_wakeups_are(const char *mode, const char *spec, uint64_t want)
+{
+	struct slack sl;
+	struct replay_result res;
+
+	replay_with(chain_trace(mode), spec, spec ? "sleeper" : NULL, &sl, &res);
+	assert_int_equal(res.kernel.wakeups, 100);
+	assert_int_equal(res.pol[RP_OFF].wakeups, want);
+	replay_result_free(&res);
+	slack_free(&sl);
+}
+
+static void test_slack_follows_relative_sleep_chains(void **state)
+{
+	(void)state;
+	off_wakeups_are("REL", NULL, 100);
+	off_wakeups_are("REL", "1ms", 52);
+	off_wakeups_are("0x1", "1ms", 52);      /* perf's numeric mode */
+	off_wakeups_are("ABS", "1ms", 99);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -424,6 +553,9 @@ int main(void)
 		cmocka_unit_test(test_svg_says_slack),
 		cmocka_unit_test(test_v1_trace_user_selects_nothing_all_works),
 		cmocka_unit_test(test_multibyte_names_keep_columns),
+		cmocka_unit_test(test_saving_split_by_what_can_act_on_it),
+		cmocka_unit_test(test_groups_split_by_what_can_act_on_it),
+		cmocka_unit_test(test_slack_follows_relative_sleep_chains),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

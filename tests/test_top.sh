@@ -37,9 +37,25 @@ same_as_replay() { # trace by
 		fail "top --input $1 --by $2: groups differ from replay's"
 	ok
 }
-for by in process function cpu; do
+for by in process function cpu thread; do
 	same_as_replay tests/data/tracefs-real.txt.gz $by
 done
+# --slack: the saving split as replay splits it (now: timers slack reaches;
+# code: timers that need range timers), group by group.
+"$HRT" top --input tests/data/tracefs-real.txt.gz --csv -w 0 -d 0.25 --slack 1ms \
+	--slack-for all >"$tmp/top.csv" 2>"$fail_log" || fail "top --slack --csv"
+head -1 "$tmp/top.csv" | grep -q ",slack_saves_per_s,slack_saved_now,slack_saved_code$" ||
+	fail "top --slack --csv header: $(head -1 "$tmp/top.csv")"
+awk -F, 'NR > 1 { last = $1 } { row[NR] = $0 } END {
+	for (i = 2; i <= NR; i++) { n = split(row[i], f, ","); if (f[1] == last)
+		print f[3] "," f[n - 1] "," f[n] } }' "$tmp/top.csv" | sort >"$tmp/a"
+"$HRT" replay --csv --by process --slack 1ms --slack-for all tests/data/tracefs-real.txt.gz \
+	2>/dev/null | awk -F, 'NR > 1 && $3 == "top" { print $4 "," $(NF - 1) "," $NF }' |
+	sort >"$tmp/b"
+[ -n "$(comm -12 "$tmp/a" "$tmp/b" | grep -v ',0,0$')" ] || fail "top --slack: nothing saved to compare"
+[ -z "$(comm -13 "$tmp/a" "$tmp/b")" ] ||
+	{ comm -13 "$tmp/a" "$tmp/b"; fail "top --slack: now/code savings differ from replay's"; }
+ok
 if command -v xz >/dev/null 2>&1; then
 	same_as_replay data/trace.hrt.xz process
 fi

@@ -14,5 +14,7 @@ int hrt_cmd_replay(int argc, char **argv);   /* tools/replay.c */
 int hrt_cmd_convert(int argc, char **argv);  /* tools/convert.c */
 int hrt_cmd_sim(int argc, char **argv);      /* tools/sim_cmd.c */
 int hrt_cmd_top(int argc, char **argv);      /* tools/top.c */
+int hrt_cmd_run(int argc, char **argv);      /* tools/run_cmd.c */
+int hrt_cmd_slack(int argc, char **argv);    /* tools/slack_cmd.c */
 
 #endif

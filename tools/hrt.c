@@ -25,6 +25,8 @@ static const struct {
 	{ "record",  hrt_cmd_record,  "record kernel hrtimer traffic (perf or tracefs)" },
 	{ "replay",  hrt_cmd_replay,  "replay a timer trace under each policy vs the optimum" },
 	{ "convert", hrt_cmd_convert, "convert perf script text to hrt-trace v1" },
+	{ "run",     hrt_cmd_run,     "run a command with timer slack (apply what replay --slack saves)" },
+	{ "slack",   hrt_cmd_slack,   "set the timer slack of running processes (root)" },
 	{ "sim",     hrt_cmd_sim,     "the article's multi-CPU benchmark as a simulation" },
 };
 

@@ -10,7 +10,9 @@
  * Task names: a record carries only its pid; sched_switch names both
  * tasks it switches, so names are learnt from it (and from the kernel's
  * saved_cmdlines, which libtracefs loads, for tasks not yet switched).
- * Function names come from kallsyms through libtraceevent.
+ * Function names come from kallsyms through libtraceevent.  A task's
+ * process (its thread-group id) is read from /proc when the task is first
+ * seen: records carry only the thread's id.
  */
 #include <errno.h>
 #include <signal.h>
@@ -21,6 +23,7 @@
 #include <unistd.h>
 
 #include "live.h"
+#include "proc.h"
 #include "strtab.h"
 
 volatile sig_atomic_t live_stop;
@@ -117,6 +120,7 @@ struct live_trace {
 	struct strtab names;    /* functions and task names */
 	struct idmap comm;      /* pid -> names index + 1 */
 	struct idmap fn;        /* function address -> names index + 1 */
+	struct idmap tgid;      /* pid -> its thread-group id + 1 (0: gone) */
 	struct pend *p;
 	size_t n, cap;
 	uint64_t seq, lost;
@@ -203,6 +207,27 @@ static uint32_t fn_of(struct live_trace *lt, unsigned long long addr)
 	return cached(lt, &lt->fn, addr, s, 0);
 }
 
+/* The process of task pid, from /proc the first time it is seen (a task
+ * gone by then: 0, not recorded). */
+static int32_t tgid_of(struct live_trace *lt, int pid)
+{
+	int fresh;
+	void **v;
+	pid_t t;
+
+	if (pid <= 0)
+		return 0;
+	if (!(v = idmap_put(&lt->tgid, (uint64_t)pid, &fresh))) {
+		lt->oom = 1;
+		return 0;
+	}
+	if (fresh) {
+		t = proc_tgid(pid);
+		*v = (void *)(uintptr_t)(t > 0 ? (uint32_t)t + 1 : 1);
+	}
+	return (int32_t)((uintptr_t)*v - 1);
+}
+
 static int val(struct tep_event *e, struct tep_record *rec, const char *f, int64_t *out)
 {
 	unsigned long long v;
@@ -259,9 +284,11 @@ static int on_record(struct tep_event *e, struct tep_record *rec, int cpu, void 
 				return 0;
 			ev.soft = a < b ? a : b;
 			ev.hard = b;
+			ev.rel = !val(e, rec, "mode", &a) && (a & 1);  /* HRTIMER_MODE_REL */
 		}
 	}
 	ev.comm = comm_of(lt, ev.pid);
+	ev.tgid = tgid_of(lt, ev.pid);
 	if (lt->n == lt->cap) {
 		size_t nc = lt->cap ? lt->cap * 2 : 4096;
 		void *p = realloc(lt->p, nc * sizeof(*lt->p));
@@ -359,6 +386,7 @@ void live_close(struct live_trace *lt)
 	strtab_free(&lt->names);
 	idmap_free(&lt->comm);
 	idmap_free(&lt->fn);
+	idmap_free(&lt->tgid);
 	free(lt->p);
 	free(lt);
 }

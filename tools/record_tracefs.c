@@ -5,10 +5,11 @@
  * (live.h) while COMMAND runs or for SECONDS, written as the kernel's
  * trace text that the replay reads back:
  *
- *     COMM-PID [CPU] SECS.NSEC: hrtimer_start: hrtimer=0x... function=...
+ *     COMM-PID (TGID) [CPU] SECS.NSEC: hrtimer_start: hrtimer=0x... function=...
  *
- * with nanosecond timestamps of trace_clock mono and only the fields the
- * replay uses (sched_switch: next_pid).  The instance is removed on every
+ * with nanosecond timestamps of trace_clock mono, the process column of the
+ * kernel's record-tgid option, and only the fields the replay uses
+ * (hrtimer_start: mode REL or ABS; sched_switch: next_pid).  The instance is removed on every
  * way out: the end, an error, Ctrl-C (which also ends the recording, as it
  * ends perf's, and the output is still written).
  */
@@ -38,13 +39,18 @@ static int write_event(void *ctx, const struct trace_event *ev)
 			   ev->kind == TEV_CANCEL ? "hrtimer_cancel" :
 			   ev->kind == TEV_EXPIRE ? "hrtimer_expire_entry" : "sched_switch";
 
-	fprintf(f, "%16s-%-7d [%03d] %lld.%09lld: %s: ", live_name(o->lt, ev->comm), ev->pid,
-		ev->cpu, (long long)(ev->t / 1000000000), (long long)(ev->t % 1000000000), name);
+	fprintf(f, "%16s-%-7d ", live_name(o->lt, ev->comm), ev->pid);
+	if (ev->tgid > 0)
+		fprintf(f, "(%7d)", ev->tgid);
+	else
+		fputs("(-------)", f);
+	fprintf(f, " [%03d] %lld.%09lld: %s: ", ev->cpu, (long long)(ev->t / 1000000000),
+		(long long)(ev->t % 1000000000), name);
 	switch (ev->kind) {
 	case TEV_START:
-		fprintf(f, "hrtimer=0x%llx function=%s expires=%lld softexpires=%lld\n",
+		fprintf(f, "hrtimer=0x%llx function=%s expires=%lld softexpires=%lld mode=%s\n",
 			(unsigned long long)ev->id, live_name(o->lt, ev->fn), (long long)ev->hard,
-			(long long)ev->soft);
+			(long long)ev->soft, ev->rel ? "REL" : "ABS");
 		break;
 	case TEV_CANCEL:
 		fprintf(f, "hrtimer=0x%llx\n", (unsigned long long)ev->id);

@@ -72,6 +72,41 @@ static void slack_verdict(FILE *f, const struct replay_result *r)
 	fprintf(f, "  on the widened windows");
 }
 
+/* The --slack saving split by what can act on it, then the command that
+ * applies the part timer slack reaches: the verdict's last lines. */
+static void slack_apply(FILE *f, const struct replay_result *r)
+{
+	const struct slack *s = r->slack;
+	const int64_t *a = r->saved_act;
+	char d[64] = "D", who[200] = "CMD [ARGS...]", names[200] = "PID|NAME...";
+
+	fprintf(f, "  by what can act on it: %" PRId64 " saved on sleeps, poll, epoll and futex "
+		"timeouts (hrtimer_wakeup) - timer slack reaches those: apply now; %" PRId64
+		" on timerfd, POSIX timers and setitimer - needs code: use range timers "
+		"(libhrt); %" PRId64 " on kernel timers.\n", a[RP_ACT_SLACK], a[RP_ACT_CODE],
+		a[RP_ACT_OTHER]);
+	if (s->kind == SLACK_NS)
+		snprintf(d, sizeof(d), "%s", s->spec);
+	if (s->who == SLACK_COMMS) {
+		size_t n = 0;
+		const char *c = s->comms;
+
+		for (size_t i = 0; i < s->ncomms && n < sizeof(names) - 1; i++, c += strlen(c) + 1)
+			n += (size_t)snprintf(names + n, sizeof(names) - n, "%s%s", i ? " " : "", c);
+		snprintf(who, sizeof(who), "%s [ARGS...]", s->comms);
+	}
+	if (a[RP_ACT_SLACK] <= 0)
+		fprintf(f, "  apply: nothing for timer slack to apply here (hrt run --slack and "
+			"hrt slack reach only hrtimer_wakeup timers).\n");
+	else if (s->kind == SLACK_PCT)
+		fprintf(f, "  apply: timer slack is a duration, not a share of the timeout: hrt "
+			"run --slack D -- %s, or as root hrt slack D %s, with D about %s of the "
+			"typical timeout.\n", who, names, s->spec);
+	else
+		fprintf(f, "  apply: hrt run --slack %s -- %s (new processes), or as root hrt "
+			"slack %s %s (running ones; main threads only).\n", d, who, d, names);
+}
+
 void replay_print_verdict(FILE *f, const struct replay_result *r)
 {
 	int first = 1, any = 0;
@@ -121,6 +156,8 @@ void replay_print_verdict(FILE *f, const struct replay_result *r)
 	if (r->kernel_incomplete)
 		fprintf(f, "  the kernel's own %" PRIu64 " wake-ups are incomplete (row kernel* "
 			"in the table).\n", r->kernel.wakeups);
+	if (r->slack && !r->slack_blind)
+		slack_apply(f, r);
 }
 
 /* Table ------------------------------------------------------------------- */
@@ -182,7 +219,7 @@ static void by_table(FILE *f, const struct replay_result *r, int b, int saved_li
 			if (has(r, p))
 				fprintf(f, " %7s_%s", "saved", replay_policy_names[p]);
 	if (r->slack)
-		fprintf(f, " %11s", "saved_slack");
+		fprintf(f, " %11s %8s %8s", "saved_slack", "by_slack", "by_code");
 	fputc('\n', f);
 	for (int i = 0; i < n; i++) {
 		name_cell(f, g[i].name, 32);
@@ -197,7 +234,9 @@ static void by_table(FILE *f, const struct replay_result *r, int b, int saved_li
 					fprintf(f, " %*" PRId64, 8 + (int)strlen(replay_policy_names[p]),
 						(int64_t)g[i].w[RP_OFF] - (int64_t)g[i].w[p]);
 		if (r->slack)
-			fprintf(f, " %11" PRId64, (int64_t)g[i].opt_rec - (int64_t)g[i].opt);
+			fprintf(f, " %11" PRId64 " %8" PRId64 " %8" PRId64,
+				(int64_t)g[i].opt_rec - (int64_t)g[i].opt, g[i].saved_act[RP_ACT_SLACK],
+				g[i].saved_act[RP_ACT_CODE]);
 		fputc('\n', f);
 	}
 }
@@ -238,7 +277,9 @@ void replay_print_table(FILE *f, const char *name, const struct replay_result *r
 	fputs(legend, f);
 	if (r->slack)
 		fputs("saved_slack: the optimum's wake-ups for the group's windows as recorded "
-		      "minus as widened.\n", f);
+		      "minus as widened; by_slack: of it, on timers timer slack reaches "
+		      "(hrt run --slack, hrt slack); by_code: on timers that need range timers "
+		      "in the program.\n", f);
 	if (r->kernel_incomplete)
 		fprintf(f, "* kernel row incomplete: %" PRIu64 " of %" PRIu64 " armings (%.0f %%) "
 			"ended with neither a traced expiry nor a cancel, %" PRIu64 " of them on "
@@ -340,8 +381,10 @@ static void json_groups(FILE *f, const struct replay_result *r, const struct rep
 						(int64_t)g[i].w[RP_OFF] - (int64_t)g[i].w[p]);
 		if (r->slack)
 			fprintf(f, ", \"optimum\": %" PRIu64 ", \"optimum_recorded\": %" PRIu64
-				", \"saved_slack\": %" PRId64, g[i].opt, g[i].opt_rec,
-				(int64_t)g[i].opt_rec - (int64_t)g[i].opt);
+				", \"saved_slack\": %" PRId64 ", \"saved_by_slack\": %" PRId64
+				", \"saved_needs_code\": %" PRId64, g[i].opt, g[i].opt_rec,
+				(int64_t)g[i].opt_rec - (int64_t)g[i].opt, g[i].saved_act[RP_ACT_SLACK],
+				g[i].saved_act[RP_ACT_CODE]);
 		fputc('}', f);
 	}
 	fputc(']', f);
@@ -380,8 +423,12 @@ static void json_slack(FILE *f, const struct replay_result *r)
 			fprintf(f, "%s\"%s\"", i ? ", " : "", slack_user_fns[i]);
 		fputc(']', f);
 	}
-	fprintf(f, ", \"armings_widened\": %" PRIu64 ", \"selectable\": %s}",
+	fprintf(f, ", \"armings_widened\": %" PRIu64 ", \"selectable\": %s, \"saved\": {",
 		r->armings_widened, r->slack_blind ? "false" : "true");
+	for (int a = 0; a < RP_NACT; a++)
+		fprintf(f, "%s\"%s\": %" PRId64, a ? ", " : "", a == RP_ACT_SLACK ? "by_slack" :
+			a == RP_ACT_CODE ? "needs_code" : "kernel", r->saved_act[a]);
+	fprintf(f, "}}");
 }
 
 void replay_print_json(FILE *f, const char *name, const struct replay_result *r, int by)
@@ -454,12 +501,14 @@ void replay_print_csv_header(FILE *f, int by, const struct slack *slack)
 {
 	if (by >= 0)
 		fprintf(f, "file,by,list,name,kernel,off,idle,always,saved_idle,saved_always%s\n",
-			slack ? ",optimum,optimum_recorded,saved_slack" : "");
+			slack ? ",optimum,optimum_recorded,saved_slack,saved_by_slack,"
+			"saved_needs_code" : "");
 	else
 		fprintf(f, "file,policy,events,cpus,timers,armings,cancels,optimal_wakeups,wakeups,"
 			"expired,expired_greedy,expired_busy,lateness_soft_ns_p50,"
 			"lateness_soft_ns_p99,lateness_soft_ns_max,early_hard_ns_p50,complete%s\n",
-			slack ? ",slack,slack_for,optimal_wakeups_recorded,armings_widened" : "");
+			slack ? ",slack,slack_for,optimal_wakeups_recorded,armings_widened,"
+			"saved_by_slack,saved_needs_code,saved_kernel" : "");
 }
 
 /* Fields with commas, quotes or line breaks are quoted. */
@@ -505,7 +554,9 @@ static void csv_row(FILE *f, const char *name, const char *pol, const struct rep
 				n += (size_t)snprintf(buf + n, sizeof(buf) - n, "%s%s", i ? "," : "", c);
 			csv_field(f, buf);
 		}
-		fprintf(f, ",%" PRIu64 ",%" PRIu64, r->optimal_wakeups_recorded, r->armings_widened);
+		fprintf(f, ",%" PRIu64 ",%" PRIu64 ",%" PRId64 ",%" PRId64 ",%" PRId64,
+			r->optimal_wakeups_recorded, r->armings_widened, r->saved_act[RP_ACT_SLACK],
+			r->saved_act[RP_ACT_CODE], r->saved_act[RP_ACT_OTHER]);
 	}
 	fputc('\n', f);
 }
@@ -531,8 +582,9 @@ static void csv_groups(FILE *f, const char *name, const struct replay_result *r,
 				fprintf(f, "%" PRId64, (int64_t)g[i].w[RP_OFF] - (int64_t)g[i].w[p]);
 		}
 		if (r->slack)
-			fprintf(f, ",%" PRIu64 ",%" PRIu64 ",%" PRId64, g[i].opt, g[i].opt_rec,
-				(int64_t)g[i].opt_rec - (int64_t)g[i].opt);
+			fprintf(f, ",%" PRIu64 ",%" PRIu64 ",%" PRId64 ",%" PRId64 ",%" PRId64, g[i].opt,
+				g[i].opt_rec, (int64_t)g[i].opt_rec - (int64_t)g[i].opt,
+				g[i].saved_act[RP_ACT_SLACK], g[i].saved_act[RP_ACT_CODE]);
 		fputc('\n', f);
 	}
 }
@@ -557,7 +609,7 @@ static void usage(FILE *f)
 {
 	fprintf(f,
 		"usage: hrt replay [--policy off|idle|always|all] [--idle trace|always|never]\n"
-		"                  [--by process|function|cpu] [--svg FILE]\n"
+		"                  [--by process|thread|function|cpu] [--svg FILE]\n"
 		"                  [--slack D|P%%] [--slack-for user|all|COMM[,COMM...]]\n"
 		"                  [--json|--csv|--verdict] [--lenient] [--quiet] FILE...\n\n"
 		"Replays kernel hrtimer traces through libhrt, one virtual timer base per CPU,\n"
@@ -572,9 +624,10 @@ static void usage(FILE *f)
 		"  --idle M     when the CPU counts as idle for the idle policy and the busy\n"
 		"               counts: trace (from sched_switch next_pid=0; the default),\n"
 		"               always or never\n"
-		"  --by B       who the wake-ups are attributed to: process (the task that\n"
-		"               armed the timer, or \"[kernel] FUNCTION\"; the default),\n"
-		"               function or cpu; with --csv, one row per group\n"
+		"  --by B       who the wake-ups are attributed to: process (the process\n"
+		"               whose thread armed the timer, or \"[kernel] FUNCTION\"; the\n"
+		"               default), thread, function or cpu; with --csv, one row per\n"
+		"               group (traces without processes: process = thread)\n"
 		"  --svg FILE   also write a picture: wake-ups over time per policy (the\n"
 		"               ones greedy removed marked) and where in [soft, hard] timers\n"
 		"               ran; with several trace files, of the first\n"
@@ -758,7 +811,7 @@ int hrt_cmd_replay(int argc, char **argv)
 			break;
 		case OPT_BY:
 			if ((by = parse_by(optarg)) < 0) {
-				fprintf(stderr, "hrt replay: --by takes process, function or cpu\n");
+				fprintf(stderr, "hrt replay: --by takes process, thread, function or cpu\n");
 				return 2;
 			}
 			break;

@@ -28,16 +28,30 @@ struct replay_row {
 };
 
 /* Wake-ups attributed to who armed the timer that the pass ran first:
- * the process ("COMM PID", or "[kernel] FUNCTION" for kernel timers), the
- * timer function, or the CPU (docs/REPLAY.md). */
-enum { RP_BY_PROCESS, RP_BY_FUNCTION, RP_BY_CPU, RP_NBY };
+ * the process ("NAME TGID", named as its main thread is; or "[kernel]
+ * FUNCTION" for kernel timers), the timer function, the CPU, or the thread
+ * ("COMM TID") (docs/REPLAY.md).  A trace that does not record processes
+ * (perf text, tracefs text without the (TGID) column) has threads only:
+ * its process rows are its threads. */
+enum { RP_BY_PROCESS, RP_BY_FUNCTION, RP_BY_CPU, RP_BY_THREAD, RP_NBY };
 extern const char *const replay_by_names[RP_NBY];
+
+/* --slack: the saving split by what can act on it, from the function of
+ * the windows the optimum stabs: timer slack reaches sleeps, poll, select,
+ * epoll and futex timeouts (hrtimer_wakeup: hrt run --slack, hrt slack);
+ * timerfd, POSIX timers and setitimer need range timers in the program
+ * (timerfd_tmrproc, posix_timer_fn, it_real_fn); the rest are the kernel's
+ * own timers (or of no known function: hrt-trace v1). */
+enum { RP_ACT_SLACK, RP_ACT_CODE, RP_ACT_OTHER, RP_NACT };
+extern const char *const replay_act_names[RP_NACT];    /* "slack", "code", "other" */
+int replay_fn_act(const char *fn);                     /* RP_ACT_* of a function */
 
 struct replay_group {
 	char name[80];
 	uint64_t w[RP_NPOL + 1];                /* wake-ups; [RP_NPOL]: kernel */
 	uint64_t opt, opt_rec;                  /* --slack: the optimum's wake-ups on
 						 * the widened and recorded windows */
+	int64_t saved_act[RP_NACT];             /* --slack: opt_rec - opt, split */
 };
 
 struct replay_by {
@@ -85,6 +99,7 @@ struct replay_result {
 	const struct slack *slack;              /* NULL: windows as recorded */
 	uint64_t optimal_wakeups_recorded;      /* the optimum without the widening */
 	uint64_t armings_widened;               /* armings whose window grew */
+	int64_t saved_act[RP_NACT];             /* the optimum's saving, split */
 	int slack_blind;                        /* v1 and --slack-for user or names:
 						 * nothing could be selected */
 };
@@ -132,6 +147,8 @@ struct replay_tally {
 	uint64_t opt_rec;                       /* the optimum, recorded windows */
 	uint64_t opt;                           /* with --slack: widened windows;
 						 * without: opt_rec */
+	uint64_t opt_act[RP_NACT], opt_rec_act[RP_NACT];       /* --slack: opt and
+						 * opt_rec split (RP_ACT_*) */
 };
 /* A copy of every group of table BY (index = the group's number, which
  * never changes, so two copies subtract index by index); free(*out).  0 or

@@ -24,6 +24,15 @@
  * counts for the group of the window it stabs, so the per-group difference
  * (saved_slack) sums to the verdict's.
  *
+ * Sleep chains (--slack only): a task that sleeps again after a wake-up
+ * arms its next sleep relative to it (hrtimer_start mode=REL), so a policy
+ * that runs a wake-up d later than the kernel did gets the next sleep d
+ * later too.  Such re-arms are not armed where recorded: each task keeps
+ * them in a queue (struct task), and under each policy a timer of the task
+ * runs them one after the other, each `gap` after the policy's run of the
+ * sleep before (gap: the recorded start minus the kernel's run).  What the
+ * task has not reached when the trace ends it would not have slept in it.
+ *
  * Invariants:
  *  (1) before an event at T is applied, every device due at or before T
  *      has fired, so after it every device is due after T, except one armed
@@ -39,7 +48,8 @@
 #include "slack.h"
 
 const char *const replay_policy_names[RP_NPOL] = { "off", "idle", "always" };
-const char *const replay_by_names[RP_NBY] = { "process", "function", "cpu" };
+const char *const replay_by_names[RP_NBY] = { "process", "function", "cpu", "thread" };
+const char *const replay_act_names[RP_NACT] = { "slack", "code", "other" };
 
 /* Histograms of signed ns: exact below 512, then 8 bits below the leading
  * one (relative error < 1/256); a reported percentile is its bucket's
@@ -126,6 +136,30 @@ static int64_t hist_pct(const struct hist *h, unsigned q)
 
 struct replay;
 
+/* A relative re-arm of a task's sleep (sleep chains, above). */
+struct sleep {
+	hrt_time_t gap, dsoft, dhard;           /* start - the kernel's run of the
+						 * sleep before; soft, hard - start */
+	uint32_t grp[RP_NBY];
+};
+
+struct task {
+	struct replay *rp;
+	int32_t tid;
+	int cpu;
+	int kran;                               /* the kernel ran its last sleep, at krun */
+	hrt_time_t krun;
+	uint64_t root, last;                    /* timer ids: the sleep the chain began
+						 * with (armed where recorded), the last */
+	struct hrt_timer t[RP_NPOL];            /* each policy's run of the chain */
+	hrt_time_t psoft[RP_NPOL], phard[RP_NPOL];
+	uint32_t grp[RP_NPOL][RP_NBY];          /* who t[p]'s sleep counts for */
+	int busy[RP_NPOL];                      /* p has not run the last sleep it has */
+	hrt_time_t run[RP_NPOL];                /* else: when it ran it */
+	struct sleep *q;                        /* the re-arms, read by each policy */
+	size_t head[RP_NPOL], n, cap;
+};
+
 struct live {
 	struct hrt_timer t[RP_NPOL];
 	struct hrt_timer opt;                   /* the arming's window end */
@@ -136,6 +170,8 @@ struct live {
 	hrt_time_t hard_rec;                    /* hard_eff before --slack widened it */
 	uint32_t fn;
 	uint32_t grp[RP_NBY];                   /* group index per table */
+	int act;                                /* RP_ACT_* of fn */
+	int32_t tid;                            /* a sleep's task (chains), else 0 */
 	int cpu;
 	unsigned flags;
 	struct live *next_free;
@@ -165,6 +201,7 @@ struct group {
 	uint64_t opt_all;                       /* the optimum on the recorded
 						 * windows, counted with or without
 						 * --slack (replay_model_groups) */
+	uint64_t opt_act[RP_NACT], opt_rec_act[RP_NACT];       /* opt, opt_rec split */
 };
 
 struct gtab {
@@ -191,8 +228,13 @@ struct replay {
 	struct hrt_base *optwbase;              /* --slack: widened windows */
 	uint8_t *sel;                           /* per fn/comm index: 0 ?, 1 no, 2 yes */
 	size_t nsel;
+	uint8_t *act;                           /* per fn index: RP_ACT_* + 1, 0 ? */
+	size_t nact;
+	uint64_t opt_act[RP_NACT], opt_rec_act[RP_NACT];
 	struct hist late[RP_NPOL + 1], early[RP_NPOL + 1];    /* [RP_NPOL]: kernel */
 	struct gtab gt[RP_NBY];
+	struct idmap pname;                     /* tgid -> its name's index + 1 */
+	struct idmap tasks;                     /* tid -> struct task (sleep chains) */
 	int keep;
 	/* The pass in progress. */
 	int cur_idle, cur_first;
@@ -209,9 +251,11 @@ static int cpu_idle(const struct replay *rp, const struct rcpu *c)
 }
 
 /* Group keys: bit 62 marks a kernel timer ("[kernel] FUNCTION"), bit 61
- * "no process in the trace" (hrt-trace v1). */
+ * "no process in the trace" (hrt-trace v1), bit 60 a process by its
+ * thread-group id (named through pname); else COMM << 32 | TID. */
 #define G_KERNEL (1ULL << 62)
 #define G_NONE   (1ULL << 61)
+#define G_TGID   (1ULL << 60)
 
 /* Timers a task arms for itself (sleeps, poll/epoll timeouts, timerfd,
  * itimers, POSIX timers): the task that armed them owns them.  Every other
@@ -241,7 +285,25 @@ static uint64_t group_key(const struct replay *rp, int by, const struct trace_ev
 	if (ev->pid <= 0 || ev->comm == TRACE_NO_FN || ev->fn == TRACE_NO_FN ||
 	    !task_fn(rp->name(rp->src, ev->fn)))
 		return G_KERNEL | ev->fn;
+	if (by == RP_BY_PROCESS && ev->tgid > 0)
+		return G_TGID | (uint32_t)ev->tgid;
 	return (uint64_t)ev->comm << 32 | (uint32_t)ev->pid;
+}
+
+/* A process is named as its main thread (pid == tgid) is; until that
+ * thread is seen, as the first of its threads seen.  -ENOMEM. */
+static int learn_pname(struct replay *rp, const struct trace_event *ev)
+{
+	int fresh;
+	void **v;
+
+	if (ev->tgid <= 0 || ev->comm == TRACE_NO_FN)
+		return 0;
+	if (!(v = idmap_put(&rp->pname, (uint64_t)ev->tgid, &fresh)))
+		return -ENOMEM;
+	if (fresh || ev->pid == ev->tgid)
+		*v = (void *)((uintptr_t)ev->comm + 1);
+	return 0;
 }
 
 /* The group's index, created on first use; UINT32_MAX on ENOMEM. */
@@ -275,6 +337,8 @@ static uint32_t group_get(struct gtab *t, uint64_t key)
 static int groups_of(struct replay *rp, const struct trace_event *ev, int cpu,
 		     uint32_t grp[RP_NBY])
 {
+	if (learn_pname(rp, ev))
+		return -ENOMEM;
 	for (int b = 0; b < RP_NBY; b++)
 		if ((grp[b] = group_get(&rp->gt[b], group_key(rp, b, ev, cpu))) == UINT32_MAX)
 			return -ENOMEM;
@@ -418,20 +482,200 @@ static int pos_bin(hrt_time_t soft, hrt_time_t hard, hrt_time_t now)
 	return f >= 1 ? RP_POSB - 1 : (int)(f * RP_POSB);
 }
 
-static void on_expire(struct live *l, int p, hrt_time_t now)
+/* Sleep chains ------------------------------------------------------------ */
+
+static struct task *task_find(const struct replay *rp, int32_t tid)
 {
-	struct replay *rp = l->rp;
+	void **v = idmap_get(&rp->tasks, (uint64_t)tid);
+
+	return v ? *v : NULL;
+}
+
+/* Policy p ran the task's sleep at now: it starts the next queued re-arm,
+ * or waits for one. */
+static void task_ran(struct task *tk, int p, hrt_time_t now)
+{
+	const struct sleep *e;
+	hrt_time_t start;
+
+	if (tk->head[p] == tk->n) {
+		tk->busy[p] = 0;
+		tk->run[p] = now;
+		return;
+	}
+	e = &tk->q[tk->head[p]++];
+	start = now + e->gap;
+	tk->psoft[p] = start + e->dsoft;
+	tk->phard[p] = start + e->dhard;
+	memcpy(tk->grp[p], e->grp, sizeof(tk->grp[p]));
+	tk->busy[p] = 1;
+	hrt_timer_start_range(&tk->t[p], tk->rp->cpu[tk->cpu].base[p], tk->psoft[p],
+			      tk->phard[p] - tk->psoft[p], HRT_MODE_ABS);
+}
+
+/* The live timer of the sleep a chain began with ran under policy p. */
+static void chain_root_ran(struct replay *rp, const struct live *l, int p, hrt_time_t now)
+{
+	struct task *tk = task_find(rp, l->tid);
+
+	if (tk && tk->root == l->id)
+		task_ran(tk, p, now);
+}
+
+static void count_run(struct replay *rp, int p, hrt_time_t soft, hrt_time_t hard,
+		      const uint32_t grp[RP_NBY], hrt_time_t now);
+
+static void on_task_expire(struct task *tk, int p, hrt_time_t now)
+{
+	count_run(tk->rp, p, tk->psoft[p], tk->phard[p], tk->grp[p], now);
+	task_ran(tk, p, now);
+}
+
+#define TASK_CB(P) \
+	static enum hrt_restart task_cb_##P(struct hrt_timer *t, hrt_time_t now) \
+	{ \
+		on_task_expire(HRT_CONTAINER_OF(t, struct task, t[P]), P, now); \
+		return HRT_NORESTART; \
+	}
+TASK_CB(0)
+TASK_CB(1)
+TASK_CB(2)
+static const hrt_callback task_cb[RP_NPOL] = { task_cb_0, task_cb_1, task_cb_2 };
+
+/* The chain state of task tid, created on first use; NULL on ENOMEM. */
+static struct task *task_get(struct replay *rp, int32_t tid)
+{
+	int fresh;
+	void **v = idmap_put(&rp->tasks, (uint64_t)tid, &fresh);
+	struct task *tk;
+
+	if (!v)
+		return NULL;
+	if (!fresh)
+		return *v;
+	if (!(tk = calloc(1, sizeof(*tk)))) {
+		idmap_del(&rp->tasks, (uint64_t)tid);
+		return NULL;
+	}
+	tk->rp = rp;
+	tk->tid = tid;
+	for (int p = 0; p < RP_NPOL; p++)
+		hrt_timer_init(&tk->t[p], task_cb[p]);
+	*v = tk;
+	return tk;
+}
+
+/* Drops what every policy has read, so the queue holds what one of them
+ * still has to run, not the whole trace. */
+static void task_trim(struct task *tk)
+{
+	size_t lo = tk->n;
+
+	for (int p = 0; p < RP_NPOL; p++)
+		if (tk->head[p] < lo)
+			lo = tk->head[p];
+	if (lo < 1024 || lo < tk->n / 2)
+		return;
+	memmove(tk->q, tk->q + lo, (tk->n - lo) * sizeof(*tk->q));
+	tk->n -= lo;
+	for (int p = 0; p < RP_NPOL; p++)
+		tk->head[p] -= lo;
+}
+
+/* A chained re-arm: queued, and started at once by each policy that has
+ * run the sleep before already (gap after its run).  -ENOMEM. */
+static int chain_push(struct replay *rp, struct task *tk, const struct trace_event *ev,
+		      hrt_time_t hard, const uint32_t grp[RP_NBY])
+{
+	struct sleep *e;
+
+	task_trim(tk);
+	if (tk->n == tk->cap) {
+		size_t nc = tk->cap ? tk->cap * 2 : 16;
+		void *q = realloc(tk->q, nc * sizeof(*tk->q));
+
+		if (!q)
+			return -ENOMEM;
+		tk->q = q;
+		tk->cap = nc;
+	}
+	e = &tk->q[tk->n++];
+	*e = (struct sleep){ ev->t - tk->krun, ev->soft - ev->t, hard - ev->t, { 0 } };
+	memcpy(e->grp, grp, sizeof(e->grp));
+	for (int p = 0; p < RP_NPOL; p++)
+		if ((rp->pol & (1u << p)) && !tk->busy[p]) {
+			task_ran(tk, p, tk->run[p]);
+			dev_update(rp, tk->cpu, p);
+		}
+	return 0;
+}
+
+/* A sleep the chain begins with (armed where recorded): the policies drop
+ * what they had of the task. */
+static void chain_restart(struct replay *rp, struct task *tk, const struct trace_event *ev)
+{
+	tk->root = ev->id;
+	tk->cpu = ev->cpu;
+	for (int p = 0; p < RP_NPOL; p++) {
+		if (hrt_timer_cancel(&tk->t[p]) == 1)
+			dev_update(rp, ev->cpu, p);
+		tk->head[p] = tk->n;
+		tk->busy[p] = 1;
+	}
+	task_trim(tk);
+}
+
+/*
+ * Whether ev, an arming of live l, is a sleep of a task (--slack,
+ * hrtimer_wakeup, a task known): then l->tid is set, and *chained says
+ * whether it re-arms relatively after a wake-up the kernel ran on the same
+ * CPU (queued: chain_push) or begins a chain (armed where recorded).
+ * -ENOMEM.
+ */
+static int chain_start(struct replay *rp, struct live *l, const struct trace_event *ev,
+		       hrt_time_t hard, int *chained)
+{
+	struct task *tk;
+
+	*chained = 0;
+	l->tid = 0;
+	if (!rp->slack || !rp->perf || ev->pid <= 0 || l->act != RP_ACT_SLACK)
+		return 0;
+	if (!(tk = task_get(rp, ev->pid)))
+		return -ENOMEM;
+	l->tid = ev->pid;
+	*chained = ev->rel && tk->kran && tk->root && tk->cpu == ev->cpu;
+	tk->last = ev->id;
+	tk->kran = 0;
+	if (*chained)
+		return chain_push(rp, tk, ev, hard, l->grp);
+	chain_restart(rp, tk, ev);
+	return 0;
+}
+
+/* A run under policy p of a window [soft, hard] of groups grp: the row,
+ * the histograms, and the wake-up for the first run of a pass. */
+static void count_run(struct replay *rp, int p, hrt_time_t soft, hrt_time_t hard,
+		      const uint32_t grp[RP_NBY], hrt_time_t now)
+{
 	struct replay_row *row = &rp->res->pol[p];
 
 	row->expired++;
 	row->expired_busy += !rp->cur_idle;
-	hist_add(&rp->late[p], now - l->soft_eff);
-	hist_add(&rp->early[p], l->hard_eff - now);
-	rp->res->pos[p][pos_bin(l->soft_eff, l->hard_eff, now)]++;
+	hist_add(&rp->late[p], now - soft);
+	hist_add(&rp->early[p], hard - now);
+	rp->res->pos[p][pos_bin(soft, hard, now)]++;
 	if (rp->cur_first) {
-		count_wake(rp, l->grp, p);
+		count_wake(rp, grp, p);
 		rp->cur_first = 0;
 	}
+}
+
+static void on_expire(struct live *l, int p, hrt_time_t now)
+{
+	count_run(l->rp, p, l->soft_eff, l->hard_eff, l->grp, now);
+	if (l->tid)
+		chain_root_ran(l->rp, l, p, now);
 	maybe_free(l);
 }
 
@@ -479,8 +723,11 @@ static enum hrt_restart cb_opt(struct hrt_timer *t, hrt_time_t now)
 			l->rp->gt[b].g[l->grp[b]].opt_all++;
 		if (l->rp->slack) {
 			l->rp->res->optimal_wakeups_recorded++;
-			for (int b = 0; b < RP_NBY; b++)
+			l->rp->opt_rec_act[l->act]++;
+			for (int b = 0; b < RP_NBY; b++) {
 				l->rp->gt[b].g[l->grp[b]].opt_rec++;
+				l->rp->gt[b].g[l->grp[b]].opt_rec_act[l->act]++;
+			}
 		} else {
 			l->rp->res->optimal_wakeups++;
 		}
@@ -507,8 +754,11 @@ static enum hrt_restart cb_optw(struct hrt_timer *t, hrt_time_t now)
 		cs->stabw = l->hard_eff;
 		cs->stabbedw = 1;
 		l->rp->res->optimal_wakeups++;
-		for (int b = 0; b < RP_NBY; b++)
+		l->rp->opt_act[l->act]++;
+		for (int b = 0; b < RP_NBY; b++) {
 			l->rp->gt[b].g[l->grp[b]].opt++;
+			l->rp->gt[b].g[l->grp[b]].opt_act[l->act]++;
+		}
 	}
 	maybe_free(l);
 	return HRT_NORESTART;
@@ -591,6 +841,22 @@ static int cpu_get(struct replay *rp, int c)
 
 /* Events ------------------------------------------------------------------ */
 
+/* A per-index byte cache (0: not known yet) grown to hold index i.  0 or -1. */
+static int cache_fit(uint8_t **c, size_t *n, uint32_t i)
+{
+	size_t nn = (size_t)i + 1 > *n * 2 ? (size_t)i + 1 : *n * 2;
+	uint8_t *p;
+
+	if (i < *n)
+		return 0;
+	if (!(p = realloc(*c, nn)))
+		return -1;
+	memset(p + *n, 0, nn - *n);
+	*c = p;
+	*n = nn;
+	return 0;
+}
+
 /* Whether --slack-for takes the string of index i (a function or a task
  * name; which one depends on --slack-for, never both), remembered per
  * index so a long trace compares each name once.  -1: out of memory. */
@@ -598,19 +864,35 @@ static int selects_name(struct replay *rp, uint32_t i, const char *fn, const cha
 {
 	if (i == TRACE_NO_FN)
 		return slack_selects(rp->slack, fn, comm);
-	if (i >= rp->nsel) {
-		size_t n = (size_t)i + 1 > rp->nsel * 2 ? (size_t)i + 1 : rp->nsel * 2;
-		uint8_t *p = realloc(rp->sel, n);
-
-		if (!p)
-			return -1;
-		memset(p + rp->nsel, 0, n - rp->nsel);
-		rp->sel = p;
-		rp->nsel = n;
-	}
+	if (cache_fit(&rp->sel, &rp->nsel, i))
+		return -1;
 	if (!rp->sel[i])
 		rp->sel[i] = slack_selects(rp->slack, fn, comm) ? 2 : 1;
 	return rp->sel[i] == 2;
+}
+
+int replay_fn_act(const char *fn)
+{
+	if (!fn)
+		return RP_ACT_OTHER;
+	if (!strcmp(fn, "hrtimer_wakeup"))
+		return RP_ACT_SLACK;
+	if (!strcmp(fn, "timerfd_tmrproc") || !strcmp(fn, "posix_timer_fn") ||
+	    !strcmp(fn, "it_real_fn"))
+		return RP_ACT_CODE;
+	return RP_ACT_OTHER;
+}
+
+/* RP_ACT_* of function index fn, remembered per index; -1 out of memory. */
+static int fn_act(struct replay *rp, uint32_t fn)
+{
+	if (!rp->perf || fn == TRACE_NO_FN)
+		return RP_ACT_OTHER;
+	if (cache_fit(&rp->act, &rp->nact, fn))
+		return -1;
+	if (!rp->act[fn])
+		rp->act[fn] = (uint8_t)(replay_fn_act(rp->name(rp->src, fn)) + 1);
+	return rp->act[fn] - 1;
 }
 
 /* The hard expiry the replay uses for the arming ev: widened when --slack
@@ -635,6 +917,13 @@ static int widened_hard(struct replay *rp, const struct trace_event *ev, hrt_tim
 				 rp->name(rp->src, ev->comm));
 	if (k < 0)
 		return -1;
+	if (k > 0 && sl->tgids) {
+		int a = fn_act(rp, ev->fn);
+
+		if (a < 0)
+			return -1;
+		k = slack_selects_task(sl, ev->pid, ev->tgid) && a == RP_ACT_SLACK;
+	}
 	if (k)
 		*hard = slack_widen(sl, ev->t, ev->soft, ev->hard);
 	rp->res->armings_widened += *hard != ev->hard;
@@ -645,7 +934,7 @@ static int apply_start(struct replay *rp, const struct trace_event *ev)
 {
 	struct live *l = live_get(rp, ev->id, 1);
 	hrt_time_t hard;
-	int old;
+	int old, chained;
 
 	if (!l || widened_hard(rp, ev, &hard))
 		return -ENOMEM;
@@ -661,13 +950,22 @@ static int apply_start(struct replay *rp, const struct trace_event *ev)
 	l->hard_eff = hard > ev->t ? hard : ev->t;
 	l->hard_rec = ev->hard > ev->t ? ev->hard : ev->t;
 	l->fn = ev->fn;
+	if ((l->act = fn_act(rp, ev->fn)) < 0)
+		return -ENOMEM;
 	l->cpu = ev->cpu;
 	l->flags = L_ARMED | L_STARTED;
-	if (groups_of(rp, ev, ev->cpu, l->grp))
+	if (groups_of(rp, ev, ev->cpu, l->grp) || chain_start(rp, l, ev, hard, &chained))
 		return -ENOMEM;
 	for (int p = 0; p < RP_NPOL; p++) {
 		if (!(rp->pol & (1u << p)))
 			continue;
+		if (chained) {  /* the task's timer runs it (chain_push) */
+			if (hrt_timer_cancel(&l->t[p]) == 1)
+				dev_update(rp, ev->cpu, p);
+			if (old >= 0 && old != ev->cpu)
+				dev_update(rp, old, p);
+			continue;
+		}
 		hrt_timer_start_range(&l->t[p], rp->cpu[ev->cpu].base[p], ev->soft,
 				      hard - ev->soft, HRT_MODE_ABS);
 		dev_update(rp, ev->cpu, p);
@@ -687,6 +985,12 @@ static void apply_cancel(struct replay *rp, const struct trace_event *ev)
 	rp->res->cancels++;
 	if (!l)
 		return;
+	if (l->tid) {           /* a sleep cut short: no wake-up for the next to follow */
+		struct task *tk = task_find(rp, l->tid);
+
+		if (tk && tk->last == l->id)
+			tk->kran = 0;
+	}
 	for (int p = 0; p < RP_NPOL; p++)
 		if (hrt_timer_cancel(&l->t[p]) == 1)
 			dev_update(rp, l->cpu, p);
@@ -720,6 +1024,7 @@ static int apply_expire(struct replay *rp, const struct trace_event *ev)
 			struct trace_event kev = *ev;
 
 			kev.pid = 0;    /* unknown arming: the kernel's */
+			kev.tgid = 0;
 			if (groups_of(rp, &kev, ev->cpu, grp))
 				return -ENOMEM;
 		} else if ((grp[RP_BY_CPU] = group_get(&rp->gt[RP_BY_CPU], (uint64_t)ev->cpu)) ==
@@ -732,6 +1037,14 @@ static int apply_expire(struct replay *rp, const struct trace_event *ev)
 		hist_add(&rp->late[RP_NPOL], ev->now - l->soft_eff);
 		hist_add(&rp->early[RP_NPOL], l->hard_eff - ev->now);
 		rp->res->pos[RP_NPOL][pos_bin(l->soft_eff, l->hard_eff, ev->now)]++;
+	}
+	if (l && l->tid && (l->flags & L_ARMED) && !(l->flags & L_KDONE)) {
+		struct task *tk = task_find(rp, l->tid);
+
+		if (tk && tk->last == l->id) {  /* the kernel ran the task's last sleep */
+			tk->krun = ev->now;
+			tk->kran = 1;
+		}
 	}
 	if (l) {
 		l->flags |= L_KDONE;
@@ -840,6 +1153,12 @@ static void group_name(const struct replay *rp, int by, uint64_t key, char *buf,
 	else if (key & G_KERNEL)
 		snprintf(buf, len, "[kernel] %s", (uint32_t)key == TRACE_NO_FN ? "?" :
 			 rp->name(rp->src, (uint32_t)key));
+	else if (key & G_TGID) {
+		void **v = idmap_get(&rp->pname, (uint32_t)key);
+
+		snprintf(buf, len, "%s %u", v ? rp->name(rp->src, (uint32_t)((uintptr_t)*v - 1)) :
+			 "?", (unsigned)(uint32_t)key);
+	}
 	else
 		snprintf(buf, len, "%s %u", rp->name(rp->src, (uint32_t)(key >> 32)),
 			 (unsigned)(uint32_t)key);
@@ -883,6 +1202,8 @@ static void fill_group(const struct replay *rp, int by, struct replay_group *out
 	memcpy(out->w, g->w, sizeof(out->w));
 	out->opt = g->opt;
 	out->opt_rec = g->opt_rec;
+	for (int a = 0; a < RP_NACT; a++)
+		out->saved_act[a] = (int64_t)g->opt_rec_act[a] - (int64_t)g->opt_act[a];
 }
 
 static void fill_by(struct replay *rp)
@@ -978,16 +1299,30 @@ static void cleanup(struct replay *rp)
 			hrt_timer_cancel(&l->optw);
 		}
 	}
+	for (size_t i = 0; i < rp->tasks.cap; i++) {
+		struct task *tk = rp->tasks.vals[i];
+
+		for (int p = 0; tk && p < RP_NPOL; p++)
+			hrt_timer_cancel(&tk->t[p]);
+	}
 	for (int c = 0; c < rp->ncpu; c++)
 		for (int p = 0; p < RP_NPOL; p++)
 			hrt_base_free(rp->cpu[c].base[p]);
 	hrt_base_free(rp->optbase);
 	hrt_base_free(rp->optwbase);
 	free(rp->sel);
+	free(rp->act);
 	for (size_t i = 0; i < rp->live.cap; i++)
 		if (rp->live.vals[i])
 			free(rp->live.vals[i]);
 	idmap_free(&rp->live);
+	idmap_free(&rp->pname);
+	for (size_t i = 0; i < rp->tasks.cap; i++)
+		if (rp->tasks.vals[i]) {
+			free(((struct task *)rp->tasks.vals[i])->q);
+			free(rp->tasks.vals[i]);
+		}
+	idmap_free(&rp->tasks);
 	while (rp->free_list) {
 		struct live *l = rp->free_list;
 
@@ -1109,6 +1444,8 @@ int replay_model_groups(const struct replay *rp, int by, struct replay_tally **o
 		memcpy(a[k].w, g->w, sizeof(a[k].w));
 		a[k].opt_rec = g->opt_all;
 		a[k].opt = rp->slack ? g->opt : g->opt_all;
+		memcpy(a[k].opt_act, g->opt_act, sizeof(a[k].opt_act));
+		memcpy(a[k].opt_rec_act, g->opt_rec_act, sizeof(a[k].opt_rec_act));
 	}
 	*out = a;
 	*n = t->n;
@@ -1126,6 +1463,8 @@ void replay_model_end(struct replay *rp, const struct trace_counts *tc, enum tra
 	struct replay_result *res = rp->res;
 
 	res->slack_blind = rp->slack && !rp->perf && rp->slack->who != SLACK_ALL;
+	for (int a = 0; a < RP_NACT; a++)
+		res->saved_act[a] = (int64_t)rp->opt_rec_act[a] - (int64_t)rp->opt_act[a];
 	count_open(rp, res->last);
 	finish(rp, tc, format);
 	/* Per policy the wake-ups come in time order except across CPUs

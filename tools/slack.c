@@ -50,10 +50,40 @@ static int parse_decimal(const char *s, const char **end, int frac_max,
 	return 0;
 }
 
+int slack_parse_duration(const char *arg, uint64_t *ns, char *why, size_t len)
+{
+	const size_t nunits = sizeof(units) / sizeof(units[0]);
+	unsigned __int128 v;
+	const char *end;
+	size_t i;
+	int fd;
+
+	if (parse_decimal(arg, &end, 9, &v, &fd)) {
+		snprintf(why, len, "'%s': expected a duration (1ms, 500us, 0.5s)", arg);
+		return -1;
+	}
+	for (i = 0; i < nunits && strcmp(end, units[i].suffix); i++)
+		;
+	if (i == nunits && !(*end == 0 && v == 0)) {
+		snprintf(why, len, "'%s': expected a unit after the number (ns, us, ms, s)", arg);
+		return -1;
+	}
+	/* v holds 9 fraction digits: units[i].ns / 10^9 of it is the value */
+	v = i < nunits ? v * units[i].ns / 1000000000 : 0;
+	if (v > (unsigned __int128)HRT_TIME_MAX) {
+		snprintf(why, len, "'%s': past the end of time (at most %lld ns, about 292 years)",
+			 arg, (long long)HRT_TIME_MAX);
+		return -1;
+	}
+	*ns = (uint64_t)v;
+	return 0;
+}
+
 int slack_parse(struct slack *s, const char *arg, char *why, size_t len)
 {
-	unsigned __int128 v, scale = 1000000000;        /* 9 fraction digits */
+	unsigned __int128 v;
 	const char *end;
+	char sub[200];
 	int fd;
 
 	s->kind = SLACK_NONE;
@@ -77,24 +107,11 @@ int slack_parse(struct slack *s, const char *arg, char *why, size_t len)
 		s->kind = SLACK_PCT;
 		s->amount = (uint64_t)p;
 	} else {
-		size_t i;
-
-		for (i = 0; i < sizeof(units) / sizeof(units[0]); i++)
-			if (!strcmp(end, units[i].suffix))
-				break;
-		if (i == sizeof(units) / sizeof(units[0]) && !(*end == 0 && v == 0)) {
-			snprintf(why, len, "--slack '%s': expected a unit after the number (ns, us, "
-				 "ms, s) or %%", arg);
-			return -1;
-		}
-		v = i < sizeof(units) / sizeof(units[0]) ? v * units[i].ns / scale : 0;
-		if (v > (unsigned __int128)HRT_TIME_MAX) {
-			snprintf(why, len, "--slack '%s': past the end of time (at most %lld ns, "
-				 "about 292 years)", arg, (long long)HRT_TIME_MAX);
+		if (slack_parse_duration(arg, &s->amount, sub, sizeof(sub))) {
+			snprintf(why, len, "--slack %s%s", sub, strstr(sub, "unit") ? " or %" : "");
 			return -1;
 		}
 		s->kind = SLACK_NS;
-		s->amount = (uint64_t)v;
 	}
 	snprintf(s->spec, sizeof(s->spec), "%s", arg);
 	if (strlen(arg) >= sizeof(s->spec)) {
@@ -184,8 +201,20 @@ int slack_selects(const struct slack *s, const char *fn, const char *comm)
 	return 0;
 }
 
+int slack_selects_task(const struct slack *s, int32_t pid, int32_t tgid)
+{
+	int32_t who = tgid > 0 ? tgid : pid;
+
+	if (!s->tgids)
+		return 1;
+	for (size_t i = 0; i < s->ntgids; i++)
+		if (s->tgids[i] == who)
+			return 1;
+	return 0;
+}
+
 /* D in the largest unit that shows it exactly: 1 ms, 1500 us, 3 ns. */
-static void fmt_ns(uint64_t ns, char *buf, size_t len)
+void slack_fmt_ns(uint64_t ns, char *buf, size_t len)
 {
 	for (int i = (int)(sizeof(units) / sizeof(units[0])) - 1; i >= 0; i--)
 		if (ns % units[i].ns == 0 || i == 0) {
@@ -223,7 +252,7 @@ void slack_describe(const struct slack *s, char *buf, size_t len)
 		fmt_pct(s->amount, p, sizeof(p));
 		snprintf(amount, sizeof(amount), "a slack of %s %% of the timeout", p);
 	} else {
-		fmt_ns(s->amount, amount, sizeof(amount));
+		slack_fmt_ns(s->amount, amount, sizeof(amount));
 	}
 	if (s->who == SLACK_USER)
 		snprintf(who, sizeof(who), "user-space timers");

@@ -37,6 +37,12 @@ struct slack {
 	char *comms;            /* SLACK_COMMS: the names, each NUL-terminated */
 	size_t ncomms;
 	char spec[64];          /* --slack as given (JSON) */
+	const int32_t *tgids;   /* also only these processes (thread-group ids; a
+				 * task whose process is not recorded by its own
+				 * id), and only their hrtimer_wakeup timers - what
+				 * timer slack reaches (hrt slack --measure); NULL:
+				 * no such filter.  Not owned. */
+	size_t ntgids;
 };
 
 /* The functions of the timers user space arms (`user`): nanosleep, poll,
@@ -44,6 +50,11 @@ struct slack {
  * and setitimer/alarm. */
 extern const char *const slack_user_fns[4];
 
+/* Parses a duration "DIGITS[.DIGITS]UNIT" (ns, us, ms, s; a bare 0 is 0)
+ * into *ns: the one duration parser of the tool (replay and top --slack,
+ * hrt run --slack, hrt slack).  0, or -1 with "'ARG': what was expected"
+ * in why[len] for the caller to prefix with its command or option. */
+int slack_parse_duration(const char *arg, uint64_t *ns, char *why, size_t len);
 /* Parses --slack's value into s (kind, amount, spec).  0, or -1 with a
  * message for "hrt replay: --slack ..." in why[len]. */
 int slack_parse(struct slack *s, const char *arg, char *why, size_t len);
@@ -56,6 +67,11 @@ hrt_time_t slack_widen(const struct slack *s, hrt_time_t t, hrt_time_t soft, hrt
 /* Whether --slack-for selects an arming of function fn and process comm
  * (either NULL when the trace has none). */
 int slack_selects(const struct slack *s, const char *fn, const char *comm);
+/* Whether the process filter (tgids) lets an arming of task pid of process
+ * tgid (0: not recorded) through. */
+int slack_selects_task(const struct slack *s, int32_t pid, int32_t tgid);
+/* NS in the largest unit that shows it exactly: "1 ms", "1500 us", "3 ns". */
+void slack_fmt_ns(uint64_t ns, char *buf, size_t len);
 /* "1 ms of slack on user-space timers", "10 % of their timeout as slack on
  * every timer", ... for the verdict. */
 void slack_describe(const struct slack *s, char *buf, size_t len);

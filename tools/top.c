@@ -10,7 +10,8 @@
  * the newest snapshot and the one -w seconds older (top.h, top_view.c).
  *
  * On a terminal the screen is redrawn in place (q quits, b switches the
- * grouping process -> function -> cpu); -b (or an output that is not a
+ * grouping process -> function -> cpu -> thread, H between processes and
+ * threads as procps top's H does); -b (or an output that is not a
  * terminal) prints frames one after the other, --csv as CSV rows.  The
  * instance is removed on every way out: q, -n, Ctrl-C, errors.
  */
@@ -41,7 +42,7 @@ static void usage(FILE *f)
 {
 	fprintf(f,
 		"usage: hrt top [-b] [-n FRAMES] [-d SECONDS] [-w SECONDS] [--csv]\n"
-		"               [--by process|function|cpu] [--slack D|P%%]\n"
+		"               [--by process|thread|function|cpu] [--slack D|P%%]\n"
 		"               [--slack-for user|all|COMM[,COMM...]] [--input FILE]\n\n"
 		"Shows, live, who wakes the CPUs: per process (or timer function, or CPU)\n"
 		"the wake-ups per second the kernel ran, what libhrt's stock policy (off) and\n"
@@ -57,12 +58,13 @@ static void usage(FILE *f)
 		"  -b            batch mode: no terminal control, frames one after another\n"
 		"                (also when stdout is not a terminal)\n"
 		"  --csv         batch mode as CSV: one row per group per frame\n"
-		"  --by B        group by process (default), function or cpu\n"
+		"  --by B        group by process (default), thread, function or cpu\n"
 		"  --slack D|P%%  --slack-for W   as in `hrt replay`\n"
 		"  --input FILE  replay a recorded trace (any format `hrt replay` reads) as\n"
 		"                if live, a frame per -d seconds of its time, without waiting\n"
 		"  -h, --help    this text\n\n"
-		"Keys: q quits, b switches the grouping (process, function, cpu).\n"
+		"Keys: q quits, b switches the grouping (process, function, cpu, thread),\n"
+		"H between processes and threads.\n"
 		"Exit status: 0 success; 1 cannot trace (needs root or tracefs write access;\n"
 		"built without libtracefs-dev and libtraceevent-dev) or an output error; 2 bad\n"
 		"arguments or a bad --input trace.\n");
@@ -126,8 +128,8 @@ static int parse_opts(int argc, char **argv, struct top_opts *o)
 			for (k = 0; k < RP_NBY && strcmp(optarg, replay_by_names[k]); k++)
 				;
 			if (k == RP_NBY) {
-				fprintf(stderr, "hrt top: --by '%s': expected process, function or "
-					"cpu\n", optarg);
+				fprintf(stderr, "hrt top: --by '%s': expected process, thread, "
+					"function or cpu\n", optarg);
 				return 2;
 			}
 			o->by = k;
@@ -333,7 +335,7 @@ static void draw(struct top *tp, long f)
 	} else if (!tp->o->batch) {
 		fputs("\033[H\033[2J", stdout);
 		top_print_text(stdout, &tp->v, f, a, b, screen_rows() - 12);
-		fputs("\n(q quit, b grouping)", stdout);
+		fputs("\n(q quit, b grouping, H threads/processes)", stdout);
 	} else {
 		if (f > 1)
 			fputc('\n', stdout);
@@ -366,8 +368,10 @@ static int wait_frame(struct top *tp, double until, long f, int *err)
 
 			if (read(STDIN_FILENO, &ch, 1) != 1 || ch == 'q' || ch == 'Q')
 				return 1;
-			if (ch == 'b') {        /* redraws the last frame */
-				tp->v.by = (tp->v.by + 1) % RP_NBY;
+			if (ch == 'b' || ch == 'H') {   /* redraws the last frame */
+				/* H: processes <-> threads, as procps top's H */
+				tp->v.by = ch == 'b' ? (tp->v.by + 1) % RP_NBY :
+					   tp->v.by == RP_BY_THREAD ? RP_BY_PROCESS : RP_BY_THREAD;
 				if (f > 1)
 					draw(tp, f - 1);
 				fflush(stdout);

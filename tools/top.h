@@ -31,6 +31,7 @@ struct top_row {
 	char name[80];
 	uint64_t c[RP_NPOL + 1];                /* wake-ups: policies, [RP_NPOL] kernel */
 	uint64_t opt, opt_slack;                /* the optimum: recorded, widened windows */
+	int64_t saved_act[RP_NACT];             /* --slack: opt - opt_slack, split */
 	double span;                            /* seconds */
 };
 

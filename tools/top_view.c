@@ -8,7 +8,8 @@
  * (the trace's expiries), what libhrt's stock policy (off) and greedy
  * (always) would need, the offline optimum, and the savings: greedy =
  * off - always (replay's saved_always), slack = the optimum on the recorded
- * windows - the optimum on the --slack-widened ones (replay's saved_slack).
+ * windows - the optimum on the --slack-widened ones (replay's saved_slack),
+ * split as replay splits it: now (timers slack reaches) and code.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -52,6 +53,9 @@ int top_rows(const struct top_view *v, int by, const struct top_snap *a,
 			any |= (o->c[p] = diff(y->w[p], x->w[p]));
 		o->opt = diff(y->opt_rec, x->opt_rec);
 		o->opt_slack = diff(y->opt, x->opt);
+		for (int c = 0; c < RP_NACT; c++)
+			o->saved_act[c] = (int64_t)diff(y->opt_rec_act[c], x->opt_rec_act[c]) -
+					  (int64_t)diff(y->opt_act[c], x->opt_act[c]);
 		if (!(any | o->opt))
 			continue;
 		o->span = b->t - (a ? a->t : b->t);
@@ -76,18 +80,22 @@ static double saved_slack(const struct top_row *r)
 
 static void text_line(FILE *f, const struct top_view *v, const char *name, const struct top_row *r)
 {
+	double span = r->span > 0 ? r->span : 1;
+
 	fprintf(f, "%-34.34s %9.1f %9.1f %9.1f %9.1f %9.1f", name, rate(r->c[RP_NPOL], r->span),
 		rate(r->c[RP_OFF], r->span), rate(r->c[RP_ALWAYS], r->span), rate(r->opt, r->span),
 		rate(r->c[RP_OFF], r->span) - rate(r->c[RP_ALWAYS], r->span));
 	if (v->slack)
-		fprintf(f, " %9.1f", saved_slack(r) / (r->span > 0 ? r->span : 1));
+		fprintf(f, " %9.1f %9.1f %9.1f", saved_slack(r) / span,
+			(double)r->saved_act[RP_ACT_SLACK] / span,
+			(double)r->saved_act[RP_ACT_CODE] / span);
 	fputc('\n', f);
 }
 
 static void text_head(FILE *f, const struct top_view *v, const char *first)
 {
 	fprintf(f, "%-34s %9s %9s %9s %9s %9s%s\n", first, "kernel/s", "off/s", "always/s",
-		"optimum/s", "greedy-/s", v->slack ? "  slack-/s" : "");
+		"optimum/s", "greedy-/s", v->slack ? "  slack-/s     now-/s    code-/s" : "");
 }
 
 void top_print_text(FILE *f, const struct top_view *v, long frame, const struct top_snap *a,
@@ -116,6 +124,8 @@ void top_print_text(FILE *f, const struct top_view *v, long frame, const struct 
 			all.c[p] += r[i].c[p];
 		all.opt += r[i].opt;
 		all.opt_slack += r[i].opt_slack;
+		for (int c = 0; c < RP_NACT; c++)
+			all.saved_act[c] += r[i].saved_act[c];
 	}
 	text_line(f, v, "all CPUs", &all);
 	free(r);
@@ -128,12 +138,17 @@ void top_print_text(FILE *f, const struct top_view *v, long frame, const struct 
 	for (size_t i = 0; i < n && (rows_max < 0 || (int)i < rows_max); i++)
 		text_line(f, v, r[i].name, &r[i]);
 	free(r);
+	if (v->slack)
+		fprintf(f, "\nslack-/s: what --slack saves; now-/s: of it, on sleeps, poll, epoll "
+			"and futex timeouts (apply now: hrt run --slack, hrt slack); code-/s: on "
+			"timerfd, POSIX timers, setitimer (needs range timers in the program)\n");
 }
 
 void top_csv_header(FILE *f, int by)
 {
 	fprintf(f, "frame,seconds,%s,wakeups,wakeups_per_s,off,off_per_s,idle,always,always_per_s,"
-		"optimum,optimum_per_s,greedy_saves_per_s,optimum_slack,slack_saves_per_s\n",
+		"optimum,optimum_per_s,greedy_saves_per_s,optimum_slack,slack_saves_per_s,"
+		"slack_saved_now,slack_saved_code\n",
 		replay_by_names[by]);
 }
 
@@ -167,11 +182,13 @@ void top_print_csv(FILE *f, const struct top_view *v, long frame, const struct t
 		fprintf(f, "%ld,%.6f,", frame, o->span);
 		csv_str(f, o->name);
 		fprintf(f, ",%" PRIu64 ",%.1f,%" PRIu64 ",%.1f,%" PRIu64 ",%" PRIu64 ",%.1f,%" PRIu64
-			",%.1f,%.1f,%" PRIu64 ",%.1f\n", o->c[RP_NPOL], rate(o->c[RP_NPOL], o->span),
+			",%.1f,%.1f,%" PRIu64 ",%.1f,%" PRId64 ",%" PRId64 "\n", o->c[RP_NPOL],
+			rate(o->c[RP_NPOL], o->span),
 			o->c[RP_OFF], rate(o->c[RP_OFF], o->span), o->c[RP_IDLE], o->c[RP_ALWAYS],
 			rate(o->c[RP_ALWAYS], o->span), o->opt, rate(o->opt, o->span),
 			rate(o->c[RP_OFF], o->span) - rate(o->c[RP_ALWAYS], o->span), o->opt_slack,
-			saved_slack(o) / (o->span > 0 ? o->span : 1));
+			saved_slack(o) / (o->span > 0 ? o->span : 1), o->saved_act[RP_ACT_SLACK],
+			o->saved_act[RP_ACT_CODE]);
 	}
 	free(r);
 }

@@ -60,9 +60,14 @@ struct trace_event {
 	hrt_time_t t;           /* event time, ns */
 	uint64_t id;            /* start, cancel, expire */
 	hrt_time_t soft, hard;  /* start */
+	int rel;                /* start: armed relative to its time (mode=REL;
+				 * a sleep's next arming follows its wake-up) */
 	hrt_time_t now;         /* expire: the kernel's now= */
 	uint32_t fn;            /* start, expire (perf): function index, or TRACE_NO_FN */
 	int32_t pid;            /* perf: the task on the CPU (its TID), -1: unreadable */
+	int32_t tgid;           /* its process (thread-group id); 0: not recorded
+				 * (perf PID/TID, tracefs text with record-tgid,
+				 * live) */
 	uint32_t comm;          /* perf: its name (trace_comm_name), or TRACE_NO_FN;
 				 * v1 input has neither (both 0) */
 	int known;              /* cancel, expire: an earlier start used this id */

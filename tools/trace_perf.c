@@ -72,7 +72,8 @@ static int perf_num(const char *rest, const char *key, int64_t *v)
 /*
  * The task in the header "COMM TID [CPU] ...": the last '[' before the
  * event name is the CPU's (COMM may hold spaces and brackets); TID may be
- * written PID/TID.  Unparsable: pid -1, comm TRACE_NO_FN.  -1 only on ENOMEM.
+ * written PID/TID (perf script -F pid,tid): then PID is the process
+ * (ev->tgid).  Unparsable: pid -1, comm TRACE_NO_FN.  -1 only on ENOMEM.
  */
 static int perf_task(struct trace_reader *r, const char *s, const char *en,
 		     struct trace_event *ev)
@@ -96,9 +97,30 @@ static int perf_task(struct trace_reader *r, const char *s, const char *en,
 	ev->pid = 0;
 	for (; is_digit(*p) && ev->pid < 100000000; p++)
 		ev->pid = ev->pid * 10 + (*p - '0');
+	if (*p == '/' && is_digit(p[1])) {      /* PID/TID: the process, then the thread */
+		ev->tgid = ev->pid;
+		ev->pid = 0;
+		for (p++; is_digit(*p) && ev->pid < 100000000; p++)
+			ev->pid = ev->pid * 10 + (*p - '0');
+	}
 	if (q > c && (ev->comm = intern_fn(r, c, (size_t)(q - c))) == TRACE_NO_FN)
 		return -1;
 	return 0;
+}
+
+/* hrtimer_start's mode=: "REL", "REL|PINNED", ... (the print fmt's
+ * symbols) or a number (older perf, hand-written traces) whose bit 0 is
+ * HRTIMER_MODE_REL.  Absent or unreadable: absolute. */
+static int start_is_rel(const char *rest)
+{
+	const char *v, *ve;
+	uint64_t m;
+
+	if (!(v = field(rest, "mode", &ve)))
+		return 0;
+	if (ve - v >= 3 && !memcmp(v, "REL", 3))
+		return 1;
+	return !parse_id(v, ve, &m, 1) && (m & 1);
 }
 
 /*
@@ -158,6 +180,7 @@ int trace__event_fields(struct trace_reader *r, const char *en, const char *ene,
 	ev->kind = TEV_START;
 	ev->soft = a;
 	ev->hard = b;
+	ev->rel = start_is_rel(rest);
 	return 1;
 }
 

@@ -3,10 +3,11 @@
  * trace_tracefs.c - the parser of the kernel's own trace text: what
  * /sys/kernel/tracing/trace and trace_pipe print, and `trace-cmd report`:
  *
- *     COMM-PID [CPU] FLAGS SECS.USEC: EVENT: FIELDS
+ *     COMM-PID [(TGID)] [CPU] FLAGS SECS.USEC: EVENT: FIELDS
  *
  * COMM may hold spaces and dashes (the PID is the digits after the last
- * dash before " [CPU]"), `<idle>-0` is the idle task, FLAGS (d.h1. ...) is
+ * dash before " [CPU]" or " (TGID)"; TGID, the process, is there with
+ * options/record-tgid), `<idle>-0` is the idle task, FLAGS (d.h1. ...) is
  * absent from trace-cmd's default output, the timestamp has microseconds
  * (trace-cmd -t: nanoseconds), EVENT is the bare name (hrtimer_start, not
  * perf's timer:hrtimer_start) and the fields are the event's print fmt,
@@ -26,15 +27,40 @@
 
 #include "trace_impl.h"
 
-/* "COMM-PID" ending just before `end`: pid and interned comm.  -1 on
- * ENOMEM; an unreadable task leaves pid -1. */
+/* The "(TGID)" column the kernel prints with options/record-tgid (and
+ * `hrt record --tracefs` writes), "(-------)" when unknown, ending just
+ * before *end: sets ev->tgid and moves *end before it.  Without the column
+ * tgid stays 0 (not recorded). */
+static void tracefs_tgid(const char *s, const char **end, struct trace_event *ev)
+{
+	const char *e = *end, *o;
+	int32_t v = 0;
+
+	if (e - s < 3 || e[-1] != ')' || !(o = memrchr(s, '(', (size_t)(e - s))))
+		return;
+	for (const char *q = o + 1; q < e - 1; q++)
+		if (!(*q == ' ' || *q == '-' || is_digit(*q)))
+			return;
+	for (const char *q = o + 1; q < e - 1; q++)
+		if (is_digit(*q) && v < 100000000)
+			v = v * 10 + (*q - '0');
+	ev->tgid = v;
+	while (o > s && o[-1] == ' ')
+		o--;
+	*end = o;
+}
+
+/* "COMM-PID [(TGID)]" ending just before `end`: pid, tgid and interned
+ * comm.  -1 on ENOMEM; an unreadable task leaves pid -1. */
 static int tracefs_task(struct trace_reader *r, const char *s, const char *end,
 			struct trace_event *ev)
 {
-	const char *p = end, *c = s;
+	const char *p, *c = s;
 
 	ev->pid = -1;
 	ev->comm = TRACE_NO_FN;
+	tracefs_tgid(s, &end, ev);
+	p = end;
 	while (p > s && is_digit(p[-1]))
 		p--;
 	if (p == end || p == s || p[-1] != '-')

@@ -1,0 +1,96 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * run_cmd.c - `hrt run --slack D -- CMD [ARGS...]`: runs CMD with timer
+ * slack D.  The slack is set on this process (PR_SET_TIMERSLACK), which
+ * then becomes CMD (execvp): the kernel keeps a task's slack across execve
+ * and gives it to every thread and child the task makes, so no root is
+ * needed and nothing outlives CMD.  The exit status is CMD's (it is CMD);
+ * 127 when CMD is not found and 126 when it cannot be run, as the shell
+ * does.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <unistd.h>
+
+#include "cmds.h"
+#include "slack.h"
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"usage: hrt run --slack D [--] CMD [ARGS...]\n\n"
+		"Runs CMD with timer slack D: the kernel may run its sleep, poll, epoll\n"
+		"and futex timeouts up to D late, so that they share wake-ups.  Threads\n"
+		"and children of CMD inherit it; timerfd, POSIX timers and setitimer do\n"
+		"not take slack (those need range timers in the program).  No root needed.\n\n"
+		"  --slack D    the slack: 1ms, 500us, 0.5s (0: the kernel's default,\n"
+		"               usually 50 us); the same D as `hrt replay --slack D`\n"
+		"  -h, --help   this text\n\n"
+		"Exit status: CMD's; 127 CMD not found, 126 CMD not runnable, 2 usage,\n"
+		"1 the slack could not be set (a real-time task gets none).\n");
+}
+
+/* Sets this task's slack and checks that the kernel took it (it ignores the
+ * call for a real-time task).  0, or 1 with a message. */
+static int set_slack(uint64_t ns)
+{
+	int r;
+
+	if (prctl(PR_SET_TIMERSLACK, (unsigned long)ns, 0, 0, 0)) {
+		fprintf(stderr, "hrt run: PR_SET_TIMERSLACK: %s\n", strerror(errno));
+		return 1;
+	}
+	r = prctl(PR_GET_TIMERSLACK, 0, 0, 0, 0);
+	if (ns && (r < 0 || (uint64_t)(unsigned)r != ns) && ns < (1ULL << 31)) {
+		fprintf(stderr, "hrt run: the kernel kept timer slack %d ns instead of %llu "
+			"(a real-time task gets no slack)\n", r, (unsigned long long)ns);
+		return 1;
+	}
+	return 0;
+}
+
+int hrt_cmd_run(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "slack", required_argument, NULL, 's' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	char why[256];
+	uint64_t ns = 0;
+	int have = 0, c;
+
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "+h", opts, NULL)) != -1) {
+		switch (c) {
+		case 's':
+			if (slack_parse_duration(optarg, &ns, why, sizeof(why))) {
+				fprintf(stderr, "hrt run: --slack %s\n", why);
+				return 2;
+			}
+			have = 1;
+			break;
+		case 'h': usage(stdout); return 0;
+		default: usage(stderr); return 2;
+		}
+	}
+	if (!have) {
+		fprintf(stderr, "hrt run: --slack D is required (for example --slack 1ms)\n");
+		return 2;
+	}
+	if (optind >= argc) {
+		fprintf(stderr, "hrt run: no command to run (hrt run --slack D -- CMD [ARGS...])\n");
+		return 2;
+	}
+	if (set_slack(ns))
+		return 1;
+	fflush(stdout);
+	execvp(argv[optind], argv + optind);
+	c = errno;
+	fprintf(stderr, "hrt run: %s: %s\n", argv[optind], strerror(c));
+	return c == ENOENT || c == ENOTDIR ? 127 : 126;
+}

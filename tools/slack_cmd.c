@@ -1,0 +1,310 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * slack_cmd.c - `hrt slack D PID|NAME...` and `hrt slack --reset
+ * PID|NAME...`: sets the timer slack of running processes through
+ * /proc/PID/timerslack_ns (proc.h).
+ *
+ * Everything is checked before anything is written - the duration, the
+ * caller's CAP_SYS_NICE, every PID and name (a name matching several
+ * processes is listed and refused, never guessed), no real-time task - so
+ * a refusal changes nothing.  The file reaches the main thread alone: the
+ * output names the threads it leaves as they were.  --measure S traces
+ * before and after the change and compares (measure.h).
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cmds.h"
+#include "measure.h"
+#include "proc.h"
+#include "slack.h"
+
+#define MAX_TARGETS 256
+#define LIST_MAX 8              /* names and threads listed in a message */
+
+struct target {
+	pid_t pid;
+	char comm[PROC_COMM_MAX];
+};
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"usage: hrt slack D [--measure S] PID|NAME...\n"
+		"       hrt slack --reset PID|NAME...\n\n"
+		"Sets the timer slack of running processes to D (1ms, 500us, 0.5s):\n"
+		"their sleep, poll, epoll and futex timeouts may then run up to D late\n"
+		"and share wake-ups.  --reset gives them back their default (usually\n"
+		"50 us).  NAME matches the process name exactly, as pgrep -x does; a\n"
+		"name that matches several processes is refused with their PIDs.\n\n"
+		"Only the main thread of each process is reached (the kernel offers no\n"
+		"more): its other threads keep their slack and are listed; threads and\n"
+		"children it starts later inherit the new slack.  To give every thread\n"
+		"slack, start the program with hrt run --slack D.  Real-time tasks\n"
+		"(SCHED_FIFO, SCHED_RR, SCHED_DEADLINE) get no slack from the kernel\n"
+		"and are refused.  Needs root (CAP_SYS_NICE).\n\n"
+		"  --reset      back to each process's default slack\n"
+		"  --measure S  trace S seconds before and S seconds after setting it\n"
+		"               (tracefs, as hrt record --tracefs) and print per CPU and per\n"
+		"               process the wake-ups per second before, the prediction (the\n"
+		"               before window replayed with that slack) and the measurement\n"
+		"               after; S in (0, 600]\n"
+		"  -h, --help   this text\n\n"
+		"Exit status: 0 done, 1 refused (no CAP_SYS_NICE, a real-time task) or\n"
+		"failed, 2 usage (bad duration, no such process, ambiguous name).\n");
+}
+
+/* PID or NAME into t[*n] (duplicates kept once).  0, or 2 with a message. */
+static int resolve(const char *arg, struct target *t, size_t *n)
+{
+	pid_t found[LIST_MAX + 1];
+	long k;
+	char *end;
+
+	errno = 0;
+	long v = strtol(arg, &end, 10);
+
+	if (*arg >= '0' && *arg <= '9' && !*end) {
+		pid_t tg;
+
+		if (errno || v <= 0 || v > 0x3fffffff || (tg = proc_tgid((pid_t)v)) < 0) {
+			fprintf(stderr, "hrt slack: no process %s\n", arg);
+			return 2;
+		}
+		if (tg != (pid_t)v) {
+			fprintf(stderr, "hrt slack: %s is a thread of process %d, not a process; its "
+				"slack cannot be set from outside (give %d to set the main thread's)\n",
+				arg, (int)tg, (int)tg);
+			return 2;
+		}
+		found[0] = (pid_t)v;
+		k = 1;
+	} else if ((k = proc_find_name(arg, found, LIST_MAX + 1)) < 0) {
+		fprintf(stderr, "hrt slack: reading /proc: %s\n", strerror((int)-k));
+		return 1;
+	} else if (k == 0) {
+		fprintf(stderr, "hrt slack: no process named '%s' (names match exactly, as "
+			"pgrep -x does)\n", arg);
+		return 2;
+	} else if (k > 1) {
+		fprintf(stderr, "hrt slack: '%s' matches %ld processes:", arg, k);
+		for (long i = 0; i < k && i < LIST_MAX; i++)
+			fprintf(stderr, " %d", (int)found[i]);
+		fprintf(stderr, "%s; give the PIDs of those to change\n", k > LIST_MAX ? " ..." : "");
+		return 2;
+	}
+	for (size_t i = 0; i < *n; i++)
+		if (t[i].pid == found[0])
+			return 0;
+	if (*n == MAX_TARGETS) {
+		fprintf(stderr, "hrt slack: at most %d processes at a time\n", MAX_TARGETS);
+		return 2;
+	}
+	t[*n].pid = found[0];
+	if (proc_comm(0, found[0], t[*n].comm, sizeof(t[*n].comm)))
+		snprintf(t[*n].comm, sizeof(t[*n].comm), "?");
+	(*n)++;
+	return 0;
+}
+
+/* Refuses real-time tasks: the kernel gives them no slack. */
+static int check_policy(const struct target *t)
+{
+	int p = proc_policy(t->pid);
+	const char *rt = p >= 0 ? proc_rt_policy_name(p) : NULL;
+
+	if (p < 0) {
+		fprintf(stderr, "hrt slack: %d (%s): reading its policy: %s\n", (int)t->pid,
+			t->comm, strerror(-p));
+		return 1;
+	}
+	if (rt) {
+		fprintf(stderr, "hrt slack: %d (%s): refused: a real-time task (%s); the kernel "
+			"gives real-time tasks no timer slack\n", (int)t->pid, t->comm, rt);
+		return 1;
+	}
+	return 0;
+}
+
+/* Names the threads the write did not reach. */
+static void print_threads(const struct target *t)
+{
+	pid_t *tids;
+	size_t n;
+	char comm[PROC_COMM_MAX];
+
+	if (proc_threads(t->pid, &tids, &n)) {
+		printf("  (its threads could not be listed)\n");
+		return;
+	}
+	if (!n) {
+		printf("  one thread: all of it is reached\n");
+		free(tids);
+		return;
+	}
+	printf("  only the main thread is reached; %zu other thread%s keep%s %s own slack:",
+	       n, n == 1 ? "" : "s", n == 1 ? "s" : "", n == 1 ? "its" : "their");
+	for (size_t i = 0; i < n && i < LIST_MAX; i++) {
+		if (proc_comm(t->pid, tids[i], comm, sizeof(comm)))
+			snprintf(comm, sizeof(comm), "gone");
+		printf(" %d (%s)", (int)tids[i], comm);
+	}
+	if (n > LIST_MAX)
+		printf(" and %zu more", n - LIST_MAX);
+	printf("\n  (threads started from now on inherit it; hrt run --slack D reaches all)\n");
+	free(tids);
+}
+
+static int apply(const struct target *t, uint64_t ns);
+
+struct apply_all {
+	const struct target *t;
+	size_t n;
+	uint64_t ns;
+};
+
+/* --measure's apply(): every target, as without --measure. */
+static int apply_all(void *ctx)
+{
+	const struct apply_all *a = ctx;
+	int st = 0;
+
+	for (size_t i = 0; i < a->n && !st; i++)
+		st = apply(&a->t[i], a->ns);
+	fflush(stdout);
+	return st;
+}
+
+/* --measure S: seconds in (0, 600].  0, or 2 with a message. */
+static int parse_measure(const char *arg, double *s)
+{
+	char *end;
+
+	errno = 0;
+	*s = strtod(arg, &end);
+	if (end == arg || *end || errno || !(*s > 0 && *s <= 600)) {
+		fprintf(stderr, "hrt slack: --measure '%s': expected seconds in (0, 600]\n", arg);
+		return 2;
+	}
+	return 0;
+}
+
+/* --measure: the targets to the measurement, which applies the slack. */
+static int measure(const struct target *t, size_t n, uint64_t ns, double seconds)
+{
+	struct measure_target *m = calloc(n, sizeof(*m));
+	struct apply_all a = { t, n, ns };
+	int st;
+
+	if (!m) {
+		fprintf(stderr, "hrt slack: out of memory\n");
+		return 1;
+	}
+	for (size_t i = 0; i < n; i++)
+		m[i] = (struct measure_target){ t[i].pid, t[i].comm };
+	st = slack_measure(m, n, ns, seconds, apply_all, &a, stdout);
+	free(m);
+	return st;
+}
+
+static int apply(const struct target *t, uint64_t ns)
+{
+	uint64_t before, after;
+	char a[32], b[32];
+	int e;
+
+	if ((e = proc_get_slack(t->pid, &before)) || (e = proc_set_slack(t->pid, ns)) ||
+	    (e = proc_get_slack(t->pid, &after))) {
+		fprintf(stderr, "hrt slack: %d (%s): /proc/%d/timerslack_ns: %s\n", (int)t->pid,
+			t->comm, (int)t->pid, strerror(-e));
+		return 1;
+	}
+	slack_fmt_ns(before, a, sizeof(a));
+	slack_fmt_ns(after, b, sizeof(b));
+	printf("%d (%s): timer slack %s -> %s\n", (int)t->pid, t->comm, a, b);
+	if (ns && after != ns) {
+		fprintf(stderr, "hrt slack: %d (%s): the kernel kept %llu ns, not %llu\n",
+			(int)t->pid, t->comm, (unsigned long long)after, (unsigned long long)ns);
+		return 1;
+	}
+	print_threads(t);
+	return 0;
+}
+
+int hrt_cmd_slack(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "reset", no_argument, NULL, 'r' },
+		{ "measure", required_argument, NULL, 'm' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct target *t = NULL;
+	size_t n = 0;
+	uint64_t ns = 0;
+	char why[256];
+	double seconds = 0;
+	int reset = 0, st = 0, c;
+
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+		switch (c) {
+		case 'r': reset = 1; break;
+		case 'm':
+			if (parse_measure(optarg, &seconds))
+				return 2;
+			break;
+		case 'h': usage(stdout); return 0;
+		default: usage(stderr); return 2;
+		}
+	}
+	if (!reset) {
+		if (optind >= argc) {
+			fprintf(stderr, "hrt slack: expected a duration and processes "
+				"(hrt slack 1ms PID|NAME...)\n");
+			return 2;
+		}
+		if (slack_parse_duration(argv[optind], &ns, why, sizeof(why))) {
+			fprintf(stderr, "hrt slack: %s\n", why);
+			return 2;
+		}
+		if (!ns) {
+			fprintf(stderr, "hrt slack: a slack of 0: use --reset for the default\n");
+			return 2;
+		}
+		optind++;
+	}
+	if (optind >= argc) {
+		fprintf(stderr, "hrt slack: no process given (PID or NAME)\n");
+		return 2;
+	}
+	if (reset && seconds > 0) {
+		fprintf(stderr, "hrt slack: --measure predicts what a wider slack saves; it does "
+			"not go with --reset\n");
+		return 2;
+	}
+	if (!proc_can_set_slack()) {
+		fprintf(stderr, "hrt slack: not permitted: setting another process's timer slack "
+			"needs CAP_SYS_NICE; run as root (or start the program with hrt run "
+			"--slack D, which needs no privilege)\n");
+		return 1;
+	}
+	if (!(t = calloc(MAX_TARGETS, sizeof(*t)))) {
+		fprintf(stderr, "hrt slack: out of memory\n");
+		return 1;
+	}
+	for (int i = optind; i < argc && !st; i++)
+		st = resolve(argv[i], t, &n);
+	for (size_t i = 0; i < n && !st; i++)
+		st = check_policy(&t[i]);
+	if (!st && seconds > 0)
+		st = measure(t, n, ns, seconds);
+	else
+		for (size_t i = 0; i < n && !st; i++)
+			st = apply(&t[i], ns);
+	free(t);
+	return st;
+}
