@@ -262,6 +262,25 @@ install: lib tools
 	install -m 755 $(HRT_BIN) $(DESTDIR)$(BINDIR)/hrt
 	install -m 644 $(MAN1) $(DESTDIR)$(MANDIR)/man1
 	install -m 644 $(MAN3) $(DESTDIR)$(MANDIR)/man3
+	@$(ldconfig_step)
+
+# As libtool does: an install into the live system (no DESTDIR) refreshes
+# the dynamic linker's cache when run as root, or a program built with
+# -lhrt fails to start (libhrt.so.1: cannot open shared object file).  If
+# LIBDIR is then still not in the cache (a private prefix, or not root),
+# say what works instead.  Staged installs (DESTDIR: packages) leave the
+# cache to the package manager.
+LDCONFIG ?= /sbin/ldconfig
+define ldconfig_step
+if [ -z "$(DESTDIR)" ]; then \
+	  if [ "$$(id -u)" -eq 0 ]; then echo "$(LDCONFIG)"; $(LDCONFIG) || exit 1; fi; \
+	  $(LDCONFIG) -p 2>/dev/null | grep -qF "=> $(LIBDIR)/libhrt.so.$(SOVERSION)" || \
+	  printf '%s\n' "note: $(LIBDIR) is not in the dynamic linker's cache." \
+	    "  A system directory: run ldconfig as root (or make install as root)." \
+	    "  A private prefix: link with -Wl,-rpath,$(LIBDIR)" \
+	    "  or run with LD_LIBRARY_PATH=$(LIBDIR)."; \
+	fi
+endef
 
 uninstall:
 	rm -f $(DESTDIR)$(INCLUDEDIR)/hrt.h $(DESTDIR)$(LIBDIR)/libhrt.a \
