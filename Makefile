@@ -20,7 +20,8 @@
 # The library, the tool and the core tests need only a C toolchain.  Optional
 # packages (libuv1-dev, libev-dev, libsystemd-dev, xz-utils, graphviz, ...)
 # are probed; what needs a missing one is not built, and `make test` reports
-# it as skipped, naming the package.
+# it as skipped, naming the package.  The results are kept in $(O)/config.mk:
+# installing or removing a package rebuilds what it changes.
 
 VERSION := $(shell sed -n 's/^\#define HRT_VERSION_STRING "\(.*\)"/\1/p' include/hrt.h)
 # The ABI's number, bumped when the ABI changes, not with the version's
@@ -123,6 +124,22 @@ ifeq ($(HAVE_TRACEFS),y)
 $(O)/tools/live.o: HRT_CFLAGS += -DHAVE_TRACEFS $(TRACEFS_CFLAGS)
 endif
 
+# What the probes found, in $(O)/config.mk (read by nobody: a stamp).  It is
+# rewritten only when a result changes, and what a result decides depends on
+# it: installing or removing an optional package rebuilds those targets (the
+# tool through live.o, the tests and replays through libtools.a) and nothing
+# else, and the next `make test` runs what it skipped.
+CONFIG := $(O)/config.mk
+CONFIG_LINES := '\# hrt: the optional packages found (Makefile, "config.mk")' \
+	'HAVE_TRACEFS = $(HAVE_TRACEFS)' 'TRACEFS_CFLAGS = $(TRACEFS_CFLAGS)' \
+	'TRACEFS_LIBS = $(TRACEFS_LIBS)' 'HAVE_LIBUV = $(HAVE_LIBUV)' \
+	'EXLIBS_uv_timers = $(EXLIBS_uv_timers)' 'EXAMPLES_MISSING = $(EXAMPLES_MISSING)'
+ifeq ($(filter clean,$(MAKECMDGOALS)),)
+  $(shell mkdir -p $(O) && printf '%s\n' $(CONFIG_LINES) > $(CONFIG).$$$$ && \
+    { cmp -s $(CONFIG).$$$$ $(CONFIG) && rm -f $(CONFIG).$$$$ || mv -f $(CONFIG).$$$$ $(CONFIG); })
+endif
+$(O)/tools/live.o $(O)/bench/coalesce: $(CONFIG)
+
 .PHONY: all lib tools test check demo bench bench-peers bench-before-after bench-callgrind bench-floor examples fuzz install uninstall clean
 .DEFAULT_GOAL := all
 
@@ -206,7 +223,7 @@ $(O)/readme_uv.o: README.md include/hrt.h
 
 test check: $(LIB_A) $(LIB_SO) $(HRT_BIN) $(TEST_BINS) $(FUZZ_REPLAY) $(EXAMPLE_TESTS) $(O)/readme_example $(README_UV)
 	O=$(O) HRT=$(HRT_BIN) SAN_FLAGS='$(SAN_FLAGS)' SKIPPED='$(strip $(TEST_SKIPPED))' sh tests/run.sh \
-	  $(TEST_BINS) $(FUZZ_REPLAY) $(EXAMPLE_TESTS) $(O)/readme_example tests/check_layers.sh tests/test_install.sh tests/test_man.sh tests/test_cli.sh tests/test_svg_render.sh \
+	  $(TEST_BINS) $(FUZZ_REPLAY) $(EXAMPLE_TESTS) $(O)/readme_example tests/check_layers.sh tests/test_install.sh tests/test_config.sh tests/test_man.sh tests/test_cli.sh tests/test_svg_render.sh \
 	  tests/test_output.sh tests/test_top.sh
 
 # One screen, a sentence per section (tools/demo.sh): the article's example,
