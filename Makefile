@@ -7,7 +7,9 @@
 #                        SANITIZE=thread: TSan; each in its own build dir)
 #   make demo            hrt demo, replay of the shipped trace, a sim sweep
 #   make bench           engine and wake-up benchmarks
-#   make bench-peers     hrt against libev, libuv, libevent, sd-event
+#   make bench-peers     hrt against libev, libuv, libevent, sd-event, into
+#                        $(O)/perf (PERF_DIR); make bench-peers-docs: into
+#                        the tracked docs/perf
 #   make bench-before-after  hrt at 64f2832 (BASE=...) against now
 #   make bench-callgrind instructions and D1 misses per op (valgrind)
 #   make bench-floor     the memory floor and each op's distance to it
@@ -140,7 +142,7 @@ ifeq ($(filter clean,$(MAKECMDGOALS)),)
 endif
 $(O)/tools/live.o $(O)/bench/coalesce: $(CONFIG)
 
-.PHONY: all lib tools test check demo bench bench-peers bench-before-after bench-callgrind bench-floor examples fuzz install uninstall clean
+.PHONY: all lib tools test check demo bench bench-peers bench-peers-docs bench-before-after bench-callgrind bench-floor examples fuzz install uninstall clean
 .DEFAULT_GOAL := all
 
 all: lib tools
@@ -223,7 +225,7 @@ $(O)/readme_uv.o: README.md include/hrt.h
 
 test check: $(LIB_A) $(LIB_SO) $(HRT_BIN) $(TEST_BINS) $(FUZZ_REPLAY) $(EXAMPLE_TESTS) $(O)/readme_example $(README_UV)
 	O=$(O) HRT=$(HRT_BIN) SAN_FLAGS='$(SAN_FLAGS)' SKIPPED='$(strip $(TEST_SKIPPED))' sh tests/run.sh \
-	  $(TEST_BINS) $(FUZZ_REPLAY) $(EXAMPLE_TESTS) $(O)/readme_example tests/check_layers.sh tests/test_install.sh tests/test_config.sh tests/test_man.sh tests/test_cli.sh tests/test_svg_render.sh \
+	  $(TEST_BINS) $(FUZZ_REPLAY) $(EXAMPLE_TESTS) $(O)/readme_example tests/check_layers.sh tests/test_install.sh tests/test_config.sh tests/test_bench_peers.sh tests/test_man.sh tests/test_cli.sh tests/test_svg_render.sh \
 	  tests/test_output.sh tests/test_top.sh
 
 # One screen, a sentence per section (tools/demo.sh): the article's example,
@@ -235,17 +237,27 @@ demo: $(HRT_BIN) $(O)/bench/coalesce
 bench: $(BENCH_BINS)
 	@for b in $(BENCH_BINS); do echo "== $$b"; $$b || exit 1; done
 
-bench-peers:
-	$(MAKE) -C bench/peers O=$(abspath $(O))/peers HRT_LIB=$(abspath $(LIB_A)) run
+# Results go to PERF_DIR, in the build directory; only bench-peers-docs
+# (PERF_DIR=docs/perf) rewrites the tracked docs/perf and the quotes of them
+# in docs/PERFORMANCE.md.  Plots need gnuplot; without it the tables are
+# written and a note says so.
+PERF_DIR ?= $(abspath $(O))/perf
+PEERS = $(MAKE) -C bench/peers O=$(abspath $(O))/peers HRT_LIB=$(abspath $(LIB_A)) DOCS=$(abspath $(PERF_DIR))
+
+bench-peers: $(LIB_A)
+	$(PEERS) run
+
+bench-peers-docs:
+	$(MAKE) bench-peers PERF_DIR=$(CURDIR)/docs/perf
 
 bench-before-after: $(LIB_A)
-	$(MAKE) -C bench/peers O=$(abspath $(O))/peers HRT_LIB=$(abspath $(LIB_A)) before-after
+	$(PEERS) before-after
 
 bench-callgrind: $(LIB_A)
-	$(MAKE) -C bench/peers O=$(abspath $(O))/peers HRT_LIB=$(abspath $(LIB_A)) callgrind
+	$(PEERS) callgrind
 
 bench-floor: $(LIB_A)
-	$(MAKE) -C bench/peers O=$(abspath $(O))/peers HRT_LIB=$(abspath $(LIB_A)) floor
+	$(PEERS) floor
 
 fuzz: $(FUZZ_BINS)
 	@for f in $(FUZZ_BINS); do n=$$(basename $$f); mkdir -p build-fuzz/corpus-$$n; \
