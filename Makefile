@@ -274,6 +274,10 @@ build-fuzz/%: fuzz/%.c $(LIB_SRCS) $(TOOL_SRCS)
 pc_dir = $(patsubst $(PREFIX)/%,$${prefix}/%,$(patsubst $(PREFIX),$${prefix},$(1)))
 MAN1 := $(wildcard man/*.1)
 MAN3 := $(wildcard man/*.3)
+# A page for several functions is one file; the other names are symbolic
+# links to it, in the tree (man -l man/NAME.3 works) and installed alike.
+MAN3_LINKS := $(shell find man -name '*.3' -type l)
+MAN3_PAGES := $(filter-out $(MAN3_LINKS),$(MAN3))
 
 install: lib tools
 	install -d $(DESTDIR)$(LIBDIR) $(DESTDIR)$(INCLUDEDIR) $(DESTDIR)$(PKGCONFIGDIR) $(DESTDIR)$(BINDIR) \
@@ -290,7 +294,8 @@ install: lib tools
 	mv -f $(DESTDIR)$(PKGCONFIGDIR)/hrt.pc.tmp $(DESTDIR)$(PKGCONFIGDIR)/hrt.pc
 	install -m 755 $(HRT_BIN) $(DESTDIR)$(BINDIR)/hrt
 	install -m 644 $(MAN1) $(DESTDIR)$(MANDIR)/man1
-	install -m 644 $(MAN3) $(DESTDIR)$(MANDIR)/man3
+	install -m 644 $(MAN3_PAGES) $(DESTDIR)$(MANDIR)/man3
+	@for l in $(MAN3_LINKS); do ln -sf "$$(readlink "$$l")" "$(DESTDIR)$(MANDIR)/man3/$${l#man/}" || exit 1; done
 	@$(ldconfig_step)
 
 # As libtool does: an install into the live system (no DESTDIR) refreshes

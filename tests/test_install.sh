@@ -43,6 +43,11 @@ check_prefix() { # prefix libdir
 		test -e "$dest$f" || fail "missing after install: $f"
 		ok
 	done
+	# a page's other names: links to it (as in man/), not copies
+	l="$dest$prefix/share/man/man3/hrt_base_loop.3"
+	[ -L "$l" ] && [ "$(readlink "$l")" = hrt_base_dispatch.3 ] && [ -f "$l" ] ||
+		fail "hrt_base_loop.3 not installed as a link to hrt_base_dispatch.3"
+	ok
 	pc="$dest$libdir/pkgconfig/hrt.pc"
 	fail_log=$pc
 	test "$(pc_get "$pc" prefix)" = "$prefix" || fail "hrt.pc for $prefix names another prefix"
