@@ -15,6 +15,8 @@
 #   make bench-floor     the memory floor and each op's distance to it
 #   make examples        the event-loop integrations in examples/
 #   make fuzz            libFuzzer (clang) harnesses, FUZZ_SECONDS each
+#   make abi-check       libhrt.so's ABI against abi/libhrt.so.N.abi (abidiff)
+#   make abi-baseline    writes that baseline (a new soname, a release)
 #   make install PREFIX=/usr/local [DESTDIR=...]   (hrt.pc written then,
 #                        for that PREFIX/LIBDIR; man pages to MANDIR)
 #   make uninstall
@@ -142,7 +144,7 @@ ifeq ($(filter clean,$(MAKECMDGOALS)),)
 endif
 $(O)/tools/live.o $(O)/bench/coalesce: $(CONFIG)
 
-.PHONY: all lib tools test check demo bench bench-peers bench-peers-docs bench-before-after bench-callgrind bench-floor examples fuzz install uninstall clean
+.PHONY: all lib tools test check abi-check abi-baseline demo bench bench-peers bench-peers-docs bench-before-after bench-callgrind bench-floor examples fuzz install uninstall clean
 .DEFAULT_GOAL := all
 
 all: lib tools
@@ -159,8 +161,10 @@ $(LIB_A): $(LIB_OBJS)
 	rm -f $@
 	ar rcs $@ $^
 
-$(LIB_SO): $(LIB_OBJS)
-	$(CC) $(ALL_LDFLAGS) -shared -Wl,-soname,libhrt.so.$(SOVERSION) -o $@ $^ $(HRT_LDLIBS)
+# src/libhrt.map: only hrt_*, versioned HRT_1.0 (tests/test_abi.sh).
+$(LIB_SO): $(LIB_OBJS) src/libhrt.map
+	$(CC) $(ALL_LDFLAGS) -shared -Wl,-soname,libhrt.so.$(SOVERSION) -Wl,--version-script=src/libhrt.map \
+	  -o $@ $(LIB_OBJS) $(HRT_LDLIBS)
 	ln -sf libhrt.so.$(VERSION) $(O)/libhrt.so.$(SOVERSION)
 	ln -sf libhrt.so.$(SOVERSION) $(O)/libhrt.so
 
@@ -225,7 +229,7 @@ $(O)/readme_uv.o: README.md include/hrt.h
 
 test check: $(LIB_A) $(LIB_SO) $(HRT_BIN) $(TEST_BINS) $(FUZZ_REPLAY) $(EXAMPLE_TESTS) $(O)/readme_example $(README_UV)
 	O=$(O) HRT=$(HRT_BIN) SAN_FLAGS='$(SAN_FLAGS)' SKIPPED='$(strip $(TEST_SKIPPED))' sh tests/run.sh \
-	  $(TEST_BINS) $(FUZZ_REPLAY) $(EXAMPLE_TESTS) $(O)/readme_example tests/check_layers.sh tests/test_install.sh tests/test_config.sh tests/test_bench_peers.sh tests/test_man.sh tests/test_cli.sh tests/test_svg_render.sh \
+	  $(TEST_BINS) $(FUZZ_REPLAY) $(EXAMPLE_TESTS) $(O)/readme_example tests/check_layers.sh tests/test_install.sh tests/test_config.sh tests/test_bench_peers.sh tests/test_exports.sh tests/test_abi.sh tests/test_man.sh tests/test_cli.sh tests/test_svg_render.sh \
 	  tests/test_output.sh tests/test_top.sh
 
 # One screen, a sentence per section (tools/demo.sh): the article's example,
@@ -258,6 +262,16 @@ bench-callgrind: $(LIB_A)
 
 bench-floor: $(LIB_A)
 	$(PEERS) floor
+
+# The ABI against the baseline stored for the soname (tests/check_abi.sh,
+# abigail-tools); abi-baseline writes that baseline, once per soname: after
+# a release, or with a SOVERSION bump.
+abi-check: $(LIB_SO)
+	sh tests/check_abi.sh $(O)/libhrt.so
+
+abi-baseline: $(LIB_SO)
+	abidw --headers-dir include --no-corpus-path --no-comp-dir-path \
+	  --out-file abi/libhrt.so.$(SOVERSION).abi $(O)/libhrt.so
 
 fuzz: $(FUZZ_BINS)
 	@for f in $(FUZZ_BINS); do n=$$(basename $$f); mkdir -p build-fuzz/corpus-$$n; \
