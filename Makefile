@@ -17,8 +17,9 @@
 #   make fuzz            libFuzzer (clang) harnesses, FUZZ_SECONDS each
 #   make abi-check       libhrt.so's ABI against abi/libhrt.so.N.abi (abidiff)
 #   make abi-baseline    writes that baseline (a new soname, a release)
-#   make install PREFIX=/usr/local [DESTDIR=...]   (hrt.pc written then,
-#                        for that PREFIX/LIBDIR; man pages to MANDIR)
+#   make install PREFIX=/usr/local [DESTDIR=...]   (hrt.pc and the CMake
+#                        package written then, for that PREFIX/LIBDIR; man
+#                        pages to MANDIR; ldconfig when root, no DESTDIR)
 #   make uninstall
 #
 # The library, the tool and the core tests need only a C toolchain.  Optional
@@ -38,6 +39,7 @@ BINDIR       ?= $(EXEC_PREFIX)/bin
 LIBDIR       ?= $(EXEC_PREFIX)/lib
 INCLUDEDIR   ?= $(PREFIX)/include
 PKGCONFIGDIR ?= $(LIBDIR)/pkgconfig
+CMAKEDIR     ?= $(LIBDIR)/cmake/hrt
 MANDIR       ?= $(PREFIX)/share/man
 
 CC      ?= cc
@@ -229,7 +231,7 @@ $(O)/readme_uv.o: README.md include/hrt.h
 
 test check: $(LIB_A) $(LIB_SO) $(HRT_BIN) $(TEST_BINS) $(FUZZ_REPLAY) $(EXAMPLE_TESTS) $(O)/readme_example $(README_UV)
 	O=$(O) HRT=$(HRT_BIN) SAN_FLAGS='$(SAN_FLAGS)' SKIPPED='$(strip $(TEST_SKIPPED))' sh tests/run.sh \
-	  $(TEST_BINS) $(FUZZ_REPLAY) $(EXAMPLE_TESTS) $(O)/readme_example tests/check_layers.sh tests/test_install.sh tests/test_config.sh tests/test_bench_peers.sh tests/test_exports.sh tests/test_abi.sh tests/test_man.sh tests/test_cli.sh tests/test_svg_render.sh \
+	  $(TEST_BINS) $(FUZZ_REPLAY) $(EXAMPLE_TESTS) $(O)/readme_example tests/check_layers.sh tests/test_install.sh tests/test_config.sh tests/test_bench_peers.sh tests/test_exports.sh tests/test_abi.sh tests/test_cmake.sh tests/test_man.sh tests/test_cli.sh tests/test_svg_render.sh \
 	  tests/test_output.sh tests/test_top.sh
 
 # One screen, a sentence per section (tools/demo.sh): the article's example,
@@ -286,6 +288,14 @@ build-fuzz/%: fuzz/%.c $(LIB_SRCS) $(TOOL_SRCS)
 # hrt.pc is written at install time for this PREFIX/LIBDIR/INCLUDEDIR, so it
 # cannot go stale; directories under the prefix are written ${prefix}/...
 pc_dir = $(patsubst $(PREFIX)/%,$${prefix}/%,$(patsubst $(PREFIX),$${prefix},$(1)))
+# The CMake package (hrt-config.cmake.in) likewise: its directories are
+# ${_hrt_prefix}/..., the prefix found from the file's own directory.
+cm_dir = $(patsubst $(PREFIX)/%,$${_hrt_prefix}/%,$(patsubst $(PREFIX),$${_hrt_prefix},$(1)))
+cm_up = $(shell echo '$(patsubst $(PREFIX)/%,%,$(CMAKEDIR))' | sed 's|[^/][^/]*|..|g')
+CM_PREFIX = $(if $(filter $(PREFIX)/%,$(CMAKEDIR)),$${CMAKE_CURRENT_LIST_DIR}/$(cm_up),$(PREFIX))
+CM_SED = -e 's|@PREFIX_EXPR@|$(CM_PREFIX)|' -e 's|@LIBDIR@|$(call cm_dir,$(LIBDIR))|' \
+	-e 's|@INCLUDEDIR@|$(call cm_dir,$(INCLUDEDIR))|' -e 's|@VERSION@|$(VERSION)|' \
+	-e 's|@MAJOR@|$(word 1,$(subst ., ,$(VERSION)))|' -e 's|@SOVERSION@|$(SOVERSION)|'
 MAN1 := $(wildcard man/*.1)
 MAN3 := $(wildcard man/*.3)
 # A page for several functions is one file; the other names are symbolic
@@ -306,6 +316,11 @@ install: lib tools
 	    hrt.pc.in > $(DESTDIR)$(PKGCONFIGDIR)/hrt.pc.tmp
 	chmod 644 $(DESTDIR)$(PKGCONFIGDIR)/hrt.pc.tmp
 	mv -f $(DESTDIR)$(PKGCONFIGDIR)/hrt.pc.tmp $(DESTDIR)$(PKGCONFIGDIR)/hrt.pc
+	install -d $(DESTDIR)$(CMAKEDIR)
+	for f in hrt-config hrt-config-version; do \
+	  sed $(CM_SED) $$f.cmake.in > $(DESTDIR)$(CMAKEDIR)/$$f.cmake.tmp && \
+	  chmod 644 $(DESTDIR)$(CMAKEDIR)/$$f.cmake.tmp && \
+	  mv -f $(DESTDIR)$(CMAKEDIR)/$$f.cmake.tmp $(DESTDIR)$(CMAKEDIR)/$$f.cmake || exit 1; done
 	install -m 755 $(HRT_BIN) $(DESTDIR)$(BINDIR)/hrt
 	install -m 644 $(MAN1) $(DESTDIR)$(MANDIR)/man1
 	install -m 644 $(MAN3_PAGES) $(DESTDIR)$(MANDIR)/man3
@@ -334,6 +349,7 @@ uninstall:
 	rm -f $(DESTDIR)$(INCLUDEDIR)/hrt.h $(DESTDIR)$(LIBDIR)/libhrt.a \
 	  $(DESTDIR)$(LIBDIR)/libhrt.so.$(VERSION) $(DESTDIR)$(LIBDIR)/libhrt.so.$(SOVERSION) \
 	  $(DESTDIR)$(LIBDIR)/libhrt.so $(DESTDIR)$(PKGCONFIGDIR)/hrt.pc $(DESTDIR)$(BINDIR)/hrt \
+	  $(DESTDIR)$(CMAKEDIR)/hrt-config.cmake $(DESTDIR)$(CMAKEDIR)/hrt-config-version.cmake \
 	  $(MAN1:man/%=$(DESTDIR)$(MANDIR)/man1/%) $(MAN3:man/%=$(DESTDIR)$(MANDIR)/man3/%)
 
 clean:
