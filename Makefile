@@ -17,6 +17,7 @@
 #   make fuzz            libFuzzer (clang) harnesses, FUZZ_SECONDS each
 #   make abi-check       libhrt.so's ABI against abi/libhrt.so.N.abi (abidiff)
 #   make abi-baseline    writes that baseline (a new soname, a release)
+#   make deb             Debian packages into $(O)/deb, lintian, autopkgtest
 #   make install PREFIX=/usr/local [DESTDIR=...]   (hrt.pc and the CMake
 #                        package written then, for that PREFIX/LIBDIR; man
 #                        pages to MANDIR; ldconfig when root, no DESTDIR)
@@ -59,7 +60,7 @@ else ifneq ($(SANITIZE),)
 else
   O ?= build
 endif
-ALL_CFLAGS  = $(HRT_CFLAGS) $(CFLAGS) $(SAN_FLAGS)
+ALL_CFLAGS  = $(HRT_CFLAGS) $(CPPFLAGS) $(CFLAGS) $(SAN_FLAGS)
 ALL_LDFLAGS = $(LDFLAGS) $(SAN_FLAGS)
 
 LIB_SRCS  := $(wildcard src/*.c)
@@ -146,7 +147,7 @@ ifeq ($(filter clean,$(MAKECMDGOALS)),)
 endif
 $(O)/tools/live.o $(O)/bench/coalesce: $(CONFIG)
 
-.PHONY: all lib tools test check abi-check abi-baseline demo bench bench-peers bench-peers-docs bench-before-after bench-callgrind bench-floor examples fuzz install uninstall clean
+.PHONY: all lib tools test check abi-check abi-baseline deb demo bench bench-peers bench-peers-docs bench-before-after bench-callgrind bench-floor examples fuzz install uninstall clean
 .DEFAULT_GOAL := all
 
 all: lib tools
@@ -274,6 +275,25 @@ abi-check: $(LIB_SO)
 abi-baseline: $(LIB_SO)
 	abidw --headers-dir include --no-corpus-path --no-comp-dir-path \
 	  --out-file abi/libhrt.so.$(SOVERSION).abi $(O)/libhrt.so
+
+# Debian packages (debian/) built from a copy of the tree in $(O)/deb, as
+# dpkg-buildpackage writes beside the source directory; then lintian (no
+# error, no warning) and the autopkgtest (debian/tests) against the packages
+# unpacked there.  CI runs it (.ci/run).
+DEB_DIR = $(O)/deb
+DEB_ROOT = $(DEB_DIR)/root
+DEB_MA := $(shell dpkg-architecture -qDEB_HOST_MULTIARCH 2>/dev/null)
+deb:
+	rm -rf $(DEB_DIR) && mkdir -p $(DEB_DIR)/hrt-$(VERSION)
+	git ls-files -co --exclude-standard -z | xargs -0 cp -P --parents -t $(DEB_DIR)/hrt-$(VERSION)
+	cd $(DEB_DIR)/hrt-$(VERSION) && dpkg-buildpackage -us -uc -b
+	lintian --fail-on error,warning --display-info $(DEB_DIR)/hrt_$(VERSION)_*.changes
+	for d in $(DEB_DIR)/*.deb; do dpkg-deb -x $$d $(DEB_ROOT) || exit 1; done
+	cd $(DEB_DIR)/hrt-$(VERSION) && AUTOPKGTEST_TMP=$(abspath $(DEB_DIR))/autopkgtest \
+	  PKG_CONFIG_SYSROOT_DIR=$(abspath $(DEB_ROOT)) \
+	  PKG_CONFIG_LIBDIR=$(abspath $(DEB_ROOT))/usr/lib/$(DEB_MA)/pkgconfig \
+	  CMAKE_PREFIX_PATH=$(abspath $(DEB_ROOT))/usr LD_LIBRARY_PATH=$(abspath $(DEB_ROOT))/usr/lib/$(DEB_MA) \
+	  sh -c 'mkdir -p "$$AUTOPKGTEST_TMP" && debian/tests/readme-example'
 
 fuzz: $(FUZZ_BINS)
 	@for f in $(FUZZ_BINS); do n=$$(basename $$f); mkdir -p build-fuzz/corpus-$$n; \
