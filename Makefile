@@ -232,13 +232,18 @@ $(O)/readme_uv.o: README.md include/hrt.h
 
 test check: $(LIB_A) $(LIB_SO) $(HRT_BIN) $(TEST_BINS) $(FUZZ_REPLAY) $(EXAMPLE_TESTS) $(O)/readme_example $(README_UV)
 	O=$(O) HRT=$(HRT_BIN) SAN_FLAGS='$(SAN_FLAGS)' SKIPPED='$(strip $(TEST_SKIPPED))' sh tests/run.sh \
-	  $(TEST_BINS) $(FUZZ_REPLAY) $(EXAMPLE_TESTS) $(O)/readme_example tests/check_layers.sh tests/test_install.sh tests/test_config.sh tests/test_bench_peers.sh tests/test_exports.sh tests/test_abi.sh tests/test_cmake.sh tests/test_man.sh tests/test_cli.sh tests/test_svg_render.sh \
+	  $(TEST_BINS) $(FUZZ_REPLAY) $(EXAMPLE_TESTS) $(O)/readme_example tests/check_layers.sh tests/test_install.sh tests/test_config.sh tests/test_bench_peers.sh tests/test_exports.sh tests/test_abi.sh tests/test_cmake.sh tests/test_demo_quiet.sh tests/test_man.sh tests/test_cli.sh tests/test_svg_render.sh \
 	  tests/test_output.sh tests/test_top.sh
 
 # One screen, a sentence per section (tools/demo.sh): the article's example,
 # the shipped trace (xz-compressed: without xz that part says what it would
 # show), what 1 ms of slack would save, and a 2-second interrupt count.
-demo: $(HRT_BIN) $(O)/bench/coalesce
+# The build runs quietly (its lines go to $(O)/demo-build.log, shown if it
+# fails), so a fresh clone's first screen is the demo's.
+demo:
+	@mkdir -p $(O)
+	@$(MAKE) --no-print-directory $(HRT_BIN) $(O)/bench/coalesce > $(O)/demo-build.log 2>&1 || \
+	  { cat $(O)/demo-build.log; echo "make demo: the build failed (log: $(O)/demo-build.log)"; exit 1; }
 	@sh tools/demo.sh $(HRT_BIN) $(O)/bench/coalesce data/trace.hrt.xz
 
 bench: $(BENCH_BINS)
