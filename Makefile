@@ -232,7 +232,7 @@ $(O)/readme_uv.o: README.md include/hrt.h
 
 test check: $(LIB_A) $(LIB_SO) $(HRT_BIN) $(TEST_BINS) $(FUZZ_REPLAY) $(EXAMPLE_TESTS) $(O)/readme_example $(README_UV)
 	O=$(O) HRT=$(HRT_BIN) SAN_FLAGS='$(SAN_FLAGS)' SKIPPED='$(strip $(TEST_SKIPPED))' sh tests/run.sh \
-	  $(TEST_BINS) $(FUZZ_REPLAY) $(EXAMPLE_TESTS) $(O)/readme_example tests/check_layers.sh tests/test_install.sh tests/test_config.sh tests/test_bench_peers.sh tests/test_exports.sh tests/test_abi.sh tests/test_cmake.sh tests/test_demo_quiet.sh tests/test_man.sh tests/test_cli.sh tests/test_svg_render.sh \
+	  $(TEST_BINS) $(FUZZ_REPLAY) $(EXAMPLE_TESTS) $(O)/readme_example tests/check_layers.sh tests/test_install.sh tests/test_config.sh tests/test_bench_peers.sh tests/test_exports.sh tests/test_abi.sh tests/test_cmake.sh tests/test_demo_quiet.sh tests/test_figures.sh tests/test_man.sh tests/test_cli.sh tests/test_svg_render.sh \
 	  tests/test_output.sh tests/test_top.sh
 
 # One screen, a sentence per section (tools/demo.sh): the article's example,
