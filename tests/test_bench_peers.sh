@@ -19,9 +19,10 @@ docs() { cat docs/PERFORMANCE.md docs/perf/* | cksum; }
 before=$(docs)
 skip_range=
 for l in hrt hrt-st hrt-fd libev libuv libevent sd-event; do skip_range="$skip_range $l:range:1000"; done
-# SANITIZE= : make test's own SANITIZE reaches here through MAKEFLAGS, and
-# the peer programs link libhrt.a without the sanitizers' run time.
-make -s bench-peers O="$t/o" SANITIZE= NS=1000 OPS_ROUNDS=1 SKIP="$skip_range" \
+# SANITIZE= SAN_FLAGS= : make test's SANITIZE reaches here through MAKEFLAGS
+# and its SAN_FLAGS through the environment, and the peer programs link
+# libhrt.a without the sanitizers' run time.
+make -s bench-peers O="$t/o" SANITIZE= SAN_FLAGS= NS=1000 OPS_ROUNDS=1 SKIP="$skip_range" \
 	GNUPLOT=hrt-test-no-gnuplot >"$t/out" 2>&1 || fail "make bench-peers without gnuplot: exit $?"
 ok
 grep -q '^workload  *metric  *N  *hrt ' "$t/out" || fail "no table in the output"
