@@ -12,9 +12,7 @@ set -u
 need abidiff "ABI check" abigail-tools
 need abidw "ABI check" abigail-tools
 O=${O:-build}
-t=$(mktemp -d)
-trap 'rm -rf "$t"' EXIT
-fail_log=$t/out
+scratch out
 check() { sh tests/check_abi.sh "$@" >"$t/out" 2>&1; }
 show() { sed "s/^/  /" "$t/out"; }
 

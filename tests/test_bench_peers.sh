@@ -9,9 +9,7 @@
 set -u
 . "$(dirname "$0")/lib.sh"
 peers="libev-dev libuv1-dev libevent-dev libsystemd-dev"
-t=$(mktemp -d)
-trap 'rm -rf "$t"' EXIT
-fail_log=$t/out
+scratch out
 for h in ev.h uv.h event2/event.h systemd/sd-event.h; do
 	echo "#include <$h>" | cc -E -x c - >/dev/null 2>&1 || skip "bench-peers (no $h)" "$peers"
 done

@@ -10,9 +10,7 @@
 # Needs only a C compiler: `make -q` asks, it does not build the fake.
 set -u
 . "$(dirname "$0")/lib.sh"
-t=$(mktemp -d)
-trap 'rm -rf "$t"' EXIT
-fail_log=$t/err
+scratch err
 mkdir -p "$t/bin" "$t/fake/include" "$t/fake/lib"
 echo 'int tracefs_iterate_raw_events(void);' > "$t/fake/include/tracefs.h"
 echo 'int tracefs_iterate_raw_events(void) { return 0; }' > "$t/fake/t.c"

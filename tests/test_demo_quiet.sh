@@ -8,9 +8,7 @@
 set -u
 . "$(dirname "$0")/lib.sh"
 O=${O:-build}
-t=$(mktemp -d)
-trap 'rm -rf "$t"' EXIT
-fail_log=$t/out
+scratch out
 mkdir "$t/o"
 cp -a "$O/src" "$O/tools" "$O/libhrt.a" "$O/libtools.a" "$O/config.mk" "$t/o/" || fail "copy $O"
 make demo O="$t/o" >"$t/out" 2>&1 || fail "make demo: exit $?"

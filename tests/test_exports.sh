@@ -7,9 +7,7 @@
 set -u
 . "$(dirname "$0")/lib.sh"
 O=${O:-build}
-t=$(mktemp -d)
-trap 'rm -rf "$t"' EXIT
-fail_log=$t/bad
+scratch bad
 so=$O/libhrt.so
 sed -n 's/^HRT_EXTERN[^(]*[^A-Za-z0-9_(]\([A-Za-z_][A-Za-z0-9_]*\)(.*/\1/p' include/hrt.h |
 	sort -u >"$t/declared"

@@ -8,9 +8,7 @@
 # is not a number.
 set -u
 . "$(dirname "$0")/lib.sh"
-t=$(mktemp -d)
-trap 'rm -rf "$t"' EXIT
-fail_log=$t/out
+scratch out
 sh tests/check_figures.sh README.md >"$t/out" 2>&1 || fail "README.md: a figure differs from its source"
 nfig=$(sed -n 's/^check_figures: \([0-9]*\) figures.*/\1/p' "$t/out")
 [ "${nfig:-0}" -ge 4 ] || fail "README.md quotes ${nfig:-no} figures through links (want the first screen's table)"
