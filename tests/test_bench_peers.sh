@@ -10,8 +10,12 @@ set -u
 . "$(dirname "$0")/lib.sh"
 peers="libev-dev libuv1-dev libevent-dev libsystemd-dev"
 scratch out
-for h in ev.h uv.h event2/event.h systemd/sd-event.h; do
-	echo "#include <$h>" | cc -E -x c - >/dev/null 2>&1 || skip "bench-peers (no $h)" "$peers"
+# Each peer library links (an empty or missing header or library does not).
+for p in ev.h:ev_run:-lev uv.h:uv_default_loop:-luv event2/event.h:event_base_new:-levent_core \
+	systemd/sd-event.h:sd_event_default:-lsystemd; do
+	h=${p%%:*} f=${p#*:} l=${f#*:} f=${f%%:*}
+	printf '#include <%s>\nint main(void) { return (void (*)(void))%s == 0; }\n' "$h" "$f" |
+		cc -x c - -o "$t/probe" "$l" >/dev/null 2>&1 || skip "bench-peers (no $h, $l)" "$peers"
 done
 docs() { cat docs/PERFORMANCE.md docs/perf/* | cksum; }
 before=$(docs)
