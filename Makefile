@@ -287,7 +287,7 @@ abi-baseline: $(LIB_SO)
 # unpacked there.  CI runs it (.ci/run).
 DEB_DIR = $(O)/deb
 DEB_ROOT = $(DEB_DIR)/root
-DEB_MA := $(shell dpkg-architecture -qDEB_HOST_MULTIARCH 2>/dev/null)
+DEB_MA = $(shell dpkg-architecture -qDEB_HOST_MULTIARCH 2>/dev/null)
 deb:
 	rm -rf $(DEB_DIR) && mkdir -p $(DEB_DIR)/hrt-$(VERSION)
 	git ls-files -co --exclude-standard -z | xargs -0 cp -P --parents -t $(DEB_DIR)/hrt-$(VERSION)
