@@ -290,7 +290,9 @@ DEB_ROOT = $(DEB_DIR)/root
 DEB_MA = $(shell dpkg-architecture -qDEB_HOST_MULTIARCH 2>/dev/null)
 deb:
 	rm -rf $(DEB_DIR) && mkdir -p $(DEB_DIR)/hrt-$(VERSION)
-	git ls-files -co --exclude-standard -z | xargs -0 cp -P --parents -t $(DEB_DIR)/hrt-$(VERSION)
+	{ if git rev-parse --git-dir >/dev/null 2>&1; then git ls-files -co --exclude-standard -z; \
+	  else find . \( -name 'build*' -o -name .git \) -prune -o \( -type f -o -type l \) -print0; fi; } | \
+	  xargs -0 cp -P --parents -t $(DEB_DIR)/hrt-$(VERSION)
 	cd $(DEB_DIR)/hrt-$(VERSION) && dpkg-buildpackage -us -uc -b
 	lintian --fail-on error,warning --display-info $(DEB_DIR)/hrt_$(VERSION)_*.changes
 	for d in $(DEB_DIR)/*.deb; do dpkg-deb -x $$d $(DEB_ROOT) || exit 1; done
