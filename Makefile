@@ -7,9 +7,11 @@
 #                        SANITIZE=thread: TSan; each in its own build dir)
 #   make demo            hrt demo, replay of the shipped trace, a sim sweep
 #   make bench           engine and wake-up benchmarks
-#   make bench-peers     hrt against libev, libuv, libevent, sd-event, into
-#                        $(O)/perf (PERF_DIR); make bench-peers-docs: into
-#                        the tracked docs/perf
+#   make bench-peers     hrt against libev, libuv, libevent, sd-event, then
+#                        bench-windows, into $(O)/perf (PERF_DIR); make
+#                        bench-peers-docs: into the tracked docs/perf
+#   make bench-windows   range timers (windows 0-100 %, three expiry
+#                        distributions, the tail of one op) against libev
 #   make bench-before-after  hrt at 64f2832 (BASE=...) against now
 #   make bench-callgrind instructions and D1 misses per op (valgrind)
 #   make bench-floor     the memory floor and each op's distance to it
@@ -147,7 +149,7 @@ ifeq ($(filter clean,$(MAKECMDGOALS)),)
 endif
 $(O)/tools/live.o $(O)/bench/coalesce: $(CONFIG)
 
-.PHONY: all lib tools test check abi-check abi-baseline deb demo bench bench-peers bench-peers-docs bench-before-after bench-callgrind bench-floor examples fuzz install uninstall clean
+.PHONY: all lib tools test check abi-check abi-baseline deb demo bench bench-peers bench-peers-docs bench-windows bench-before-after bench-callgrind bench-floor examples fuzz install uninstall clean
 .DEFAULT_GOAL := all
 
 all: lib tools
@@ -257,7 +259,10 @@ PERF_DIR ?= $(abspath $(O))/perf
 PEERS = $(MAKE) -C bench/peers O=$(abspath $(O))/peers HRT_LIB=$(abspath $(LIB_A)) DOCS=$(abspath $(PERF_DIR))
 
 bench-peers: $(LIB_A)
-	$(PEERS) run
+	$(PEERS) run windows
+
+bench-windows: $(LIB_A)
+	$(PEERS) windows
 
 bench-peers-docs:
 	$(MAKE) bench-peers PERF_DIR=$(CURDIR)/docs/perf

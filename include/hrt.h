@@ -267,9 +267,9 @@ HRT_EXTERN int hrt_base_set_time(struct hrt_base *base, hrt_time_t now);
 
 /* Earliest hard expiry queued, in *when: when a wake-up is due.  1 if a
  * timer is queued, 0 if none (*when = HRT_TIME_MAX), or -errno.  Exact,
- * far timers included (it may move the earliest far timers from the
- * base's wheel into its tree to find it: an internal cache, under the
- * lock).  In the base's clock, relative timers of a CLOCK_REALTIME base
+ * far timers included (the wheel of far timers keeps a bound of the hard
+ * expiries per slot; after the timer that set one left, the slot is
+ * scanned once to find the next: an internal cache, under the lock).  In the base's clock, relative timers of a CLOCK_REALTIME base
  * too (their monotonic expiry moved by the offset of the wall clock the
  * base last measured: at each pass, on every set of the clock the kernel
  * reports, and when its timerfd is armed after being disarmed or held
@@ -295,8 +295,16 @@ HRT_EXTERN ssize_t hrt_base_count(const struct hrt_base *base);
  * HRT_TIME_MAX - 1 or later never runs.
  *
  * Within a pass each timer runs at most once: the leftmost run (timers in
- * hard order while soft <= now), then, if greedy, every queued timer with
- * soft <= now in hard order, re-evaluated after each callback.  A timer that
+ * queue order while soft <= now), then, if greedy, every queued timer with
+ * soft <= now in queue order, re-evaluated after each callback.
+ *
+ * Queue order (the tie rule): by hard expiry; equal hard expiries by soft
+ * expiry; equal both in the order they were queued (a start, or a
+ * restart).  libuv runs equal timeouts in start order (its timer_order
+ * test) and so does hrt for exact timers; the soft tie-break is on purpose:
+ * of two timers due by the same instant, the one runnable first goes
+ * first, and it lets the far-timer wheel place timers by their soft expiry
+ * with no start order kept in the tree.  A timer that
  * already ran and is re-queued during the pass waits for the next pass (one
  * moved to another base in between counts as new there; one re-armed in
  * the other mode on a CLOCK_REALTIME base, which moves it between the
@@ -330,6 +338,11 @@ HRT_EXTERN int hrt_timer_init(struct hrt_timer *timer, hrt_callback fn);
  * timer keeps its length as Linux's relative realtime timers do: it is
  * kept on CLOCK_MONOTONIC, so a set of the wall clock does not move it
  * ("in 200 ms", not "at 12:00:00.2"); an absolute one follows the set.
+ * A window costs nothing: a timer whose soft expiry is more than about
+ * 17 ms past the last pass waits in a timing wheel placed by its soft
+ * expiry, whatever its slack, so starting, cancelling and re-arming it is
+ * a list link and unlink (O(1)); it enters the red-black tree (O(log n))
+ * when its soft expiry comes near, or at once if it already is.
  * A virtual base has one time: relative is from it.  Expiries saturate at
  * the pass cap HRT_TIME_MAX - 2 (a timer that can run always gets a
  * wake-up, even with a slack of HRT_TIME_MAX; one whose soft expiry is
@@ -368,8 +381,16 @@ HRT_EXTERN int hrt_timer_cancel(struct hrt_timer *timer);
 HRT_EXTERN int hrt_timer_try_cancel(struct hrt_timer *timer);
 /*
  * Moves soft and hard forward by the least whole number of intervals that
- * makes hard > now, and returns that number: 0 if hard > now already
- * (nothing to do).  Refusals, nothing changed: -EINVAL (NULL, interval <=
+ * makes soft > now, and returns that number: 0 if soft > now already
+ * (nothing to do).  So a periodic range timer runs once per period: its
+ * callback (now >= soft) moves it to its next window, whichever pass ran it
+ * inside the current one, and two runs are at least interval - slack
+ * apart (less only after a run that came later than that past its soft
+ * expiry).  The kernel's hrtimer_forward moves until the expiry (its hard
+ * one, for a range timer) is past now: hrt differs on purpose, since a
+ * range timer normally runs before its hard expiry and would then be due
+ * again at once.  For an exact timer (slack 0) both rules agree.
+ * Refusals, nothing changed: -EINVAL (NULL, interval <=
  * 0), -EBUSY (the timer is queued), -EDEADLK (from a hrt_base_walk_tree
  * callback), -EPERM (its base is another thread's unlocked one).  Checks and updates under the base's lock,
  * so the README idiom (forward in the callback, return HRT_RESTART) is safe
@@ -379,7 +400,7 @@ HRT_EXTERN int hrt_timer_try_cancel(struct hrt_timer *timer);
  * for any hard and now (negative ones too); a result past the end of time
  * saturates as hrt_timer_start_range does: soft at HRT_TIME_MAX, hard at
  * HRT_TIME_MAX - 2 while soft can still run.  So with now >= HRT_TIME_MAX - 2
- * hard may stay <= now; the count saturates at INT64_MAX.  (The kernel's
+ * soft may stay <= now; the count saturates at INT64_MAX.  (The kernel's
  * hrtimer_forward also moves a queued timer; hrt refuses: re-key a
  * queued timer with a start.)  now is in the base's clock (the callback's
  * now); a relative timer of a CLOCK_REALTIME base stays on the monotonic

@@ -576,8 +576,11 @@ HRT_EXTERN int64_t hrt_timer_forward(struct hrt_timer *t, hrt_time_t now, hrt_ti
 	hard = __atomic_load_n(&t->hrt__hard, __ATOMIC_RELAXED);
 	if (hrt__tset_queued(s)) {
 		err = -EBUSY;
-	} else if (hard <= now) {
-		q = ((uint64_t)now - (uint64_t)hard) / (uint64_t)interval;  /* exact: now >= hard */
+	} else if (soft <= now) {
+		/* Past the window it ran in (soft <= now), not only past hard:
+		 * a range timer runs before its hard expiry, and moved only
+		 * until hard > now it would be due again at once. */
+		q = ((uint64_t)now - (uint64_t)soft) / (uint64_t)interval;  /* exact: now >= soft */
 		n = q == UINT64_MAX ? q : q + 1;
 		soft = add_intervals(soft, n, interval);
 		hard = cap_hard(soft, add_intervals(hard, n, interval));

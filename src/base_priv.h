@@ -414,9 +414,9 @@ static inline int device_arm(struct hrt_base *b, hrt_time_t when)
 /* The earliest hard expiry of both sets, in the base's clock. */
 static inline hrt_time_t base_next(struct hrt_base *b)
 {
-	hrt_time_t when = hrt__tset_next(&b->set, 0), rel;
+	hrt_time_t when = hrt__tset_next(&b->set), rel;
 
-	if (b->split && (rel = hrt__tset_next(b->rel, 0)) != HRT_TIME_MAX) {
+	if (b->split && (rel = hrt__tset_next(b->rel)) != HRT_TIME_MAX) {
 		rel = base_from_mono(rel, base_offset(b));
 		if (rel < when)
 			when = rel;

@@ -1,11 +1,14 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * queue.c - timers by hard expiry with a min-soft-expiry augmentation.
+ * queue.c - timers by hard expiry, then soft expiry, with a
+ * min-soft-expiry augmentation.
  *
  * Every node keeps hrt__subtree_soft = min(soft) over its subtree, so the
  * search for the first soft-expired timer descends only into subtrees that
  * hold one: each found timer costs O(log n) nodes, wherever it sits.  Equal
- * hard expiries go right of existing ones, which keeps them FIFO.  The
+ * keys (hard and soft) go right of existing ones, which keeps them FIFO:
+ * the tie rule of hrt.h, whose soft tie-break lets the wheel place timers
+ * by soft expiry (wheel.h).  The
  * rebalancing is instantiated here (rbtree_augment.h), so the augment
  * callbacks below are called directly, not through a table.
  */
@@ -71,7 +74,7 @@ static const struct hrt_rb_augment min_soft_augment = {
 void hrt__queue_add(struct hrt_queue *q, struct hrt_timer *t, int excluded)
 {
 	struct hrt_rb_node **link = &q->root.node, *parent = NULL;
-	hrt_time_t hard = t->hrt__hard, soft;
+	hrt_time_t hard = t->hrt__hard, s = t->hrt__soft, soft;
 	int leftmost = 1;
 
 	t->hrt__node.hrt__pc = excluded ? HRT_Q_EXCLUDED : 0;
@@ -85,7 +88,7 @@ void hrt__queue_add(struct hrt_queue *q, struct hrt_timer *t, int excluded)
 		/* The new node will sit below: fold its soft in on the way. */
 		if (pt->hrt__subtree_soft > soft)
 			pt->hrt__subtree_soft = soft;
-		if (hard < pt->hrt__hard) {
+		if (hard < pt->hrt__hard || (hard == pt->hrt__hard && s < pt->hrt__soft)) {
 			link = &parent->hrt__left;
 		} else {
 			link = &parent->hrt__right;
@@ -147,7 +150,7 @@ struct hrt_timer *hrt__queue_next_due(const struct hrt_queue *q, hrt_time_t now,
 static int order_cb(const struct hrt_rb_node *a, const struct hrt_rb_node *b, void *ctx)
 {
 	(void)ctx;
-	return hrt__queue_timer(a)->hrt__hard > hrt__queue_timer(b)->hrt__hard;
+	return hrt__queue_before(hrt__queue_timer(b), hrt__queue_timer(a));
 }
 
 static int augment_cb(const struct hrt_rb_node *n, void *ctx)

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * queue.h - the timer queue (internal): timers ordered by hard expiry, equal
- * keys in insertion order, each node augmented with the minimum soft expiry
- * of its subtree, the leftmost node cached.  No locking: the timer set's
+ * hard expiries by soft expiry, equal both in insertion order (the tie rule
+ * of hrt.h), each node augmented with the minimum soft expiry of its
+ * subtree, the leftmost node cached.  No locking: the timer set's
  * caller serialises (timerset.h holds the two queues of a base).
  *
  * A node may be queued "excluded": it keeps its place in the order but no
@@ -38,7 +39,15 @@ static inline void hrt__queue_init(struct hrt_queue *q)
 	q->count = 0;
 }
 
-/* Earliest hard expiry, FIFO among equals; NULL if empty. */
+/* a comes before b in key order (hard, then soft); neither: a tie, which
+ * insertion order breaks. */
+static inline int hrt__queue_before(const struct hrt_timer *a, const struct hrt_timer *b)
+{
+	return a->hrt__hard < b->hrt__hard ||
+	       (a->hrt__hard == b->hrt__hard && a->hrt__soft < b->hrt__soft);
+}
+
+/* Earliest in key order, FIFO among equals; NULL if empty. */
 static inline struct hrt_timer *hrt__queue_first(const struct hrt_queue *q)
 {
 	return hrt__queue_timer(q->leftmost);

@@ -5,6 +5,8 @@
  * window, the walk and the checker (timerset.h states the rules S1-S3).
  * No locking, no callbacks: the base serialises and runs them.
  */
+#include <limits.h>
+
 #include "timerset.h"
 
 static void enqueue_tree(struct hrt_tset *ts, struct hrt_timer *t);
@@ -46,11 +48,11 @@ static inline struct hrt_timer *first_live(const struct hrt_tset *ts)
 	return hrt__queue_timer(n);
 }
 
-/* Of two candidates, the first in queue order; ties go to the main queue,
- * whose timers were all queued before the pending ones (S1). */
+/* Of two candidates, the first in queue order; full ties go to the main
+ * queue, whose timers were all queued before the pending ones (S1). */
 static inline struct hrt_timer *earlier(struct hrt_timer *q, struct hrt_timer *p)
 {
-	return p && (!q || p->hrt__hard < q->hrt__hard) ? p : q;
+	return p && (!q || hrt__queue_before(p, q)) ? p : q;
 }
 
 /* The first timer in queue order not taken in this pass, whatever its soft
@@ -94,11 +96,7 @@ void hrt__tset_add_out(struct hrt_tset *ts, struct hrt_list_node *out,
 
 void hrt__tset_add_tree(struct hrt_tset *ts, struct hrt_timer *t)
 {
-	struct hrt_list_node out;
-
-	hrt__list_init(&out);
-	hrt__wheel_to_tree(&ts->wheel, t, &out);
-	hrt__tset_add_out(ts, &out, t);         /* t last, behind the slot W2 took */
+	enqueue_tree(ts, t);
 }
 
 /* t is on no structure and its hrt__ran_pass is valid. */
@@ -124,20 +122,6 @@ static void enqueue_tree(struct hrt_tset *ts, struct hrt_timer *t)
 	hrt__tset_mark(t, ts, HRT_TS_QUEUED);
 }
 
-/* The wheel's earliest timers into the trees; step: only one step towards
- * them (hrt__wheel_step_first), which may move none. */
-static void wheel_pull(struct hrt_tset *ts, int step)
-{
-	struct hrt_list_node out;
-
-	hrt__list_init(&out);
-	if (step)
-		hrt__wheel_step_first(&ts->wheel, &out);
-	else
-		hrt__wheel_pull_first(&ts->wheel, &out);
-	hrt__tset_add_out(ts, &out, NULL);
-}
-
 void hrt__tset_gather(struct hrt_tset *ts)
 {
 	struct hrt_list_node out;
@@ -147,23 +131,20 @@ void hrt__tset_gather(struct hrt_tset *ts)
 	hrt__tset_add_out(ts, &out, NULL);
 }
 
-hrt_time_t hrt__tset_next(struct hrt_tset *ts, int in_tree)
+/* The trees' first timer in queue order, whether or not taken (outside a
+ * pass nothing is). */
+static struct hrt_timer *tree_first(const struct hrt_tset *ts)
 {
-	for (;;) {
-		struct hrt_timer *t = hrt__queue_first(&ts->queue), *p = hrt__queue_first(&ts->pend);
-		hrt_time_t next = t ? t->hrt__hard : HRT_TIME_MAX, w;
+	return earlier(hrt__queue_first(&ts->queue), hrt__queue_first(&ts->pend));
+}
 
-		if (p && p->hrt__hard < next)
-			next = p->hrt__hard;
-		/* Every wheel timer's hard expiry is >= the horizon's start,
-		 * and >= its slot's: only a tie or worse needs the wheel. */
-		if (next < hrt__wheel_horizon(&ts->wheel) || !ts->wheel.count ||
-		    next <= hrt__wheel_first(&ts->wheel))
-			return next;
-		if (!in_tree && hrt__wheel_scan_first(&ts->wheel, &w))
-			return w < next ? w : next;
-		wheel_pull(ts, !in_tree);       /* !in_tree: a big first slot, one step */
-	}
+hrt_time_t hrt__tset_next(struct hrt_tset *ts)
+{
+	struct hrt_timer *t = tree_first(ts);
+	hrt_time_t next = t ? t->hrt__hard : HRT_TIME_MAX;
+
+	hrt__wheel_min(&ts->wheel, &next);      /* lowers next if the wheel has earlier */
+	return next;
 }
 
 /* The pass ------------------------------------------------------------- */
@@ -182,19 +163,22 @@ void hrt__tset_pass_begin(struct hrt_tset *ts, uint64_t id, hrt_time_t now)
 
 struct hrt_timer *hrt__tset_first_due(struct hrt_tset *ts, hrt_time_t now)
 {
-	for (;;) {
-		struct hrt_timer *t = first_untaken(ts);
+	struct hrt_timer *t = first_untaken(ts), *w;
+	hrt_time_t hard;
 
-		if (!t || t->hrt__soft > now)
-			return NULL;    /* (no wheel timer is soft-expired: S3) */
-		/* A far hard expiry: first only if no wheel timer comes first. */
-		if (t->hrt__hard >= hrt__wheel_horizon(&ts->wheel) && ts->wheel.count &&
-		    t->hrt__hard > hrt__wheel_first(&ts->wheel)) {
-			wheel_pull(ts, 0);
-			continue;
-		}
+	if (!t || t->hrt__soft > now)
+		return NULL;    /* (no wheel timer is soft-expired: S3) */
+	/* A wheel timer with an earlier hard expiry comes first and is not
+	 * due (S3), which ends the run - unless it ran in this pass (a
+	 * restart): the run passes over those.  One with an equal hard expiry
+	 * has a later soft expiry than t (> now), so comes after it. */
+	hard = t->hrt__hard;
+	w = hrt__wheel_min(&ts->wheel, &hard);
+	if (!w)
 		return t;
-	}
+	if (w->hrt__ran_pass != ts->pass_id)
+		return NULL;
+	return hrt__wheel_any_before(&ts->wheel, t->hrt__hard, ts->pass_id) ? NULL : t;
 }
 
 struct hrt_timer *hrt__tset_next_due(struct hrt_tset *ts, hrt_time_t now, uint64_t *visited)
@@ -250,20 +234,33 @@ int hrt__tset_window(struct hrt_tset *ts, int greedy, hrt_time_t *owner,
 		     hrt_time_t *soft, hrt_time_t *hard)
 {
 	unsigned budget = HRT_WINDOW_VISITS;
-	struct hrt_timer *t;
+	struct hrt_timer *t = first_untaken(ts), *w;
+	hrt_time_t h = t ? t->hrt__hard : HRT_TIME_MAX;
 
-	/* Makes the earliest hard expiry a tree's; the wheel's soft expiries
-	 * are all >= it then, so the trees hold every soft expiry below it. */
-	hrt__tset_next(ts, 1);
-	t = first_untaken(ts);
+	/* The first in queue order may be a wheel timer: one with an earlier
+	 * hard expiry, or an equal one and an earlier soft expiry (a tree
+	 * timer can have a far soft expiry: a walk gathered it). */
+	if (h < HRT_TIME_MAX)
+		h++;
+	w = hrt__wheel_min(&ts->wheel, &h);
+	if (w && (!t || hrt__queue_before(w, t)))
+		t = w;
+	else if (!t)    /* every timer's hard expiry is "never": by soft, W1 */
+		t = hrt__wheel_least_soft(&ts->wheel, HRT_TIME_MAX, UINT_MAX);
 	if (!t)
 		return 0;
 	*owner = *soft = t->hrt__soft;
 	*hard = t->hrt__hard;
+	/* The wheel's soft expiries are all past the trees' (W1), and a
+	 * bounded search may give an upper bound: the trees suffice. */
 	if (!greedy)
 		return 1;
 	window_walk(ts->queue.root.node, soft, &budget);
 	window_walk(ts->pend.root.node, soft, &budget);
+	/* The trees' soft expiries are before the wheel's (W1) but for
+	 * gathered timers; the wheel's least is in its first slot. */
+	if ((w = hrt__wheel_least_soft(&ts->wheel, *soft, budget)) && w->hrt__soft < *soft)
+		*soft = w->hrt__soft;
 	return 1;
 }
 
@@ -292,8 +289,8 @@ size_t hrt__tset_walk(const struct hrt_tset *ts,
 	size_t shown = 0;
 
 	while (q || p) {
-		/* Ties to the main queue, as earlier() (S1). */
-		if (p && (!q || hrt__queue_timer(p)->hrt__hard < hrt__queue_timer(q)->hrt__hard)) {
+		/* Full ties to the main queue, as earlier() (S1). */
+		if (p && (!q || hrt__queue_before(hrt__queue_timer(p), hrt__queue_timer(q)))) {
 			n = p;
 			p = hrt__rb_next(p);
 		} else {

@@ -15,8 +15,9 @@
  *   wheel  far timers (wheel.h), moved into a tree before anything could
  *          need them there.
  * Its rules:
- *   S1  FIFO: timers with equal hard expiry leave in the order they were
- *       queued, whichever container held them meanwhile.
+ *   S1  the tie rule (hrt.h): timers leave by hard expiry, equal hard
+ *       expiries by soft expiry, equal both in the order they were queued,
+ *       whichever container held them meanwhile.
  *   S2  once per pass: between hrt__tset_pass_begin and _end, no search
  *       returns a timer that was taken (hrt__tset_take) in that pass.
  *   S3  a search at `now` after pass_begin(now) sees every timer it could
@@ -122,14 +123,15 @@ static inline void hrt__tset_forget_pass(struct hrt_timer *t)
 void hrt__tset_add_out(struct hrt_tset *ts, struct hrt_list_node *out,
 		       const struct hrt_timer *fresh);
 void hrt__tset_ran_forget(struct hrt_tset *ts, const struct hrt_timer *t);
-/* hrt__tset_add of a timer the wheel cannot take (hrt__wheel_key < 0). */
+/* hrt__tset_add of a timer the wheel cannot take (hrt__wheel_key < 0):
+ * its soft expiry is before the horizon. */
 void hrt__tset_add_tree(struct hrt_tset *ts, struct hrt_timer *t);
 
 /* t (on no structure, its expiries set, hrt__ran_pass valid) onto ts: a far
  * timer into the wheel (O(1)), a near one into a tree. */
 static inline void hrt__tset_add(struct hrt_tset *ts, struct hrt_timer *t)
 {
-	int key = hrt__wheel_key(&ts->wheel, t->hrt__soft, t->hrt__hard);
+	int key = hrt__wheel_key(&ts->wheel, t->hrt__soft);
 
 	if (key < 0) {
 		hrt__tset_add_tree(ts, t);
@@ -185,22 +187,24 @@ static inline __attribute__((always_inline)) void
 hrt__tset_rearm(struct hrt_tset *ts, struct hrt_timer *t, uintptr_t s, hrt_time_t soft,
 		hrt_time_t hard)
 {
-	int key;
+	int key = hrt__wheel_key(&ts->wheel, soft);
 
-	if (s & HRT_TS_WHEEL && (key = hrt__wheel_key(&ts->wheel, soft, hard)) >= 0) {
-		hrt__wheel_move(&ts->wheel, t, (unsigned)key);
-	} else {
+	if (!(s & HRT_TS_WHEEL) || key < 0) {
 		if (hrt__tset_queued(s))
 			hrt__tset_del(ts, t, s);
-		if ((key = hrt__wheel_key(&ts->wheel, soft, hard)) >= 0) {
-			hrt__wheel_link(&ts->wheel, t, (unsigned)key);
-			hrt__tset_mark(t, ts, HRT_TS_QUEUED | HRT_TS_WHEEL);
-		}
+		s = 0;
 	}
+	/* The wheel's bound (W2) reads the new hard expiry. */
 	__atomic_store_n(&t->hrt__soft, soft, __ATOMIC_RELAXED);
 	__atomic_store_n(&t->hrt__hard, hard, __ATOMIC_RELAXED);
-	if (key < 0)
+	if (key < 0) {
 		hrt__tset_add_tree(ts, t);
+	} else if (s) {
+		hrt__wheel_move(&ts->wheel, t, (unsigned)key);
+	} else {
+		hrt__wheel_link(&ts->wheel, t, (unsigned)key);
+		hrt__tset_mark(t, ts, HRT_TS_QUEUED | HRT_TS_WHEEL);
+	}
 }
 
 /* The fast path: hrt__tset_rearm where the wheel does it all (t not in a
@@ -215,11 +219,12 @@ hrt__tset_rearm_wheel(struct hrt_tset *ts, struct hrt_timer *t, uintptr_t s, hrt
 
 	if ((s & (HRT_TS_QUEUED | HRT_TS_WHEEL)) == HRT_TS_QUEUED)
 		return 0;
-	key = hrt__wheel_key(&ts->wheel, soft, hard);
+	key = hrt__wheel_key(&ts->wheel, soft);
 	if (key < 0 || !hrt__wheel_seq_ok(&ts->wheel))
 		return 0;
 	/* Nothing refuses from here: the expiries first, so that they are
-	 * not held in registers across the list work. */
+	 * not held in registers across the list work (the bound, W2, reads
+	 * the new hard from the timer). */
 	__atomic_store_n(&t->hrt__soft, soft, __ATOMIC_RELAXED);
 	__atomic_store_n(&t->hrt__hard, hard, __ATOMIC_RELAXED);
 	if (s & HRT_TS_WHEEL) {
@@ -254,10 +259,9 @@ struct hrt_timer *hrt__tset_next_due(struct hrt_tset *ts, hrt_time_t now, uint64
 /* The pass is over: the taken timers that were re-queued become plain
  * again, `pend` joins `queue` in queueing order (S1). */
 void hrt__tset_pass_end(struct hrt_tset *ts);
-/* The earliest hard expiry of all timers (HRT_TIME_MAX: none).  in_tree:
- * and that timer is in a tree afterwards; else a small first wheel slot
- * is only scanned, so asking does not pull far timers into the tree. */
-hrt_time_t hrt__tset_next(struct hrt_tset *ts, int in_tree);
+/* The earliest hard expiry of all timers (HRT_TIME_MAX: none); no timer
+ * moves (the wheel answers from its bounds, W2). */
+hrt_time_t hrt__tset_next(struct hrt_tset *ts);
 /* The coalescing window: 0 if nothing is queued; else 1 with the earliest
  * hard expiry *hard of the timers this pass may still run, the soft expiry
  * *owner of the timer that has it, and *soft: if greedy (the passes walk

@@ -1,10 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * wheel.c - the timing wheel of far timers (see wheel.h for the layout and
- * its two invariants).  Each operation on one timer is O(1); moving the
+ * its invariants).  Each operation on one timer is O(1); moving the
  * horizon touches only the slots it passes or enters, found through the
  * per-level occupancy bitmaps, and every timer cascades at most once per
- * level before it reaches the tree.
+ * level before it reaches the tree.  The earliest hard expiry comes from
+ * the slots' bounds (W2), so asking for it moves no timer.
  */
 #include "wheel.h"
 
@@ -35,13 +36,19 @@ void hrt__wheel_init(struct hrt_wheel *w, hrt_time_t now)
 	hrt__wheel_set_hz(w, hrt__wheel_hz_for(now));
 	w->count = 0;
 	w->cascades = 0;
+	w->scans = 0;
 	w->last_move = 0;
 	w->seq = 0;
 	for (l = 0; l < HRT_WHEEL_LEVELS; l++) {
 		w->occupied[l] = 0;
 		w->unsorted[l] = 0;
-		for (i = 0; i < HRT_WHEEL_SLOTS; i++)
-			hrt__list_init(&w->slot[l * HRT_WHEEL_SLOTS + i]);
+		for (i = 0; i < HRT_WHEEL_SLOTS; i++) {
+			struct hrt_wheel_slot *sl = &w->slot[l * HRT_WHEEL_SLOTS + i];
+
+			hrt__list_init(&sl->head);
+			sl->min = NULL;
+			sl->hard = HRT_TIME_MAX;
+		}
 	}
 }
 
@@ -108,7 +115,7 @@ void hrt__wheel_renumber(struct hrt_wheel *w)
 	w->seq = 0;
 	for (level = 0; level < HRT_WHEEL_LEVELS; level++) {
 		for (idx = 0; idx < HRT_WHEEL_SLOTS; idx++) {
-			struct hrt_list_node *h = &w->slot[level * HRT_WHEEL_SLOTS + idx], *l;
+			struct hrt_list_node *h = hrt__wheel_head(w, level * HRT_WHEEL_SLOTS + idx), *l;
 
 			if (hrt__list_empty(h))
 				continue;
@@ -141,7 +148,8 @@ static size_t list_count(const struct hrt_list_node *h, size_t max)
 static void take_slot(struct hrt_wheel *w, unsigned level, unsigned idx,
 		      struct hrt_list_node *out, int sort)
 {
-	struct hrt_list_node *h = &w->slot[level * HRT_WHEEL_SLOTS + idx];
+	struct hrt_wheel_slot *sl = &w->slot[level * HRT_WHEEL_SLOTS + idx];
+	struct hrt_list_node *h = &sl->head;
 
 	if (w->unsorted[level] & (UINT64_C(1) << idx)) {
 		w->unsorted[level] &= ~(UINT64_C(1) << idx);
@@ -151,12 +159,34 @@ static void take_slot(struct hrt_wheel *w, unsigned level, unsigned idx,
 	w->count -= list_count(h, SIZE_MAX - 1);
 	list_splice_tail(out, h);
 	w->occupied[level] &= ~(UINT64_C(1) << idx);
+	sl->min = NULL;
+	sl->hard = HRT_TIME_MAX;
 }
 
 void hrt__wheel_take_slot(struct hrt_wheel *w, unsigned level, unsigned idx,
 			  struct hrt_list_node *out)
 {
 	take_slot(w, level, idx, out, 1);
+}
+
+/* t before u in queue order: hard, soft, start sequence (W2, W3). */
+static int before(const struct hrt_timer *t, const struct hrt_timer *u)
+{
+	if (t->hrt__hard != u->hrt__hard)
+		return t->hrt__hard < u->hrt__hard;
+	if (t->hrt__soft != u->hrt__soft)
+		return t->hrt__soft < u->hrt__soft;
+	return hrt__wheel_seq_of(t) < hrt__wheel_seq_of(u);
+}
+
+/* W2 as t comes into slot sl keeping its sequence (a cascade, a scan),
+ * which may be older than the slot's least's. */
+static void bound_enter_seq(struct hrt_wheel_slot *sl, struct hrt_timer *t)
+{
+	if (t->hrt__hard < sl->hard || (t->hrt__hard == sl->hard && sl->min && before(t, sl->min))) {
+		sl->hard = t->hrt__hard;
+		sl->min = t;
+	}
 }
 
 /* t (cascading) to the tail of slot `key`, keeping its sequence; the slot
@@ -169,30 +199,15 @@ static void relink(struct hrt_wheel *w, struct hrt_timer *t, unsigned key)
 	    hrt__wheel_seq_of(hrt__wheel_timer(h->hrt__prev)) > hrt__wheel_seq_of(t))
 		w->unsorted[key / HRT_WHEEL_SLOTS] |= hrt__wheel_bit(key);
 	hrt__wheel_list_add(h, &t->hrt__off.hrt__link);
+	bound_enter_seq(&w->slot[key], t);
 	w->occupied[key / HRT_WHEEL_SLOTS] |= hrt__wheel_bit(key);
 	w->count++;
 	t->hrt__off.hrt__slot = key | (t->hrt__off.hrt__slot & ~HRT_WHEEL_KEY_MASK);
 }
 
-void hrt__wheel_to_tree(struct hrt_wheel *w, struct hrt_timer *t, struct hrt_list_node *out)
-{
-	uint64_t jh = hrt__wheel_jiffy(t->hrt__hard);
-
-	/* Hard expiry in the wheel's range, soft expiry before the horizon or
-	 * in another slot (W1): behind the timers already waiting for the same
-	 * hard expiry (W2). */
-	if (jh >= w->hz) {
-		unsigned level = hrt__wheel_level(jh, w->hz), idx = hrt__wheel_slot(jh, level);
-
-		if (w->occupied[level] & (UINT64_C(1) << idx))
-			hrt__wheel_take_slot(w, level, idx, out);
-	}
-	hrt__wheel_list_add(out, &t->hrt__off.hrt__link);
-}
-
 void hrt__wheel_advance(struct hrt_wheel *w, uint64_t hz, struct hrt_list_node *out)
 {
-	struct hrt_list_node redo, gone, *l;
+	struct hrt_list_node redo, gone;
 	uint64_t old = w->hz;
 	unsigned level;
 
@@ -222,16 +237,15 @@ void hrt__wheel_advance(struct hrt_wheel *w, uint64_t hz, struct hrt_list_node *
 	hrt__wheel_set_hz(w, hz);
 	/*
 	 * The cascade: each timer that still fits to its new slot, in list
-	 * order, keeping its sequence.  The others leave, and with them (W2)
-	 * the slot holding each one's hard jiffy, sorted all together by
-	 * sequence: a timer with an equal hard expiry may be behind them in
-	 * the list but was started earlier.
+	 * order, keeping its sequence.  The others leave, sorted by sequence:
+	 * a slot is taken unsorted to cascade, and timers with equal soft
+	 * expiry, all in this one slot, must leave in start order (W3).
 	 */
 	hrt__list_init(&gone);
 	while (!hrt__list_empty(&redo)) {
 		struct hrt_list_node *l = redo.hrt__next;
 		struct hrt_timer *t = hrt__wheel_timer(l);
-		int key = hrt__wheel_key(w, t->hrt__soft, t->hrt__hard);
+		int key = hrt__wheel_key(w, t->hrt__soft);
 
 		hrt__wheel_list_del(l);
 		if (key >= 0) {
@@ -243,88 +257,112 @@ void hrt__wheel_advance(struct hrt_wheel *w, uint64_t hz, struct hrt_list_node *
 	}
 	if (hrt__list_empty(&gone))
 		return;
-	hrt__list_init(&redo);
-	for (l = gone.hrt__next; l != &gone; l = l->hrt__next) {
-		uint64_t jh = hrt__wheel_jiffy(hrt__wheel_timer(l)->hrt__hard);
-
-		if (jh >= hz) {
-			unsigned lv = hrt__wheel_level(jh, hz), idx = hrt__wheel_slot(jh, lv);
-
-			if (w->occupied[lv] & (UINT64_C(1) << idx))
-				take_slot(w, lv, idx, &redo, 0);
-		}
-	}
-	list_splice_tail(&gone, &redo);
 	sort_slot(&gone);
 	list_splice_tail(out, &gone);
 }
 
-/* The earliest non-empty slot: 0, or 1 with its level and index. */
-static inline int first_slot(const struct hrt_wheel *w, unsigned *level, unsigned *idx)
+/* W2: slot sl's exact least hard expiry and a timer that has it (the
+ * earliest started of those, in a sorted slot). */
+static void scan_slot(struct hrt_wheel *w, struct hrt_wheel_slot *sl)
 {
-	unsigned l;
+	struct hrt_list_node *l;
+
+	w->scans++;
+	sl->min = NULL;
+	sl->hard = HRT_TIME_MAX;
+	for (l = sl->head.hrt__next; l != &sl->head; l = l->hrt__next)
+		bound_enter_seq(sl, hrt__wheel_timer(l));
+}
+
+struct hrt_timer *hrt__wheel_min(struct hrt_wheel *w, hrt_time_t *limit)
+{
+	struct hrt_timer *best = NULL;
+	hrt_time_t lim = *limit;
+	unsigned level;
 
 	if (!w->count)
-		return 0;
-	for (l = 0; l < HRT_WHEEL_LEVELS; l++) {
-		if (w->occupied[l]) {
-			*level = l;
-			*idx = (unsigned)__builtin_ctzll(w->occupied[l]);
-			return 1;
+		return NULL;
+	/* Slots in time order: level by level, each in index order.  A slot's
+	 * timers all have hard >= its start (W1), so the first slot starting
+	 * at or after the best so far ends the search. */
+	for (level = 0; level < HRT_WHEEL_LEVELS; level++) {
+		uint64_t bits = w->occupied[level];
+
+		while (bits) {
+			unsigned idx = (unsigned)__builtin_ctzll(bits);
+			struct hrt_wheel_slot *sl = &w->slot[level * HRT_WHEEL_SLOTS + idx];
+
+			bits &= bits - 1;
+			if (hrt__wheel_time(slot_start(w->hz, level, idx)) >= lim)
+				goto out;
+			if (sl->hard >= lim)
+				continue;       /* a bound: nothing here is below */
+			if (!sl->min)
+				scan_slot(w, sl);
+			if (sl->hard < lim) {
+				lim = sl->hard;
+				best = sl->min;
+			}
 		}
 	}
-	return 0;       /* not reached: count says otherwise */
+out:
+	if (best)
+		*limit = lim;
+	return best;
 }
 
-int hrt__wheel_scan_first(const struct hrt_wheel *w, hrt_time_t *hard)
+struct hrt_timer *hrt__wheel_least_soft(const struct hrt_wheel *w, hrt_time_t below,
+					unsigned budget)
 {
 	const struct hrt_list_node *h, *l;
+	struct hrt_timer *best = NULL, *t;
 	unsigned level, idx;
-	hrt_time_t m = HRT_TIME_MAX;
 
-	if (!first_slot(w, &level, &idx))
-		return 0;
-	h = &w->slot[level * HRT_WHEEL_SLOTS + idx];
-	if (list_count(h, HRT_WHEEL_SCAN) > HRT_WHEEL_SCAN)
-		return 0;
-	for (l = h->hrt__next; l != h; l = l->hrt__next) {
-		const struct hrt_timer *t = hrt__wheel_timer(l);
-
-		if (t->hrt__hard < m)
-			m = t->hrt__hard;
+	for (level = 0; level < HRT_WHEEL_LEVELS && !w->occupied[level]; level++)
+		;
+	if (level == HRT_WHEEL_LEVELS)
+		return NULL;
+	idx = (unsigned)__builtin_ctzll(w->occupied[level]);
+	if (hrt__wheel_time(slot_start(w->hz, level, idx)) >= below)
+		return NULL;
+	h = &w->slot[level * HRT_WHEEL_SLOTS + idx].head;
+	for (l = h->hrt__next; l != h && budget; l = l->hrt__next, budget--) {
+		t = hrt__wheel_timer(l);
+		if (!best || t->hrt__soft < best->hrt__soft ||
+		    (t->hrt__soft == best->hrt__soft && hrt__wheel_seq_of(t) < hrt__wheel_seq_of(best)))
+			best = t;
 	}
-	*hard = m;
-	return 1;
+	return best;
 }
 
-hrt_time_t hrt__wheel_first(const struct hrt_wheel *w)
+int hrt__wheel_any_before(struct hrt_wheel *w, hrt_time_t limit, uint64_t pass)
 {
-	unsigned level, idx;
+	unsigned level;
 
-	if (!first_slot(w, &level, &idx))
-		return HRT_TIME_MAX;
-	return hrt__wheel_time(slot_start(w->hz, level, idx));
-}
+	for (level = 0; level < HRT_WHEEL_LEVELS; level++) {
+		uint64_t bits = w->occupied[level];
 
-void hrt__wheel_step_first(struct hrt_wheel *w, struct hrt_list_node *out)
-{
-	unsigned level, idx;
-	uint64_t a;
+		while (bits) {
+			unsigned idx = (unsigned)__builtin_ctzll(bits);
+			struct hrt_wheel_slot *sl = &w->slot[level * HRT_WHEEL_SLOTS + idx];
+			struct hrt_list_node *l;
 
-	if (!first_slot(w, &level, &idx))
-		return;
-	a = slot_start(w->hz, level, idx);
-	/* Level 0: one jiffy, past it.  Above: to its start, which cascades
-	 * it into the levels below. */
-	hrt__wheel_advance(w, level ? a : a + 1, out);
-}
+			bits &= bits - 1;
+			if (hrt__wheel_time(slot_start(w->hz, level, idx)) >= limit)
+				return 0;
+			if (sl->hard >= limit)
+				continue;
+			if (sl->min && sl->min->hrt__ran_pass != pass)
+				return 1;
+			for (l = sl->head.hrt__next; l != &sl->head; l = l->hrt__next) {
+				const struct hrt_timer *t = hrt__wheel_timer(l);
 
-void hrt__wheel_pull_first(struct hrt_wheel *w, struct hrt_list_node *out)
-{
-	struct hrt_list_node *tail = out->hrt__prev;
-
-	while (w->count && out->hrt__prev == tail)
-		hrt__wheel_step_first(w, out);
+				if (t->hrt__hard < limit && t->hrt__ran_pass != pass)
+					return 1;
+			}
+		}
+	}
+	return 0;
 }
 
 void hrt__wheel_take_all(struct hrt_wheel *w, struct hrt_list_node *out)
@@ -345,7 +383,9 @@ const char *hrt__wheel_check(const struct hrt_wheel *w,
 
 	for (level = 0; level < HRT_WHEEL_LEVELS; level++) {
 		for (idx = 0; idx < HRT_WHEEL_SLOTS; idx++) {
-			const struct hrt_list_node *h = &w->slot[level * HRT_WHEEL_SLOTS + idx], *l, *prev = h;
+			const struct hrt_wheel_slot *sl = &w->slot[level * HRT_WHEEL_SLOTS + idx];
+			const struct hrt_list_node *h = &sl->head, *l, *prev = h;
+			int has_min = 0;
 			int bit = !!(w->occupied[level] & (UINT64_C(1) << idx));
 			int sorted = !(w->unsorted[level] & (UINT64_C(1) << idx));
 			uint64_t last = 0;
@@ -354,19 +394,24 @@ const char *hrt__wheel_check(const struct hrt_wheel *w,
 				return "wheel occupancy bit wrong";
 			for (l = h->hrt__next; l != h; prev = l, l = l->hrt__next) {
 				const struct hrt_timer *t;
-				uint64_t jh, js;
+				uint64_t js;
 
 				if (!l || l->hrt__prev != prev)
 					return "wheel slot list broken";
 				if (++count > w->count)
 					return "wheel count wrong";
 				t = hrt__wheel_timer(l);
-				jh = hrt__wheel_jiffy(t->hrt__hard);
 				js = hrt__wheel_jiffy(t->hrt__soft);
-				if (jh < w->hz || js < w->hz || t->hrt__soft > t->hrt__hard)
+				if (js < w->hz || t->hrt__soft > t->hrt__hard)
 					return "wheel timer behind the horizon";
-				if (hrt__wheel_level(jh, w->hz) != level || hrt__wheel_slot(jh, level) != idx)
+				if (hrt__wheel_level(js, w->hz) != level || hrt__wheel_slot(js, level) != idx)
 					return "wheel timer in the wrong slot";
+				if (t->hrt__hard < sl->hard)
+					return "wheel slot bound above a hard expiry";
+				if (sl->min == t)
+					has_min = 1;
+				else if (sl->min && before(t, sl->min))
+					return "wheel slot's least not its first in queue order";
 				if (hrt__wheel_key_of(t) != level * HRT_WHEEL_SLOTS + idx)
 					return "wheel timer's remembered slot wrong";
 				if (hrt__wheel_seq_of(t) >= w->seq >> HRT_WHEEL_KEY_BITS)
@@ -374,13 +419,15 @@ const char *hrt__wheel_check(const struct hrt_wheel *w,
 				if (sorted && l != h->hrt__next && hrt__wheel_seq_of(t) <= last)
 					return "wheel slot marked sorted out of sequence order";
 				last = hrt__wheel_seq_of(t);
-				if (js >> (level * HRT_WHEEL_BITS) != jh >> (level * HRT_WHEEL_BITS))
-					return "wheel timer's soft expiry in another slot";
 				if (ok(t, ctx))
 					return "wheel timer with a wrong state word";
 			}
 			if (h->hrt__prev != prev)
 				return "wheel slot back link wrong";
+			if (sl->min && (!has_min || sl->min->hrt__hard != sl->hard))
+				return "wheel slot bound's timer not in the slot or not at the bound";
+			if (!bit && (sl->min || sl->hard != HRT_TIME_MAX))
+				return "empty wheel slot with a bound";
 		}
 	}
 	return count == w->count ? NULL : "wheel count wrong";

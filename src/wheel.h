@@ -7,29 +7,33 @@
  *
  * Keys are jiffies: j(t) = ((uint64_t)t ^ 2^63) >> HRT_WHEEL_SHIFT, an
  * order-preserving map of the signed nanosecond time.  The horizon hz is a
- * jiffy.  Level L has 64 slots of 64^L jiffies; a timer whose hard expiry
- * has jiffy jh sits at level L = msb(jh ^ hz) / 6, slot (jh >> 6L) & 63, so
+ * jiffy.  Level L has 64 slots of 64^L jiffies; a timer whose soft expiry
+ * has jiffy js sits at level L = msb(js ^ hz) / 6, slot (js >> 6L) & 63, so
  * every jiffy maps to exactly one slot and slots of lower levels hold
- * earlier jiffies.  Invariants (hrt__wheel_check):
+ * earlier jiffies.  A timer is placed by its soft expiry because it cannot
+ * run before it: a window of any width (hard anywhere after soft) stays in
+ * the wheel until its soft expiry is near.  Invariants (hrt__wheel_check):
  *
- *  W1. every timer in the wheel has j(hard) >= hz, and its soft expiry lies
- *      in the same slot as its hard one: soft >= the slot's first instant
- *      >= the horizon's.  So a pass at now < start(hz) finds every
- *      soft-expired timer in the tree, and no bucket scan is needed.
- *  W2. a timer that goes to the tree while its hard jiffy is >= hz first
- *      takes the slot holding that jiffy with it (hrt__wheel_place), so
- *      of two timers with equal hard expiry, the one in the tree was always
- *      started first: the tree's insertion order stays FIFO.
+ *  W1. every timer in the wheel has j(soft) >= hz, in the slot of j(soft);
+ *      so its soft and hard expiries are >= the slot's first instant >= the
+ *      horizon's, and a pass at now < start(hz) finds every soft-expired
+ *      timer in the tree: no bucket scan is needed.
+ *  W2. each slot keeps a lower bound of its timers' hard expiries (`hard`,
+ *      HRT_TIME_MAX if empty) and, while the bound is exact, the timer that
+ *      has it (`min`; NULL once that timer left: the bound is then only a
+ *      bound until hrt__wheel_min scans the slot).  So the earliest hard
+ *      expiry of the wheel is found from the slots' bounds, without moving
+ *      a timer into the tree.
  *  W3. a timer's slot word holds its slot and a start sequence number
  *      (hrt__off.hrt__slot = key | seq << 9), unique in the wheel and below
- *      the next one (w->seq); a timer taking a new hard expiry takes a new one.  A slot
- *      whose bit in `unsorted` is clear lists its timers by sequence.  A
- *      re-arm into the slot a timer is already in only renumbers it (no
+ *      the next one (w->seq); a timer taking a new expiry takes a new one.
+ *      A slot whose bit in `unsorted` is clear lists its timers by sequence.
+ *      A re-arm into the slot a timer is already in only renumbers it (no
  *      neighbour is written) and marks the slot unsorted, or, unless the
  *      re-arm before went to that slot too, moves it to the tail
  *      (hrt__wheel_move_); a slot is sorted by sequence before it leaves
- *      (hrt__wheel_take_slot), so timers leave for the tree, and cascade,
- *      in start order among equal hard expiries.
+ *      (hrt__wheel_take_slot), so timers with equal soft expiry - always in
+ *      one slot - leave for the tree in start order (the tie rule, hrt.h).
  *
  * Timers leave the wheel in slot order on a list ("out"), which the timer
  * set (timerset.h) inserts into the tree in that order.  No allocation:
@@ -46,19 +50,31 @@
 #define HRT_WHEEL_BITS   6
 #define HRT_WHEEL_SLOTS  (1u << HRT_WHEEL_BITS)
 #define HRT_WHEEL_LEVELS 8              /* 8 * 6 = 48 >= the 44 bits of a jiffy */
-/* The horizon stays this many jiffies (~67 ms) past the last pass: a timer
- * due sooner is likely to fire, so it pays its tree insert at once instead
- * of a wheel link, a move and the insert. */
-#define HRT_WHEEL_NEAR   64
-/* A first slot this small is scanned for the exact earliest hard expiry
- * (next_event) instead of being moved into the tree. */
-#define HRT_WHEEL_SCAN   8
+/* The horizon stays this many jiffies (~17 ms) past the last pass: a timer
+ * that may run sooner is likely to, so it pays its tree insert at once
+ * instead of a wheel link, a move and the insert.  The price of a wider
+ * near range is paid by short timers that are cancelled or pushed on
+ * before they run (with 64 jiffies, start+cancel of timers 10 ms-1 s
+ * ahead at 10^6 cost 2-4x libev's: 6 % of them went to the tree); that of
+ * a narrower one by timers that run (the expiry pass moves them from the
+ * wheel first: 2-3x the cost per timer of 64 jiffies, about libev's).
+ * docs/PERFORMANCE.md has the figures. */
+#define HRT_WHEEL_NEAR   16
 /* The slot word: the key (level * 64 + index < 2^9) in the low bits, the
  * start sequence above.  The 55 bits of sequence are compared plainly and
  * never wrap: after 2^55 starts (a year at 10^9 a second) every wheel
  * timer is renumbered in order (hrt__wheel_renumber). */
 #define HRT_WHEEL_KEY_BITS 9
 #define HRT_WHEEL_KEY_MASK ((UINT64_C(1) << HRT_WHEEL_KEY_BITS) - 1)
+
+/* A slot: its list, and W2's bound of its hard expiries.  No count: a
+ * timer whose neighbours are one node (the head) was the slot's last, so
+ * a move writes no counter. */
+struct hrt_wheel_slot {
+	struct hrt_list_node head;
+	struct hrt_timer *min;          /* has hard == `hard`, or NULL: unknown */
+	hrt_time_t hard;                /* <= every hard expiry here (MAX: empty) */
+};
 
 struct hrt_wheel {
 	uint64_t hz;                            /* the horizon (a jiffy) */
@@ -69,13 +85,11 @@ struct hrt_wheel {
 	uint64_t seq;                           /* the next start sequence, << KEY_BITS */
 	size_t count;
 	uint64_t cascades;                      /* timers re-placed inside the wheel */
+	uint64_t scans;                         /* slots scanned for their bound (W2) */
 	unsigned last_move;                     /* the last re-arm's slot (hrt__wheel_move_) */
-	/* No count per slot: a timer whose neighbours are one node (the
-	 * head) was the slot's last, so a move writes no counter. */
-	/* By key, level * HRT_WHEEL_SLOTS + index: one array, so the head of
-	 * a key is one add (a row and a column made a start+cancel 11
-	 * instructions longer). */
-	struct hrt_list_node slot[HRT_WHEEL_LEVELS * HRT_WHEEL_SLOTS];
+	/* By key, level * HRT_WHEEL_SLOTS + index: one array, so the slot of
+	 * a key is one add. */
+	struct hrt_wheel_slot slot[HRT_WHEEL_LEVELS * HRT_WHEEL_SLOTS];
 };
 
 static inline uint64_t hrt__wheel_jiffy(hrt_time_t t)
@@ -165,23 +179,17 @@ void hrt__wheel_take_slot(struct hrt_wheel *w, unsigned level, unsigned idx,
 			  struct hrt_list_node *out);
 
 /* The slot (level * HRT_WHEEL_SLOTS + index) of the wheel that a timer
- * with these expiries goes to, or -1: its hard expiry is behind the
- * horizon, or its soft expiry is not in the same slot (W1).  One test of
- * the horizon does: with js >= hz > jh, js and jh differ at or above the
- * top bit of jh ^ hz, so the slot test fails.  js >= hz is soft >
- * hz_last, and js ^ jh needs no flip of the sign bits. */
-static inline int hrt__wheel_key(const struct hrt_wheel *w, hrt_time_t soft, hrt_time_t hard)
+ * with this soft expiry goes to, or -1: it is behind the horizon (W1).
+ * soft > hz_last is j(soft) >= hz.  The hard expiry plays no part. */
+static inline int hrt__wheel_key(const struct hrt_wheel *w, hrt_time_t soft)
 {
-	uint64_t jh = hrt__wheel_jiffy(hard);
-	unsigned level, sh;
+	uint64_t js = hrt__wheel_jiffy(soft);
+	unsigned level;
 
 	if (soft <= w->hz_last)
 		return -1;
-	level = hrt__wheel_level(jh, w->hz);
-	sh = level * HRT_WHEEL_BITS;
-	if ((((uint64_t)soft ^ (uint64_t)hard) >> HRT_WHEEL_SHIFT) >> sh)
-		return -1;
-	return (int)(level * HRT_WHEEL_SLOTS + hrt__wheel_slot(jh, level));
+	level = hrt__wheel_level(js, w->hz);
+	return (int)(level * HRT_WHEEL_SLOTS + hrt__wheel_slot(js, level));
 }
 
 /* The slot key of a wheel timer, and its start sequence (W3). */
@@ -196,8 +204,8 @@ static inline uint64_t hrt__wheel_seq_of(const struct hrt_timer *t)
 }
 
 /* Every wheel timer renumbered from 0 in its slot's order, each slot sorted
- * first: the sequence restarts (the order among equal hard expiries, all of
- * them in one slot, unchanged). */
+ * first: the sequence restarts (the order among equal soft expiries, all
+ * of them in one slot, unchanged). */
 void hrt__wheel_renumber(struct hrt_wheel *w);
 
 /* The next start sequence is not the last one: numbering now needs no
@@ -223,11 +231,10 @@ static inline void hrt__wheel_number(struct hrt_wheel *w, struct hrt_timer *t, u
 	hrt__wheel_number_(w, t, key, 1);
 }
 
-/* Slot `key`'s list head, and its bit in its level's bitmaps.  (GCC 12
- * makes the fast paths 3 instructions longer from &w->slot[key].) */
+/* Slot `key`'s list head, and its bit in its level's bitmaps. */
 static inline struct hrt_list_node *hrt__wheel_head(struct hrt_wheel *w, unsigned key)
 {
-	return w->slot + key;
+	return &w->slot[key].head;
 }
 
 static inline uint64_t hrt__wheel_bit(unsigned key)
@@ -235,62 +242,66 @@ static inline uint64_t hrt__wheel_bit(unsigned key)
 	return UINT64_C(1) << (key % HRT_WHEEL_SLOTS);
 }
 
+/* W2 as t, whose hard expiry is `hard`, comes into slot sl with the newest
+ * start sequence: below the bound (a bound of all the others), it is the
+ * exact least; at it, it comes first only with an earlier soft expiry (the
+ * tie rule, hrt.h), so the slot's `min` is the first in queue order. */
+static inline __attribute__((always_inline)) void
+hrt__wheel_bound_enter(struct hrt_wheel_slot *sl, struct hrt_timer *t, hrt_time_t hard)
+{
+	if (hard < sl->hard ||
+	    __builtin_expect(hard == sl->hard && sl->min && t->hrt__soft < sl->min->hrt__soft, 0)) {
+		sl->hard = hard;
+		sl->min = t;
+	}
+}
+
 static inline __attribute__((always_inline)) void
 hrt__wheel_link_(struct hrt_wheel *w, struct hrt_timer *t, unsigned key, int renumber)
 {
-	hrt__wheel_list_add(hrt__wheel_head(w, key), &t->hrt__off.hrt__link);
+	struct hrt_wheel_slot *sl = &w->slot[key];
+
+	hrt__wheel_list_add(&sl->head, &t->hrt__off.hrt__link);
+	hrt__wheel_bound_enter(sl, t, t->hrt__hard);
 	w->occupied[key / HRT_WHEEL_SLOTS] |= hrt__wheel_bit(key);
 	w->count++;
 	hrt__wheel_number_(w, t, key, renumber);
 }
 
-/* t (on no structure) to the tail of slot `key` with a new sequence.  The
- * timer remembers its slot (hrt__slot, over the tree linkage's third word),
- * so that hrt__wheel_del need not find it again. */
+/* t (on no structure, its expiries set) to the tail of slot `key` with a
+ * new sequence.  The timer remembers its slot (hrt__slot, over the tree
+ * linkage's third word), so that hrt__wheel_del need not find it again. */
 static inline void hrt__wheel_link(struct hrt_wheel *w, struct hrt_timer *t, unsigned key)
 {
 	hrt__wheel_link_(w, t, key, 1);
 }
 
-/* t (in slot `key`) off its list; the slot's bits cleared if it was the
- * last there (its two neighbours were the head). */
+/* t (in slot `key`) off its list; the slot's bits cleared and its bound
+ * reset if it was the last there (its two neighbours were the head), else
+ * the bound only a bound if t had it (W2). */
 static inline __attribute__((always_inline)) void
 hrt__wheel_unlink(struct hrt_wheel *w, struct hrt_timer *t, unsigned key)
 {
 	struct hrt_list_node *l = &t->hrt__off.hrt__link, *next = l->hrt__next, *prev = l->hrt__prev;
+	struct hrt_wheel_slot *sl = &w->slot[key];
 
 	prev->hrt__next = next;
 	next->hrt__prev = prev;
+	if (sl->min == t)
+		sl->min = NULL;
 	if (next == prev) {
 		w->occupied[key / HRT_WHEEL_SLOTS] &= ~hrt__wheel_bit(key);
 		w->unsorted[key / HRT_WHEEL_SLOTS] &= ~hrt__wheel_bit(key);
+		sl->hard = HRT_TIME_MAX;
 	}
-}
-
-/* t (on no structure, not fit for the wheel: hrt__wheel_key < 0) to the
- * end of out, after the slot W2 takes (out may hold timers already). */
-void hrt__wheel_to_tree(struct hrt_wheel *w, struct hrt_timer *t, struct hrt_list_node *out);
-
-/* t (on no structure, its expiries set) into the wheel: 1.  Else 0, and t
- * goes to the end of out as hrt__wheel_to_tree puts it. */
-static inline int hrt__wheel_place(struct hrt_wheel *w, struct hrt_timer *t,
-				   struct hrt_list_node *out)
-{
-	int key = hrt__wheel_key(w, t->hrt__soft, t->hrt__hard);
-
-	if (key >= 0) {
-		hrt__wheel_link(w, t, (unsigned)key);
-		return 1;
-	}
-	hrt__wheel_to_tree(w, t, out);
-	return 0;
 }
 
 /*
- * t (in the wheel) re-armed into slot `key`.  Into the slot it is in: it
- * stays where it is with a new sequence, and the slot is marked unsorted
- * unless t is its tail (W3); no neighbour is written.  Else moved to the
- * tail of the new slot, as a del and a place would leave it.
+ * t (in the wheel, its new expiries set) re-armed into slot `key`.  Into
+ * the slot it is in: it stays where it is with a new sequence, and the
+ * slot is marked unsorted unless t is its tail (W3); no neighbour is
+ * written.  Else moved to the tail of the new slot, as a del and a link
+ * would leave it.
  *
  * Which of the two it is comes from t's own slot word, which a re-arm of a
  * cold timer waits for (a miss from 10^5 timers up).  A wrong guess, found
@@ -309,17 +320,20 @@ static inline int hrt__wheel_place(struct hrt_wheel *w, struct hrt_timer *t,
 static inline __attribute__((always_inline)) void
 hrt__wheel_move_(struct hrt_wheel *w, struct hrt_timer *t, unsigned key, int renumber)
 {
-	struct hrt_list_node *h = hrt__wheel_head(w, key);
+	struct hrt_wheel_slot *sl = &w->slot[key];
 	unsigned old = hrt__wheel_key_of(t);
 
 	if (key == w->last_move && key == old) {
-		if (h->hrt__prev != &t->hrt__off.hrt__link)
+		if (sl->head.hrt__prev != &t->hrt__off.hrt__link)
 			w->unsorted[key / HRT_WHEEL_SLOTS] |= hrt__wheel_bit(key);
+		if (sl->min == t)       /* its old hard may have been the least */
+			sl->min = NULL;
 	} else {
 		hrt__wheel_unlink(w, t, old);
-		hrt__wheel_list_add(h, &t->hrt__off.hrt__link);
+		hrt__wheel_list_add(&sl->head, &t->hrt__off.hrt__link);
 		w->occupied[key / HRT_WHEEL_SLOTS] |= hrt__wheel_bit(key);
 	}
+	hrt__wheel_bound_enter(sl, t, t->hrt__hard);
 	w->last_move = key;
 	hrt__wheel_number_(w, t, key, renumber);
 }
@@ -335,26 +349,28 @@ static inline void hrt__wheel_del(struct hrt_wheel *w, struct hrt_timer *t)
 	hrt__wheel_unlink(w, t, hrt__wheel_key_of(t));
 	w->count--;
 }
-/* Horizon to hz (if later): every timer whose hard jiffy is < hz, and every
- * one that no longer fits a slot, to out. */
+/* Horizon to hz (if later): every timer whose soft jiffy is < hz to out
+ * (each slot's in sequence order). */
 void hrt__wheel_advance(struct hrt_wheel *w, uint64_t hz, struct hrt_list_node *out);
-/* The first instant of the earliest non-empty slot (<= every hard expiry
- * in the wheel), HRT_TIME_MAX if empty. */
-hrt_time_t hrt__wheel_first(const struct hrt_wheel *w);
-/* If the earliest non-empty slot holds at most HRT_WHEEL_SCAN timers: 1,
- * and *hard = the earliest hard expiry in the wheel (the wheel unchanged).
- * Else 0. */
-int hrt__wheel_scan_first(const struct hrt_wheel *w, hrt_time_t *hard);
-/* One step towards the earliest timer: the horizon to the earliest slot's
- * start, which cascades it into lower levels, or, at level 0, past it, which
- * moves it to out.  Nothing if the wheel is empty. */
-void hrt__wheel_step_first(struct hrt_wheel *w, struct hrt_list_node *out);
-/* Moves timers to out, at least one unless the wheel is empty: advances
- * the horizon to the earliest slot, cascading it, until something leaves.
- * The earliest hard expiry of the wheel is then in out, or still >=
- * hrt__wheel_first(): callers compare again. */
-void hrt__wheel_pull_first(struct hrt_wheel *w, struct hrt_list_node *out);
-/* Everything to out (slot by slot: FIFO per hard expiry holds). */
+/* The wheel timer with the earliest hard expiry if that is < *limit, with
+ * *limit set to it; else NULL, *limit unchanged.  Exact: it reads the
+ * slots' bounds (W2) in time order until a slot starts at or after the
+ * best so far, and scans a slot whose bound lost its timer (O(its size),
+ * once per such loss).  No timer moves. */
+struct hrt_timer *hrt__wheel_min(struct hrt_wheel *w, hrt_time_t *limit);
+/* 1 if a wheel timer with hard expiry < limit did not run in pass `pass`
+ * (its hrt__ran_pass): hrt__wheel_min's search, scanning the slots whose
+ * least is a timer that ran.  A pass's leftmost run asks when a callback's
+ * restart is the wheel's earliest. */
+int hrt__wheel_any_before(struct hrt_wheel *w, hrt_time_t limit, uint64_t pass);
+/* Of the first `budget` timers of the first non-empty slot (where the
+ * wheel's least soft expiry is, W1), the first by soft expiry, then start
+ * order; NULL if the wheel is empty or that slot starts at or after
+ * `below`.  A bounded search may miss the least. */
+struct hrt_timer *hrt__wheel_least_soft(const struct hrt_wheel *w, hrt_time_t below,
+					unsigned budget);
+/* Everything to out (slot by slot: start order among equal soft expiries
+ * holds). */
 void hrt__wheel_take_all(struct hrt_wheel *w, struct hrt_list_node *out);
 /* NULL, or which invariant is broken.  Calls ok(t, ctx) on every timer:
  * nonzero fails the check with "wheel timer with a wrong state word". */

@@ -232,15 +232,24 @@ static void test_saturation_and_forward(void **s)
 
 	hrt_timer_start_range(&x.t, b, 0, 10, HRT_MODE_ABS);
 	hrt_timer_cancel(&x.t);
-	assert_int_equal(hrt_timer_forward(&x.t, 9, 5), 0);      /* hard 10 > 9 */
+	assert_int_equal(hrt_timer_forward(&x.t, -1, 5), 0);     /* soft 0 > -1 */
 	assert_int_equal(hrt_timer_forward(&x.t, 10, 0), -EINVAL); /* interval <= 0 */
-	assert_int_equal(hrt_timer_forward(&x.t, 10, 5), 1);     /* hard == now */
-	assert_int_equal(tv_hard(&x.t), 15);
+	/* Past its window's start (soft 0 <= 0), inside it (hard 10 > 0): one
+	 * interval on, so soft > now; the kernel's rule (until hard > now)
+	 * would leave it due. */
+	assert_int_equal(hrt_timer_forward(&x.t, 0, 5), 1);
 	assert_int_equal(tv_soft(&x.t), 5);
+	assert_int_equal(tv_hard(&x.t), 15);
+	assert_int_equal(hrt_timer_forward(&x.t, 5, 5), 1);      /* soft == now */
+	assert_int_equal(tv_soft(&x.t), 10);
+	assert_int_equal(tv_hard(&x.t), 20);
+	hrt_timer_start_range(&x.t, b, 5, 10, HRT_MODE_ABS);     /* 5..15 again */
+	hrt_timer_cancel(&x.t);
 	/* O(1): 10^18 intervals would take centuries as a loop. */
 	n = hrt_timer_forward(&x.t, 1000000000000000015LL, 1);
-	assert_int_equal(n, 1000000000000000001ULL);
-	assert_int_equal(tv_hard(&x.t), 1000000000000000016LL);
+	assert_int_equal(n, 1000000000000000011ULL);
+	assert_int_equal(tv_soft(&x.t), 1000000000000000016LL);
+	assert_int_equal(tv_hard(&x.t), 1000000000000000026LL);
 	/* Saturates instead of wrapping. */
 	n = hrt_timer_forward(&x.t, HRT_TIME_MAX - 1, HRT_TIME_MAX / 3);
 	assert_true(n >= 1);
@@ -540,7 +549,7 @@ static hrt_time_t min_hard(struct hrt_timer *tm, const char *on, int n)
 /* Where timers go: asking for next_event (as every start on an fd base
  * does) finds the earliest far timer without moving it into the tree, so
  * the horizon stays near and later far starts stay O(1) in the wheel; a
- * timer due within HRT_WHEEL_NEAR jiffies (~67 ms) of the last pass goes
+ * timer due within HRT_WHEEL_NEAR jiffies (~17 ms) of the last pass goes
  * straight to the tree, one further goes to the wheel. */
 static void test_wheel_placement(void **s)
 {

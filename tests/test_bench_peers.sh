@@ -4,7 +4,8 @@
 # naming the package, writes its results into the build directory, and
 # leaves the tracked docs/perf and docs/PERFORMANCE.md as they were (only
 # `make bench-peers-docs` rewrites those).  A short run in a scratch build
-# directory: N = 1000, one round, the range workload left out (it sleeps).
+# directory: N = 1000, one round, the range workload left out (it sleeps),
+# bench-windows at its smallest.
 # Needs the peer libraries.
 set -u
 . "$(dirname "$0")/lib.sh"
@@ -24,7 +25,10 @@ for l in hrt hrt-st hrt-fd libev libuv libevent sd-event; do skip_range="$skip_r
 # SANITIZE= SAN_FLAGS= : make test's SANITIZE reaches here through MAKEFLAGS
 # and its SAN_FLAGS through the environment, and the peer programs link
 # libhrt.a without the sanitizers' run time.
+# bench-windows (part of bench-peers) at its smallest: one round, one
+# window, one distribution.
 make -s bench-peers O="$t/o" SANITIZE= SAN_FLAGS= NS=1000 OPS_ROUNDS=1 SKIP="$skip_range" \
+	ROUNDS=1 WINDOWS=0 DISTS=10ms-1s TAIL_NS=1000 \
 	GNUPLOT=hrt-test-no-gnuplot >"$t/out" 2>&1 || fail "make bench-peers without gnuplot: exit $?"
 ok
 grep -q '^workload  *metric  *N  *hrt ' "$t/out" || fail "no table in the output"
@@ -32,7 +36,7 @@ grep -q '^start_cancel  *ns_per_op  *1000 ' "$t/out" || fail "no start_cancel ro
 grep -qF 'note: no plots: hrt-test-no-gnuplot not found (install gnuplot-nox)' "$t/out" ||
 	fail "no note naming gnuplot-nox"
 ok
-for f in peers.csv peers.txt; do
+for f in peers.csv peers.txt windows.csv windows.txt; do
 	[ -s "$t/o/perf/$f" ] || fail "$f not written into the build directory (\$O/perf)"
 done
 ls "$t/o/perf/"*.svg >/dev/null 2>&1 && fail "plots written without gnuplot"

@@ -61,9 +61,10 @@ struct when {
 	hrt_time_t d;
 };
 
-/* A slack: a plain value, or the one that puts hard on a level's grid. */
+/* A slack: a plain value, the one that puts hard on a level's grid, or a
+ * window of k per mille of the delay (soft - now), as range timers have. */
 struct slack {
-	int grid, level;
+	int grid, level;                /* grid: 1 on a grid, 2 per mille */
 	long k;
 	hrt_time_t v;   /* grid: the offset from the boundary */
 };
@@ -243,7 +244,7 @@ static hrt_time_t clamp128(__int128 v)
 	return v > HRT_TIME_MAX ? HRT_TIME_MAX : (hrt_time_t)v;
 }
 
-/* In exact (128-bit) arithmetic: the least n with hard + n iv > now, then
+/* In exact (128-bit) arithmetic: the least n with soft + n iv > now, then
  * both expiries moved by n intervals and saturated (hrt.h); the count
  * saturates at INT64_MAX.  Refusals: -EINVAL, then -EBUSY (queued). */
 static int64_t m_forward(int i, hrt_time_t now, hrt_time_t iv)
@@ -254,9 +255,9 @@ static int64_t m_forward(int i, hrt_time_t now, hrt_time_t iv)
 		return -EINVAL;
 	if (M[i].queued)
 		return -EBUSY;
-	if (M[i].hard > now)
+	if (M[i].soft > now)
 		return 0;
-	n = ((__int128)now - M[i].hard) / iv + 1;
+	n = ((__int128)now - M[i].soft) / iv + 1;
 	M[i].soft = clamp128(M[i].soft + n * iv);
 	M[i].hard = cap_hard(M[i].soft, clamp128(M[i].hard + n * iv));
 	return n > (__int128)INT64_MAX ? INT64_MAX : (int64_t)n;
@@ -281,7 +282,8 @@ static size_t m_count(int b)
 	return n;
 }
 
-/* First not-yet-run queued timer of base b in (hard, seq) order; due only. */
+/* First not-yet-run queued timer of base b in queue order - hard, then
+ * soft, then queueing order (the tie rule of hrt.h); due only. */
 static int m_pick(int b, hrt_time_t now, int due)
 {
 	int best = -1;
@@ -292,7 +294,8 @@ static int m_pick(int b, hrt_time_t now, int due)
 		if (due && M[i].soft > now)
 			continue;
 		if (best < 0 || M[i].hard < M[best].hard ||
-		    (M[i].hard == M[best].hard && M[i].seq < M[best].seq))
+		    (M[i].hard == M[best].hard && (M[i].soft < M[best].soft ||
+		     (M[i].soft == M[best].soft && M[i].seq < M[best].seq))))
 			best = i;
 	}
 	return best;
@@ -391,12 +394,16 @@ static hrt_time_t when_eval(const struct when *w, hrt_time_t now, int *abs)
 
 static void pick_slack(struct slack *s)
 {
-	long r = rr(32);
+	long r = rr(40);
 
 	s->grid = 0;
 	s->level = rand_level();
 	s->k = 1;
-	if (r < 4)
+	if (r >= 32) {                          /* 0, 1, 10, 100 % or any */
+		s->grid = 2;
+		s->k = (long[]){ 0, 10, 100, 1000, rr(1001), rr(1001), 1000, 100 }[r - 32];
+		s->v = 0;
+	} else if (r < 4)
 		s->v = 0;
 	else if (r < 8)
 		s->v = HRT_TIME_MAX - rr(5);    /* saturates hard */
@@ -415,12 +422,18 @@ static void pick_slack(struct slack *s)
 	}
 }
 
-static hrt_time_t slack_eval(const struct slack *s, hrt_time_t soft)
+static hrt_time_t slack_eval(const struct slack *s, hrt_time_t soft, hrt_time_t now)
 {
 	hrt_time_t hard, slack;
 
 	if (!s->grid)
 		return s->v;
+	if (s->grid == 2) {
+		__int128 d = (__int128)soft - now;
+
+		return d <= 0 ? 0 : (hrt_time_t)(d * s->k / 1000 > HRT_TIME_MAX ? HRT_TIME_MAX
+										 : d * s->k / 1000);
+	}
 	hard = sat_add(grid(soft, s->level, s->k), s->v);
 	if (hard < soft)
 		return 0;
@@ -460,7 +473,7 @@ static hrt_time_t plan_start(const struct wt *w, hrt_time_t base_now, hrt_time_t
 {
 	hrt_time_t v = when_eval(&w->ws, base_now, abs);
 
-	*slack = slack_eval(&w->sl, *abs ? v : sat_add(base_now, v));
+	*slack = slack_eval(&w->sl, *abs ? v : sat_add(base_now, v), base_now);
 	return v;
 }
 
@@ -780,7 +793,7 @@ static void do_start(int i, int b)
 		v = sat_add(MB[b].now, v);
 	}
 	soft = rel ? sat_add(MB[b].now, v) : v;
-	slack = rr(3) ? slack_eval(&sl, soft) : 0;
+	slack = rr(3) ? slack_eval(&sl, soft, MB[b].now) : 0;
 	plan(w);
 	r = slack || rr(2) ? hrt_timer_start_range(&w->t, B[b], v, slack, rel)
 			   : hrt_timer_start(&w->t, B[b], v, rel);
@@ -812,7 +825,11 @@ static void do_rearm_near(int i, int b)
 		do_start(i, b);
 		return;
 	}
-	slack = (hrt_time_t[]){ 0, 0, UNIT, JIFFY, 2 * JIFFY }[rr(5)];
+	/* Windows up to a level's slot: equal hard expiries whose soft ones
+	 * sit in the tree and in wheel slots of every level (the tie rule). */
+	slack = (hrt_time_t[]){ 0, 0, UNIT, JIFFY, 2 * JIFFY, level_span(rand_level()) }[rr(6)];
+	if (M[k].queued && hard == M[k].hard && !rr(4))
+		slack = hard - M[k].soft;       /* a full tie: start order */
 	if (hard == HRT_TIME_MAX || __builtin_sub_overflow(hard, slack, &(hrt_time_t){ 0 }))
 		slack = 0;
 	seen.rearm_near++;

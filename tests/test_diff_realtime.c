@@ -179,7 +179,7 @@ static long m_count(void)
 	return n;
 }
 
-/* Of set `rel`: the leftmost timer (hard, seq) if due at now (leftmost
+/* Of set `rel`: the leftmost timer (hard, soft, seq) if due at now (leftmost
  * run), or the earliest soft-due one (greedy); -1 if none. */
 static int m_cand(int rel, hrt_time_t now, int greedy)
 {
@@ -190,7 +190,8 @@ static int m_cand(int rel, hrt_time_t now, int greedy)
 		    (greedy && M[i].soft > now))
 			continue;
 		if (best < 0 || M[i].hard < M[best].hard ||
-		    (M[i].hard == M[best].hard && M[i].seq < M[best].seq))
+		    (M[i].hard == M[best].hard && (M[i].soft < M[best].soft ||
+		     (M[i].soft == M[best].soft && M[i].seq < M[best].seq))))
 			best = i;
 	}
 	if (best >= 0 && M[best].soft > now)
@@ -221,9 +222,9 @@ static long m_forward(int i, hrt_time_t now, hrt_time_t iv)
 	hrt_time_t at = M[i].rel ? now - m_off : now;
 	long k;
 
-	if (M[i].hard > at)
+	if (M[i].soft > at)       /* moved past the window it ran in */
 		return 0;
-	k = (long)((at - M[i].hard) / iv) + 1;
+	k = (long)((at - M[i].soft) / iv) + 1;
 	M[i].soft += k * iv;
 	M[i].hard += k * iv;
 	n_fwd_rel += M[i].rel;

@@ -44,11 +44,13 @@ static hrt_time_t rnd_time(void)
 	}
 }
 
-/* a before b in queue order */
+/* a before b in queue order: hard, soft, when queued (the tie rule) */
 static int before(int a, int b)
 {
 	if (timers[a].hrt__hard != timers[b].hrt__hard)
 		return timers[a].hrt__hard < timers[b].hrt__hard;
+	if (timers[a].hrt__soft != timers[b].hrt__soft)
+		return timers[a].hrt__soft < timers[b].hrt__soft;
 	return m[a].seq < m[b].seq;
 }
 

@@ -2,8 +2,10 @@
 /*
  * test_timerset.c - the timer set (timerset.h) driven directly, with no
  * base, against a sorted-array oracle: timers ordered by (hard expiry,
- * when added), each with a "taken in this pass" flag.  Random adds
- * (re-adds of queued timers delete first, as a start does), deletes and
+ * soft expiry, when added: the tie rule), each with a "taken in this
+ * pass" flag.  Random adds with windows of 0 to 100 % of the delay
+ * (re-adds of queued timers through a delete and an add, the fused
+ * re-arm or its wheel-only fast path, as the starts do), deletes and
  * passes; inside a pass the leftmost run and the greedy walk take timers
  * one by one and, as callbacks would, restart them and add and delete
  * others.  After every step: the set's answer to each search equals the
@@ -33,7 +35,7 @@ static uint64_t seq, pass_id;
 static hrt_time_t now;
 static int active = N;          /* timers in play: few empty the near range */
 static struct {
-	uint64_t passes, taken, restarts, visited;
+	uint64_t passes, taken, restarts, visited, fast;
 } tally;
 
 static hrt_time_t sat_add(hrt_time_t a, uint64_t d)
@@ -55,7 +57,21 @@ static void rnd_expiry(struct hrt_timer *t)
 		return;
 	}
 	soft = unit_rng() % 8 == 0 ? now - (hrt_time_t)(unit_rng() % 100000) : sat_add(now, d);
-	hard = unit_rng() % 2 ? soft : sat_add(soft, unit_rng() % 3 ? unit_rng() % 4000000 : d);
+	switch (unit_rng() % 8) {
+	case 0: case 1: case 2:
+		hard = soft;
+		break;
+	case 3: case 4: {               /* a window of 1, 10, 100 % or any of the delay */
+		uint64_t delay = soft > now ? (uint64_t)soft - (uint64_t)now : 0;
+
+		hard = sat_add(soft, (uint64_t[]){ delay / 100, delay / 10, delay,
+						   delay ? unit_rng() % delay : 0 }[unit_rng() % 4]);
+		break;
+	}
+	default:
+		hard = sat_add(soft, unit_rng() % 3 ? unit_rng() % 4000000 : d);
+		break;
+	}
 	/* as the base caps it: a timer that can run gets a reachable hard */
 	if (soft <= HRT_QUEUE_NOW_MAX && hard > HRT_QUEUE_NOW_MAX)
 		hard = HRT_QUEUE_NOW_MAX;
@@ -63,11 +79,13 @@ static void rnd_expiry(struct hrt_timer *t)
 	t->hrt__hard = hard;
 }
 
-/* a before b in queue order (S1) */
+/* a before b in queue order (S1, the tie rule): hard, soft, when added */
 static int before(int a, int b)
 {
 	if (timers[a].hrt__hard != timers[b].hrt__hard)
 		return timers[a].hrt__hard < timers[b].hrt__hard;
+	if (timers[a].hrt__soft != timers[b].hrt__soft)
+		return timers[a].hrt__soft < timers[b].hrt__soft;
 	return m[a].seq < m[b].seq;
 }
 
@@ -99,17 +117,37 @@ static struct hrt_timer *ptr(int i)
 	return i < 0 ? NULL : &timers[i];
 }
 
+/* Queued again (or first): a del and an add, the fused re-arm, or its
+ * wheel-only fast path (which may refuse: then the re-arm), as the base's
+ * start paths do. */
 static void add(int i)
 {
-	struct hrt_timer *t = &timers[i];
+	struct hrt_timer *t = &timers[i], e;
 	uintptr_t s = hrt__tset_state(t);
 
-	if (s & HRT_TS_QUEUED)
-		hrt__tset_del(&ts, t, s);
-	else if (!hrt__tset_of(s))
+	if (!hrt__tset_of(s)) {
 		hrt__tset_bind(t, &ts);
-	rnd_expiry(t);
-	hrt__tset_add(&ts, t);
+		s = hrt__tset_state(t);
+	}
+	rnd_expiry(&e);
+	switch (unit_rng() % 3) {
+	case 0:
+		if (s & HRT_TS_QUEUED)
+			hrt__tset_del(&ts, t, s);
+		t->hrt__soft = e.hrt__soft;
+		t->hrt__hard = e.hrt__hard;
+		hrt__tset_add(&ts, t);
+		break;
+	case 1:
+		if (hrt__tset_rearm_wheel(&ts, t, s, e.hrt__soft, e.hrt__hard)) {
+			tally.fast++;
+			break;
+		}
+		/* fall through */
+	default:
+		hrt__tset_rearm(&ts, t, s, e.hrt__soft, e.hrt__hard);
+		break;
+	}
 	m[i].in = 1;
 	m[i].seq = ++seq;
 }
@@ -286,7 +324,7 @@ static void test_timerset_matches_oracle(void **state)
 			del(i);
 			break;
 		case 10:
-			assert_int_equal(hrt__tset_next(&ts, (int)(unit_rng() % 2)), model_next());
+			assert_int_equal(hrt__tset_next(&ts), model_next());
 			break;
 		case 11:
 			check_window();
@@ -302,11 +340,12 @@ static void test_timerset_matches_oracle(void **state)
 		check_all();
 	}
 	printf("%ld steps: %llu passes took %llu timers (%llu restarted), %llu greedy nodes; "
-	       "%llu wheel moves, %llu cascades, %llu tree ops\n", unit_steps,
-	       (unsigned long long)tally.passes, (unsigned long long)tally.taken,
+	       "%llu wheel moves, %llu cascades, %llu tree ops, %llu wheel-only re-arms\n",
+	       unit_steps, (unsigned long long)tally.passes, (unsigned long long)tally.taken,
 	       (unsigned long long)tally.restarts, (unsigned long long)tally.visited,
 	       (unsigned long long)ts.wheel_moves, (unsigned long long)ts.wheel.cascades,
-	       (unsigned long long)ts.tree_ops);
+	       (unsigned long long)ts.tree_ops, (unsigned long long)tally.fast);
+	assert_true(tally.fast > 0 && ts.wheel.cascades > 0);
 }
 
 /* More than HRT_TSET_RAN_MAX restarts in one pass: the marks fill up and

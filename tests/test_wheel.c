@@ -1,12 +1,15 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * test_wheel.c - the timing wheel (wheel.h) on its own, against a model
- * that knows only invariant W1: a timer belongs in the wheel exactly when
- * its hard jiffy is at or past the horizon and its soft expiry lies in the
- * same slot.  Random places, deletes, horizon moves, steps and pulls
- * towards the first slot, scans and take-alls, with the checker after each;
- * whatever leaves must be exactly what no longer fits, in FIFO order among
- * equal hard expiries (W2); and the checker against corrupted wheels.
+ * that knows only invariant W1 (a timer belongs in the wheel exactly when
+ * its soft jiffy is at or past the horizon, whatever its hard expiry) and
+ * the tie rule (hard, then soft, then start order).  Random places with
+ * windows from 0 to 100 % of the delay over every level, deletes, re-arms,
+ * horizon moves and take-alls, with the checker after each; whatever
+ * leaves must be exactly what no longer fits, in start order among equal
+ * soft expiries (W3); the earliest timer (hrt__wheel_min, W2) must be the
+ * model's first in queue order below any limit, also after the timer that
+ * set a slot's bound left; and the checker against corrupted wheels.
  *     build/tests/test_wheel [SEED [STEPS]]
  * A failure prints the seed and the step; both replay from the command line.
  */
@@ -21,22 +24,16 @@
 
 static struct hrt_timer timers[N];
 static int in[N];               /* the model: in the wheel */
-static uint64_t seqs[N];        /* when placed: FIFO among equal hard */
+static uint64_t seqs[N];        /* when placed: start order */
+static uint64_t ran[N];         /* the pass that last ran it (hrt__ran_pass) */
 static uint64_t seq;
 static struct hrt_wheel w;
-static uint64_t moved, fill;
+static uint64_t fill, mins, scans_seen;
 
-/* W1, computed from the layout's constants alone. */
+/* W1, from the layout's constants alone. */
 static int fits(const struct hrt_timer *t, uint64_t hz)
 {
-	uint64_t jh = hrt__wheel_jiffy(t->hrt__hard), js = hrt__wheel_jiffy(t->hrt__soft), x;
-	unsigned level;
-
-	if (jh < hz || js < hz)
-		return 0;
-	x = jh ^ hz;
-	level = x ? (unsigned)(63 - __builtin_clzll(x)) / HRT_WHEEL_BITS : 0;
-	return (js ^ jh) >> (level * HRT_WHEEL_BITS) == 0;
+	return hrt__wheel_jiffy(t->hrt__soft) >= hz;
 }
 
 static int state_ok(const struct hrt_timer *t, const void *ctx)
@@ -46,7 +43,7 @@ static int state_ok(const struct hrt_timer *t, const void *ctx)
 }
 
 /* An instant from the horizon on, spread over every level (a few behind
- * it), with few distinct values so equal hard expiries are common. */
+ * it), with few distinct values so equal expiries are common. */
 static hrt_time_t rnd_after(hrt_time_t base)
 {
 	unsigned k = 16 + (unsigned)(unit_rng() % 30);
@@ -59,6 +56,24 @@ static hrt_time_t rnd_after(hrt_time_t base)
 	return base + (hrt_time_t)d;
 }
 
+/* A window for a timer due at soft, `now` being the pass: none, 50 us,
+ * 1 %, 10 % or 100 % of the delay, or any up to it; saturated. */
+static hrt_time_t rnd_hard(hrt_time_t soft, hrt_time_t now)
+{
+	uint64_t delay = soft > now ? (uint64_t)soft - (uint64_t)now : 0, win;
+
+	switch (unit_rng() % 7) {
+	case 0: win = 0; break;
+	case 1: win = 50000; break;
+	case 2: win = delay / 100; break;
+	case 3: win = delay / 10; break;
+	case 4: win = delay; break;
+	case 5: win = delay ? unit_rng() % delay : 0; break;
+	default: win = unit_rng() % 5000; break;       /* hard ties */
+	}
+	return win > (uint64_t)(HRT_TIME_MAX - soft) ? HRT_TIME_MAX : soft + (hrt_time_t)win;
+}
+
 static size_t model_count(void)
 {
 	size_t n = 0;
@@ -68,140 +83,160 @@ static size_t model_count(void)
 	return n;
 }
 
-static int by_hard_then_pos(const void *a, const void *b)
+/* i before j in queue order: the tie rule. */
+static int before(int i, int j)
 {
-	const uint64_t *x = a, *y = b;       /* {hard (biased), position, seq} */
+	if (timers[i].hrt__hard != timers[j].hrt__hard)
+		return timers[i].hrt__hard < timers[j].hrt__hard;
+	if (timers[i].hrt__soft != timers[j].hrt__soft)
+		return timers[i].hrt__soft < timers[j].hrt__soft;
+	return seqs[i] < seqs[j];
+}
+
+/* The model's first timer in queue order with hard < limit, or -1. */
+static int model_min(hrt_time_t limit)
+{
+	int best = -1;
+
+	for (int i = 0; i < N; i++)
+		if (in[i] && timers[i].hrt__hard < limit && (best < 0 || before(i, best)))
+			best = i;
+	return best;
+}
+
+static int by_soft_then_pos(const void *a, const void *b)
+{
+	const uint64_t *x = a, *y = b;       /* {soft (biased), position, seq} */
 
 	if (x[0] != y[0])
 		return x[0] < y[0] ? -1 : 1;
 	return x[1] < y[1] ? -1 : 1;
 }
 
-/* The slot of t's hard jiffy for horizon hz (-1: behind it). */
-static long slot_key(const struct hrt_timer *t, uint64_t hz)
-{
-	uint64_t jh = hrt__wheel_jiffy(t->hrt__hard);
-	unsigned level;
-
-	if (jh < hz)
-		return -1;
-	level = hrt__wheel_level(jh, hz);
-	return (long)(level * HRT_WHEEL_SLOTS + hrt__wheel_slot(jh, level));
-}
-
 /* out, a list just taken from the wheel: every timer on it was in the
- * model and either no longer fits hz or shares its slot with one that
- * does not (W2 took it along); FIFO among equal hard expiries.  Empties
- * out and the model's entries.  Returns how many there were. */
-static size_t take_out(struct hrt_list_node *out, uint64_t hz, const struct hrt_timer *fresh)
+ * model and no longer fits hz; start order among equal soft expiries.
+ * Empties out and the model's entries.  Returns how many there were. */
+static size_t take_out(struct hrt_list_node *out, uint64_t hz)
 {
 	static uint64_t rows[N][3];
-	static long along[N];
-	size_t n = 0, n_along = 0;
-	int seen[HRT_WHEEL_LEVELS * HRT_WHEEL_SLOTS] = { 0 };
+	size_t n = 0;
 
 	while (!hrt__list_empty(out)) {
 		struct hrt_timer *t = hrt__wheel_timer(out->hrt__next);
 		int i = (int)(t - timers);
 
 		hrt__wheel_list_del(&t->hrt__off.hrt__link);
-		if (t != fresh) {
-			assert_true(in[i]);
-			in[i] = 0;
-		}
-		if (fits(t, hz))
-			along[n_along++] = slot_key(t, hz);
-		else if (slot_key(t, hz) >= 0)
-			seen[slot_key(t, hz)] = 1;
-		rows[n][0] = (uint64_t)t->hrt__hard ^ (UINT64_C(1) << 63);
+		assert_true(in[i]);
+		in[i] = 0;
+		assert_false(fits(t, hz));
+		rows[n][0] = (uint64_t)t->hrt__soft ^ (UINT64_C(1) << 63);
 		rows[n][1] = n;
 		rows[n][2] = seqs[i];
 		n++;
 	}
-	for (size_t j = 0; j < n_along; j++)
-		assert_true(seen[along[j]]);
-	qsort(rows, n, sizeof(rows[0]), by_hard_then_pos);
+	qsort(rows, n, sizeof(rows[0]), by_soft_then_pos);
 	for (size_t j = 1; j < n; j++)
 		if (rows[j][0] == rows[j - 1][0])
 			assert_true(rows[j][2] > rows[j - 1][2]);
 	return n;
 }
 
-static void check_all(void)
+/* hrt__wheel_min against the model, under a random limit (or none). */
+static void check_min(void)
 {
-	hrt_time_t min = HRT_TIME_MAX, got;
+	hrt_time_t limit = HRT_TIME_MAX, got;
+	struct hrt_timer *t;
+	int want;
 
-	assert_null(hrt__wheel_check(&w, state_ok, NULL));
-	assert_int_equal(w.count, model_count());
-	for (int i = 0; i < N; i++) {
-		if (!in[i])
-			continue;
-		assert_true(fits(&timers[i], w.hz));
-		if (timers[i].hrt__hard < min)
-			min = timers[i].hrt__hard;
+	if (unit_rng() % 2) {
+		int j = (int)(unit_rng() % N);
+
+		limit = timers[j].hrt__hard + (hrt_time_t)(unit_rng() % 3) - 1;
 	}
-	if (!w.count) {
-		assert_int_equal(hrt__wheel_first(&w), HRT_TIME_MAX);
+	want = model_min(limit);
+	got = limit;
+	t = hrt__wheel_min(&w, &got);
+	if (want < 0) {
+		assert_null(t);
+		assert_int_equal(got, limit);
 		return;
 	}
-	/* first is a slot's start: at or past the horizon, <= every expiry */
-	assert_true(hrt__wheel_first(&w) <= min);
-	assert_true(hrt__wheel_first(&w) >= hrt__wheel_horizon(&w));
-	if (hrt__wheel_scan_first(&w, &got))
-		assert_int_equal(got, min);
+	assert_ptr_equal(t, &timers[want]);
+	assert_int_equal(got, timers[want].hrt__hard);
+	mins++;
 }
 
+/* hrt__wheel_any_before against the model, one "pass" marked as having
+ * run some timers. */
+static void check_any_before(void)
+{
+	hrt_time_t limit = timers[unit_rng() % N].hrt__hard;
+	int want = 0;
+
+	for (int i = 0; i < N; i++)
+		if (in[i] && timers[i].hrt__hard < limit && ran[i] != 7)
+			want = 1;
+	assert_int_equal(hrt__wheel_any_before(&w, limit, 7), want);
+}
+
+static void check_all(void)
+{
+	assert_null(hrt__wheel_check(&w, state_ok, NULL));
+	assert_int_equal(w.count, model_count());
+	for (int i = 0; i < N; i++)
+		if (in[i])
+			assert_true(fits(&timers[i], w.hz));
+	check_min();
+}
+
+/* t's expiries from `now` on, with a window; into the wheel if it fits
+ * (W1: its soft expiry alone decides), else "to the tree" (left out). */
 static void place(int i, hrt_time_t now)
 {
-	struct hrt_list_node out;
-	hrt_time_t a = rnd_after(now), b = rnd_after(now);
-	int want, got;
+	struct hrt_timer *t = &timers[i];
+	int key;
 
-	timers[i].hrt__soft = a < b ? a : b;
-	timers[i].hrt__hard = a < b ? b : a;
-	if (unit_rng() % 4)
-		timers[i].hrt__soft = timers[i].hrt__hard - (hrt_time_t)(unit_rng() % 5000);
-	want = fits(&timers[i], w.hz);
-	seqs[i] = ++seq;
-	hrt__list_init(&out);
-	got = hrt__wheel_place(&w, &timers[i], &out);
-	assert_int_equal(got, want);
-	if (got) {
-		in[i] = 1;
-		assert_true(hrt__list_empty(&out));
+	t->hrt__soft = rnd_after(now);
+	t->hrt__hard = rnd_hard(t->hrt__soft, now);
+	t->hrt__ran_pass = ran[i] = unit_rng() % 4 == 0 ? 7 : 0;
+	key = hrt__wheel_key(&w, t->hrt__soft);
+	assert_int_equal(key >= 0, fits(t, w.hz));
+	if (key < 0)
 		return;
-	}
-	/* The timer itself last, after the slot W2 took (which still fits:
-	 * UINT64_MAX skips that test). */
-	assert_ptr_equal(hrt__wheel_timer(out.hrt__prev), &timers[i]);
-	moved += take_out(&out, UINT64_MAX, &timers[i]) - 1;
+	seqs[i] = ++seq;
+	hrt__wheel_link(&w, t, (unsigned)key);
+	in[i] = 1;
 }
 
 /* A queued timer re-armed: often into its own slot (where the wheel only
  * renumbers it if the re-arm before went to that slot too, else moves it
- * to the tail: both chosen at random here), onto another timer's hard
- * expiry, or anywhere. */
+ * to the tail: both chosen at random here), onto another timer's
+ * expiries, its hard expiry alone moved, or anywhere. */
 static void rearm(int i)
 {
 	struct hrt_timer *t = &timers[i], *o = &timers[unit_rng() % N];
-	hrt_time_t soft = t->hrt__soft, hard = t->hrt__hard;
+	hrt_time_t soft = t->hrt__soft, hard = t->hrt__hard, now = hrt__wheel_horizon(&w);
 	int key;
 
-	switch (unit_rng() % 4) {
+	switch (unit_rng() % 5) {
 	case 0:
+		soft = o->hrt__soft;
 		hard = o->hrt__hard;
-		soft = hard;
 		break;
 	case 1:
-		soft = hard = rnd_after(hrt__wheel_horizon(&w));
+		soft = rnd_after(now);
+		hard = rnd_hard(soft, now);
+		break;
+	case 2:                 /* the window alone: the bound's timer may leave it */
+		hard = rnd_hard(soft, now);
 		break;
 	default:                /* inside the slot, maybe at an edge */
-		hard += (hrt_time_t)(unit_rng() % 3) - 1;
-		soft = hard;
+		soft += (hrt_time_t)(unit_rng() % 3) - 1;
+		hard = soft > hard ? soft : hard;
 		break;
 	}
-	key = hrt__wheel_key(&w, soft, hard);
-	if (key < 0)
+	key = hrt__wheel_key(&w, soft);
+	if (key < 0 || soft > hard)
 		return;
 	t->hrt__soft = soft;
 	t->hrt__hard = hard;
@@ -245,33 +280,19 @@ static void test_wheel_matches_model(void **state)
 			hz = hrt__wheel_hz_for(now);
 			hrt__wheel_advance(&w, hz, &out);
 			assert_true(w.hz >= hz);
-			take_out(&out, w.hz, NULL);
+			take_out(&out, w.hz);
 			break;
 		case 11:
-			if (unit_rng() % 4)
-				break;
-			hz = w.hz;
-			hrt__wheel_step_first(&w, &out);
-			assert_true(w.hz >= hz);
-			take_out(&out, w.hz, NULL);
+			check_any_before();
 			break;
-		case 12: {
-			size_t before = w.count;
-
-			if (unit_rng() % 4)
-				break;
-			hrt__wheel_pull_first(&w, &out);
-			assert_true(take_out(&out, w.hz, NULL) > 0 || before == 0);
-			break;
-		}
 		case 13:
 			if (unit_rng() % 64 == 0) {
 				hrt__wheel_take_all(&w, &out);
 				assert_int_equal(w.count, 0);
-				take_out(&out, UINT64_MAX, NULL);
+				take_out(&out, UINT64_MAX);
 			}
 			break;
-		case 14: case 15:
+		case 12: case 14: case 15:
 			if (in[i])
 				rearm(i);
 			break;
@@ -281,22 +302,64 @@ static void test_wheel_matches_model(void **state)
 		check_all();
 		fill += w.count;
 	}
-	printf("%ld steps: %llu in the wheel on average, %llu taken with a slot (W2), %llu cascades\n",
-	       unit_steps, (unsigned long long)(fill / (uint64_t)unit_steps), (unsigned long long)moved,
+	scans_seen = w.scans;
+	printf("%ld steps: %llu in the wheel on average, %llu earliest found, %llu slot scans "
+	       "(W2), %llu cascades\n", unit_steps, (unsigned long long)(fill / (uint64_t)unit_steps),
+	       (unsigned long long)mins, (unsigned long long)scans_seen,
 	       (unsigned long long)w.cascades);
+	/* The run went through what it is for. */
+	assert_true(mins > 0 && scans_seen > 0 && w.cascades > 0);
+}
+
+/* A range timer stays in the wheel whatever its window: soft in one slot,
+ * hard hours away (the old wheel sent it to the tree, and its hard slot
+ * with it), and the wheel still knows the earliest hard expiry. */
+static void test_wide_window_stays_in_wheel(void **state)
+{
+	struct hrt_timer *a = &timers[0], *b = &timers[1];
+	hrt_time_t lim = HRT_TIME_MAX;
+	int key;
+
+	(void)state;
+	hrt__wheel_init(&w, 0);
+	a->hrt__soft = 1000000000;                      /* in 1 s */
+	a->hrt__hard = (hrt_time_t)3600 * 1000000000;   /* within the hour */
+	b->hrt__soft = b->hrt__hard = 2000000000;       /* exactly in 2 s */
+	key = hrt__wheel_key(&w, a->hrt__soft);
+	assert_true(key >= 0);
+	hrt__wheel_link(&w, a, (unsigned)key);
+	key = hrt__wheel_key(&w, b->hrt__soft);
+	assert_true(key >= 0);
+	hrt__wheel_link(&w, b, (unsigned)key);
+	assert_int_equal(w.count, 2);
+	assert_ptr_equal(hrt__wheel_min(&w, &lim), b);
+	assert_int_equal(lim, 2000000000);
+	hrt__wheel_del(&w, b);
+	lim = HRT_TIME_MAX;
+	assert_ptr_equal(hrt__wheel_min(&w, &lim), a);
+	assert_int_equal(lim, a->hrt__hard);
+	assert_null(hrt__wheel_check(&w, state_ok, NULL));
+}
+
+/* t (on nothing, its expiries set, fit for the wheel) into its slot. */
+static void link_new(struct hrt_timer *t)
+{
+	int key = hrt__wheel_key(&w, t->hrt__soft);
+
+	assert_true(key >= 0);
+	hrt__wheel_link(&w, t, (unsigned)key);
 }
 
 static void test_wheel_check_catches(void **state)
 {
-	struct hrt_list_node out;
-	struct hrt_timer *t;
+	struct hrt_timer *t, stranger = { 0 };
+	struct hrt_wheel_slot *sl;
 
 	(void)state;
 	hrt__wheel_init(&w, 0);
 	for (int i = 0; i < 8; i++) {
 		timers[i].hrt__hard = timers[i].hrt__soft = (hrt_time_t)1 << (30 + i);
-		hrt__list_init(&out);
-		assert_true(hrt__wheel_place(&w, &timers[i], &out));
+		link_new(&timers[i]);
 	}
 	assert_null(hrt__wheel_check(&w, state_ok, NULL));
 	t = &timers[3];
@@ -327,6 +390,35 @@ static void test_wheel_check_catches(void **state)
 	w.unsorted[hrt__wheel_key_of(t) / HRT_WHEEL_SLOTS] = 0;
 	assert_string_equal(hrt__wheel_check(&w, state_ok, NULL),
 			    "wheel slot marked sorted out of sequence order");
+	w.unsorted[hrt__wheel_key_of(t) / HRT_WHEEL_SLOTS] |= hrt__wheel_bit(hrt__wheel_key_of(t));
+	assert_null(hrt__wheel_check(&w, state_ok, NULL));
+	/* W2: a bound above a timer's hard expiry, a bound's timer elsewhere
+	 * or not at the bound, an empty slot with a bound. */
+	sl = &w.slot[hrt__wheel_key_of(t)];
+	sl->min = t;                    /* t has the least hard there */
+	sl->hard = t->hrt__hard;
+	assert_null(hrt__wheel_check(&w, state_ok, NULL));
+	sl->min = &timers[5];           /* t is before it */
+	assert_string_equal(hrt__wheel_check(&w, state_ok, NULL),
+			    "wheel slot's least not its first in queue order");
+	sl->min = t;
+	sl->hard++;
+	assert_string_equal(hrt__wheel_check(&w, state_ok, NULL),
+			    "wheel slot bound above a hard expiry");
+	sl->hard -= 2;
+	assert_string_equal(hrt__wheel_check(&w, state_ok, NULL),
+			    "wheel slot bound's timer not in the slot or not at the bound");
+	sl->hard++;
+	stranger.hrt__soft = stranger.hrt__hard = t->hrt__hard;        /* in no slot */
+	sl->min = &stranger;
+	assert_string_equal(hrt__wheel_check(&w, state_ok, NULL),
+			    "wheel slot bound's timer not in the slot or not at the bound");
+	sl->min = NULL;                 /* a bound only: allowed */
+	assert_null(hrt__wheel_check(&w, state_ok, NULL));
+	w.slot[0].hard = 5;
+	assert_string_equal(hrt__wheel_check(&w, state_ok, NULL), "empty wheel slot with a bound");
+	w.slot[0].hard = HRT_TIME_MAX;
+	assert_null(hrt__wheel_check(&w, state_ok, NULL));
 }
 
 /* The slot's timers, head to tail. */
@@ -334,7 +426,7 @@ static void assert_slot(unsigned key, struct hrt_timer *a, struct hrt_timer *b,
 			struct hrt_timer *c)
 {
 	struct hrt_timer *want[] = { a, b, c };
-	const struct hrt_list_node *h = &w.slot[key], *l = h->hrt__next;
+	const struct hrt_list_node *h = &w.slot[key].head, *l = h->hrt__next;
 
 	for (int i = 0; i < 3 && want[i]; i++, l = l->hrt__next)
 		assert_ptr_equal(hrt__wheel_timer(l), want[i]);
@@ -349,7 +441,6 @@ static void assert_slot(unsigned key, struct hrt_timer *a, struct hrt_timer *b,
  * the slot stays occupied. */
 static void test_rearm_into_own_slot_stays_or_goes_last(void **state)
 {
-	struct hrt_list_node out;
 	struct hrt_timer *a = &timers[0], *b = &timers[1], *c = &timers[2], *d = &timers[3];
 	unsigned key, kd;
 
@@ -359,8 +450,7 @@ static void test_rearm_into_own_slot_stays_or_goes_last(void **state)
 		timers[i].hrt__hard = timers[i].hrt__soft = ((hrt_time_t)1 << 32) + i;
 		if (i == 3)
 			d->hrt__hard = d->hrt__soft = (hrt_time_t)1 << 36;
-		hrt__list_init(&out);
-		assert_true(hrt__wheel_place(&w, &timers[i], &out));
+		link_new(&timers[i]);
 	}
 	key = hrt__wheel_key_of(a);
 	kd = hrt__wheel_key_of(d);
@@ -400,6 +490,7 @@ int main(int argc, char **argv)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_wheel_matches_model),
 		cmocka_unit_test(test_wheel_check_catches),
+		cmocka_unit_test(test_wide_window_stays_in_wheel),
 		cmocka_unit_test(test_rearm_into_own_slot_stays_or_goes_last),
 	};
 

@@ -161,15 +161,15 @@ static void lib_arm(size_t i, int64_t off, int64_t slack)
 		die("hrt_timer_start_range", err);
 }
 
-static void lib_rearm(size_t i, int64_t off)
+static void lib_rearm(size_t i, int64_t off, int64_t slack)
 {
-	hrt_timer_start_range(&items[i].t, base, t0 + off, 0, HRT_MODE_ABS);
+	hrt_timer_start_range(&items[i].t, base, t0 + off, slack, HRT_MODE_ABS);
 }
 
 /* No structure for one constant duration: the re-arm at t0 + off. */
-static void lib_timeout(size_t i, int64_t off)
+static void lib_timeout(size_t i, int64_t off, int64_t slack)
 {
-	lib_rearm(i, off);
+	lib_rearm(i, off, slack);
 }
 
 static void lib_cancel(size_t i)

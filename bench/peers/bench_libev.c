@@ -62,8 +62,9 @@ static void lib_arm(size_t i, int64_t off, int64_t slack)
 	ev_timer_start(loop, &items[i]);
 }
 
-static void lib_rearm(size_t i, int64_t off)
+static void lib_rearm(size_t i, int64_t off, int64_t slack)
 {
+	(void)slack;	/* no windows here: the deadline at soft */
 	items[i].repeat = (ev_tstamp)off * 1e-9;
 	ev_timer_again(loop, &items[i]);
 }
@@ -71,9 +72,9 @@ static void lib_rearm(size_t i, int64_t off)
 /* libev's idiom for an inactivity timeout ("be smart about timeouts" in
  * ev.pod): repeat = the timeout, ev_timer_again re-arms to ev_now + repeat,
  * the now ev_now_update (lib_begin) refreshed. */
-static void lib_timeout(size_t i, int64_t off)
+static void lib_timeout(size_t i, int64_t off, int64_t slack)
 {
-	lib_rearm(i, off);
+	lib_rearm(i, off, slack);
 }
 
 static void lib_cancel(size_t i)

@@ -90,8 +90,9 @@ static void lib_arm(size_t i, int64_t off, int64_t slack)
 	evtimer_add(items[i], &tv);
 }
 
-static void lib_rearm(size_t i, int64_t off)
+static void lib_rearm(size_t i, int64_t off, int64_t slack)
 {
+	(void)slack;	/* no windows here: the deadline at soft */
 	struct timeval tv = to_tv(off);
 
 	evtimer_add(items[i], &tv);
@@ -108,8 +109,9 @@ static void lib_rearm(size_t i, int64_t off)
  * counts from libevent's clock read in event_add (outside its loop it has
  * no cached time), not from lib_begin.
  */
-static void lib_timeout(size_t i, int64_t off)
+static void lib_timeout(size_t i, int64_t off, int64_t slack)
 {
+	(void)slack;
 	if (!common || off != common_off) {
 		struct timeval tv = to_tv(off);
 

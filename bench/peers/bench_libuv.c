@@ -69,16 +69,17 @@ static void lib_arm(size_t i, int64_t off, int64_t slack)
 	uv_timer_start(&items[i], on_fire, to_ms(off), 0);
 }
 
-static void lib_rearm(size_t i, int64_t off)
+static void lib_rearm(size_t i, int64_t off, int64_t slack)
 {
+	(void)slack;	/* no windows here: the deadline at soft */
 	uv_timer_start(&items[i], on_fire, to_ms(off), 0);
 }
 
 /* uv_timer_start counts from the loop's now, which uv_update_time
  * (lib_begin) refreshed: the timeout is the plain re-arm. */
-static void lib_timeout(size_t i, int64_t off)
+static void lib_timeout(size_t i, int64_t off, int64_t slack)
 {
-	lib_rearm(i, off);
+	lib_rearm(i, off, slack);
 }
 
 static void lib_cancel(size_t i)

@@ -80,17 +80,18 @@ static void lib_arm(size_t i, int64_t off, int64_t slack)
 	sd_event_source_set_enabled(items[i], SD_EVENT_ONESHOT);
 }
 
-static void lib_rearm(size_t i, int64_t off)
+static void lib_rearm(size_t i, int64_t off, int64_t slack)
 {
+	(void)slack;	/* the accuracy stays as armed: a second call per op */
 	sd_event_source_set_time(items[i], to_us(off));
 }
 
 /* sd-event caches its now per loop iteration and none runs here, so the
  * deadline counts from the clock read of lib_begin, like every other
  * time of this adapter. */
-static void lib_timeout(size_t i, int64_t off)
+static void lib_timeout(size_t i, int64_t off, int64_t slack)
 {
-	lib_rearm(i, off);
+	lib_rearm(i, off, slack);
 }
 
 static void lib_cancel(size_t i)

@@ -9,10 +9,19 @@
  * sits between the harness and the library.
  *
  * Usage: prog N [workloads]  (comma-separated from start_cancel, rearm,
- *                              timeout, memory, expiry, range; default all)
+ *                              timeout, tail, memory, expiry, range; default
+ *                              all but tail)
  *        prog N ops K WORKLOAD  set up N, run K ops of start_cancel, rearm
  *                               or timeout once, print nothing (for
  *                               valgrind/perf)
+ * Environment (the op workloads and tail; every program reads the same):
+ *   DIST=10ms-1s|1s-10s|10s-70s  where the expiries fall (default 10s-70s),
+ *                                with the timeout's constant duration
+ *                                (1 s, 5 s, 30 s)
+ *   WINDOW=0|50us|1%|10%|100%    each timer's window (hard - soft), a
+ *                                constant or a share of its delay; a
+ *                                library without windows gets the soft
+ *                                expiry as its deadline
  * Output: CSV lines  library,workload,n,metric,median,min,max,reps
  *
  * Times are int64 nanoseconds from the instant lib_begin() was called; each
@@ -54,6 +63,17 @@
 #define RANGE_REPS 5
 #define MAXREPS 16
 
+/* The expiry distribution and the windows of the op workloads (DIST,
+ * WINDOW: set in main, the same for every library). */
+static int64_t ops_base = OPS_BASE, ops_span = OPS_SPAN, tmo_off = TMO_OFF;
+static int64_t win_abs;         /* a constant window, ns */
+static int64_t win_permille;    /* or a share of the delay */
+
+static int64_t window_for(int64_t delay)
+{
+	return win_abs + delay / 1000 * win_permille;
+}
+
 /* The adapter: each program defines these. ------------------------------ */
 static void lib_loop_new(void);
 static void lib_loop_free(void);
@@ -63,12 +83,12 @@ static void lib_begin(void);           /* refresh the library's now; offsets cou
 /* Arm timer i (not armed) for [off, off + slack]; libraries without ranges
  * take a deadline at off. */
 static void lib_arm(size_t i, int64_t off, int64_t slack);
-static void lib_rearm(size_t i, int64_t off);     /* timer i is armed */
+static void lib_rearm(size_t i, int64_t off, int64_t slack);  /* timer i is armed */
 /* Timer i is armed: re-arm it to the library's now (as of the last
  * lib_begin) + off, where off is always TMO_OFF: the idle-connection
  * timeout, whose keys only grow.  A library with a structure for one
  * constant duration uses it here (libevent's common timeouts). */
-static void lib_timeout(size_t i, int64_t off);
+static void lib_timeout(size_t i, int64_t off, int64_t slack);
 static void lib_cancel(size_t i);
 static void lib_dispatch_nowait(void); /* one non-blocking pass of the library's loop */
 /* What a loop iteration with nothing due does to the timer structure: work
@@ -180,7 +200,7 @@ static void report(const char *workload, size_t n, const char *metric, double *v
 
 /* The op stream: the same K (index, offset) pairs for every library. */
 static size_t *ops_idx;
-static int64_t *ops_off;
+static int64_t *ops_off, *ops_slack;
 
 static void make_ops(size_t n, size_t k)
 {
@@ -188,9 +208,11 @@ static void make_ops(size_t n, size_t k)
 
 	ops_idx = xmalloc(k * sizeof(*ops_idx));
 	ops_off = xmalloc(k * sizeof(*ops_off));
+	ops_slack = xmalloc(k * sizeof(*ops_slack));
 	for (j = 0; j < k; j++) {
 		ops_idx[j] = (size_t)rng_below(n);
-		ops_off[j] = OPS_BASE + (int64_t)rng_below(OPS_SPAN);
+		ops_off[j] = ops_base + (int64_t)rng_below((uint64_t)ops_span);
+		ops_slack[j] = window_for(ops_off[j]);
 	}
 }
 
@@ -204,6 +226,9 @@ static void arm_all(size_t n, int64_t base, int64_t span, int64_t smin, int64_t 
 		int64_t off = base + (int64_t)rng_below((uint64_t)span);
 		int64_t slack = sspan ? smin + (int64_t)rng_below((uint64_t)sspan) : smin;
 
+		if (smin < 0)           /* the op workloads' window */
+			slack = window_for(off);
+
 		lib_arm(i, off, slack);
 	}
 	lib_pass();     /* deferred insertion belongs to the untimed set-up */
@@ -216,7 +241,7 @@ __attribute__((noinline)) static void op_start_cancel(size_t n, size_t k)
 	size_t j;
 
 	for (j = 0; j < k; j++) {
-		lib_arm(n, ops_off[j], 0);
+		lib_arm(n, ops_off[j], ops_slack[j]);
 		lib_cancel(n);
 		if (j % OPS_PASS == OPS_PASS - 1)
 			lib_pass();
@@ -229,7 +254,7 @@ __attribute__((noinline)) static void op_rearm(size_t n, size_t k)
 
 	(void)n;
 	for (j = 0; j < k; j++) {
-		lib_rearm(ops_idx[j], ops_off[j]);
+		lib_rearm(ops_idx[j], ops_off[j], ops_slack[j]);
 		if (j % OPS_PASS == OPS_PASS - 1)
 			lib_pass();
 	}
@@ -241,15 +266,19 @@ __attribute__((noinline)) static void op_rearm(size_t n, size_t k)
  * loop iteration (every OPS_PASS ops) first refreshes the library's now
  * (lib_begin: ev_now_update, uv_update_time, a clock read) and then runs
  * the pass, so now advances with real time as in a running loop.  Nothing
- * can fire: every key is at least 10 s after the last refresh.
+ * can fire: every key is at least 10 s (DIST=1s-10s: 1 s) after the last
+ * refresh; with DIST=10ms-1s every timer is first re-armed from a fresh
+ * now to at least the 1 s timeout, untimed (run_ops), and the run is
+ * shorter than that.
  */
 __attribute__((noinline)) static void op_timeout(size_t n, size_t k)
 {
+	const int64_t slack = window_for(tmo_off);
 	size_t j;
 
 	(void)n;
 	for (j = 0; j < k; j++) {
-		lib_timeout(ops_idx[j], TMO_OFF);
+		lib_timeout(ops_idx[j], tmo_off, slack);
 		if (j % OPS_PASS == OPS_PASS - 1) {
 			lib_begin();
 			lib_pass();
@@ -267,6 +296,71 @@ static const struct {
 	{ "timeout", op_timeout },
 };
 #define N_OP_WORKLOADS (sizeof(op_workloads) / sizeof(op_workloads[0]))
+
+static int cmp_i64(const void *a, const void *b)
+{
+	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+
+	return (x > y) - (x < y);
+}
+
+static long invol_switches(void)
+{
+	struct rusage ru;
+
+	getrusage(RUSAGE_THREAD, &ru);
+	return ru.ru_nivcsw;
+}
+
+/*
+ * The tail of one operation: OPS_REPS * OPS_K re-arms of random timers
+ * (a start of a queued timer), each timed alone with two clock reads (their
+ * own cost, about 20 ns here, included), passes every OPS_PASS ops untimed.
+ * Reports the 50th, 99th, 99.9th percentile and the maximum in ns, how many
+ * took over 50 us, of those how many were not preempted (no involuntary
+ * context switch since the count was last read, at most 256 ops before:
+ * a system call per op would disturb what it measures), and the
+ * involuntary switches during the run.
+ */
+static void run_tail(size_t n)
+{
+	size_t k = (size_t)OPS_REPS * OPS_K, j;
+	int64_t *lat = xmalloc(k * sizeof(*lat));
+	double v[1];
+	long over = 0, alone = 0, sw, base, now;
+
+	sw = base = invol_switches();
+	for (j = 0; j < k; j++) {
+		size_t q = j % OPS_K;
+		int64_t t0 = now_ns();
+
+		lib_rearm(ops_idx[q], ops_off[q], ops_slack[q]);
+		lat[j] = now_ns() - t0;
+		if (lat[j] > 50000) {
+			now = invol_switches();
+			alone += now == base;
+			base = now;
+		}
+		if (j % OPS_PASS == OPS_PASS - 1)
+			lib_pass();
+		if (j % 256 == 255)
+			base = invol_switches();
+	}
+	sw = invol_switches() - sw;
+	qsort(lat, k, sizeof(*lat), cmp_i64);
+	for (j = 0; j < k; j++)
+		over += lat[j] > 50000;
+#define TAIL(metric, x) (v[0] = (double)(x), report("tail", n, metric, v, 1))
+	TAIL("p50_ns", lat[k / 2]);
+	TAIL("p99_ns", lat[k - k / 100]);
+	TAIL("p999_ns", lat[k - k / 1000]);
+	TAIL("max_ns", lat[k - 1]);
+	TAIL("over_50us", over);
+	TAIL("over_50us_alone", alone);
+	TAIL("invol_switches", sw);
+#undef TAIL
+	free(lat);
+}
 
 static int wants(const char *list, const char *w)
 {
@@ -296,7 +390,7 @@ static void run_ops(size_t n, const char *list)
 	lib_loop_new();
 	before = heap_in_use();
 	lib_timers_new(n);
-	arm_all(n, OPS_BASE, OPS_SPAN, 0, 0);
+	arm_all(n, ops_base, ops_span, -1, 0);
 	mem[0] = (double)(heap_in_use() - before) / (double)n;
 	rng_state = SEED ^ 0x5c;
 	make_ops(n, OPS_K);
@@ -304,6 +398,21 @@ static void run_ops(size_t n, const char *list)
 	for (w = 0; w < N_OP_WORKLOADS; w++) {
 		if (!wants(list, op_workloads[w].name))
 			continue;
+		if (op_workloads[w].run == op_timeout && ops_base < NS_S) {
+			/* The time since arming has passed most keys of
+			 * 10ms-1s: every timer re-armed from a fresh now to
+			 * [timeout, timeout + 1 s), untimed, so none is due
+			 * before the run has lasted the timeout. */
+			size_t i;
+
+			lib_begin();
+			for (i = 0; i < n; i++) {
+				int64_t off = tmo_off + (int64_t)rng_below((uint64_t)ops_span);
+
+				lib_rearm(i, off, window_for(off));
+			}
+			lib_pass();
+		}
 		for (r = -1; r < OPS_REPS; r++) {
 			int64_t t0 = now_ns();
 
@@ -318,6 +427,8 @@ static void run_ops(size_t n, const char *list)
 		}
 		report(op_workloads[w].name, n, "ns_per_op", v, OPS_REPS);
 	}
+	if (strstr(list, "tail"))      /* only when named: "all" leaves it out */
+		run_tail(n);
 	if (wants(list, "memory")) {
 		report("memory", n, "bytes_per_timer", mem, 1);
 		mem[0] = (double)lib_struct_size();
@@ -325,6 +436,7 @@ static void run_ops(size_t n, const char *list)
 	}
 	free(ops_idx);
 	free(ops_off);
+	free(ops_slack);
 	lib_timers_free(n);
 	lib_loop_free();
 }
@@ -341,7 +453,7 @@ static void run_expiry(size_t n)
 
 		lib_loop_new();
 		lib_timers_new(n);
-		arm_all(n, EXP_BASE, EXP_SPAN, 0, 0);
+		arm_all(n, EXP_BASE, EXP_SPAN, -1, 0);         /* with WINDOW's windows */
 		/* Every deadline counted from the last arm, plus 2 ms of margin
 		 * for libraries with millisecond clocks. */
 		sleep_until(now_ns() + EXP_BASE + EXP_SPAN + 2 * NS_MS);
@@ -420,13 +532,45 @@ static void run_range(size_t n)
 	report("range", n, "busy_pct", busy, RANGE_REPS);
 }
 
+/* DIST and WINDOW (see the top of this file); exits 2 on a bad value. */
+static void read_env(void)
+{
+	const char *d = getenv("DIST"), *win = getenv("WINDOW");
+	char *end;
+	double x;
+
+	if (d && *d && strcmp(d, "10s-70s")) {
+		if (!strcmp(d, "1s-10s")) {
+			ops_base = NS_S, ops_span = 9 * NS_S, tmo_off = 5 * NS_S;
+		} else if (!strcmp(d, "10ms-1s")) {
+			ops_base = 10 * NS_MS, ops_span = 990 * NS_MS, tmo_off = NS_S;
+		} else {
+			fprintf(stderr, "%s: DIST=%s: not 10ms-1s, 1s-10s or 10s-70s\n", LIB_NAME, d);
+			exit(2);
+		}
+	}
+	if (!win || !*win)
+		return;
+	x = strtod(win, &end);
+	if (end == win || x < 0 || (strcmp(end, "%") && strcmp(end, "us") && *end) ||
+	    (!strcmp(end, "%") && x > 1000)) {
+		fprintf(stderr, "%s: WINDOW=%s: not NUMBER, NUMBERus or NUMBER%%\n", LIB_NAME, win);
+		exit(2);
+	}
+	if (!strcmp(end, "%"))
+		win_permille = (int64_t)(x * 10);
+	else
+		win_abs = (int64_t)(!strcmp(end, "us") ? x * 1000 : x);
+}
+
 int main(int argc, char **argv)
 {
 	size_t n;
 	const char *w = argc > 2 ? argv[2] : "all";
 
+	read_env();
 	if (argc < 2 || (n = (size_t)strtoull(argv[1], NULL, 10)) == 0) {
-		fprintf(stderr, "usage: %s N [all|start_cancel,rearm,timeout,memory,expiry,range]\n"
+		fprintf(stderr, "usage: %s N [all|start_cancel,rearm,timeout,tail,memory,expiry,range]\n"
 				"       %s N ops K start_cancel|rearm|timeout\n", argv[0], argv[0]);
 		return 2;
 	}
@@ -441,14 +585,14 @@ int main(int argc, char **argv)
 		}
 		lib_loop_new();
 		lib_timers_new(n);
-		arm_all(n, OPS_BASE, OPS_SPAN, 0, 0);
+		arm_all(n, ops_base, ops_span, -1, 0);
 		rng_state = SEED ^ 0x5c;
 		make_ops(n, k ? k : 1);
 		op_workloads[j].run(n, k);
 		return 0;
 	}
 	if (wants(w, "start_cancel") || wants(w, "rearm") || wants(w, "timeout") ||
-	    wants(w, "memory"))
+	    wants(w, "memory") || strstr(w, "tail"))
 		run_ops(n, w);
 	if (wants(w, "expiry"))
 		run_expiry(n);
