@@ -8,7 +8,8 @@
 #   make demo            hrt demo, replay of the shipped trace, a sim sweep
 #   make bench           engine and wake-up benchmarks
 #   make bench-peers     hrt against libev, libuv, libevent, sd-event, then
-#                        bench-windows
+#                        bench-windows, into $(O)/perf (PERF_DIR); make
+#                        bench-peers-docs: into the tracked docs/perf
 #   make bench-windows   range timers (windows 0-100 %, three expiry
 #                        distributions, the tail of one op) against libev
 #   make bench-before-after  hrt at 64f2832 (BASE=...) against now
@@ -16,14 +17,19 @@
 #   make bench-floor     the memory floor and each op's distance to it
 #   make examples        the event-loop integrations in examples/
 #   make fuzz            libFuzzer (clang) harnesses, FUZZ_SECONDS each
-#   make install PREFIX=/usr/local [DESTDIR=...]   (hrt.pc written then,
-#                        for that PREFIX/LIBDIR; man pages to MANDIR)
+#   make abi-check       libhrt.so's ABI against abi/libhrt.so.N.abi (abidiff)
+#   make abi-baseline    writes that baseline (a new soname, a release)
+#   make deb             Debian packages into $(O)/deb, lintian, autopkgtest
+#   make install PREFIX=/usr/local [DESTDIR=...]   (hrt.pc and the CMake
+#                        package written then, for that PREFIX/LIBDIR; man
+#                        pages to MANDIR; ldconfig when root, no DESTDIR)
 #   make uninstall
 #
 # The library, the tool and the core tests need only a C toolchain.  Optional
 # packages (libuv1-dev, libev-dev, libsystemd-dev, xz-utils, graphviz, ...)
 # are probed; what needs a missing one is not built, and `make test` reports
-# it as skipped, naming the package.
+# it as skipped, naming the package.  The results are kept in $(O)/config.mk:
+# installing or removing a package rebuilds what it changes.
 
 VERSION := $(shell sed -n 's/^\#define HRT_VERSION_STRING "\(.*\)"/\1/p' include/hrt.h)
 # The ABI's number, bumped when the ABI changes, not with the version's
@@ -36,6 +42,7 @@ BINDIR       ?= $(EXEC_PREFIX)/bin
 LIBDIR       ?= $(EXEC_PREFIX)/lib
 INCLUDEDIR   ?= $(PREFIX)/include
 PKGCONFIGDIR ?= $(LIBDIR)/pkgconfig
+CMAKEDIR     ?= $(LIBDIR)/cmake/hrt
 MANDIR       ?= $(PREFIX)/share/man
 
 CC      ?= cc
@@ -55,7 +62,7 @@ else ifneq ($(SANITIZE),)
 else
   O ?= build
 endif
-ALL_CFLAGS  = $(HRT_CFLAGS) $(CFLAGS) $(SAN_FLAGS)
+ALL_CFLAGS  = $(HRT_CFLAGS) $(CPPFLAGS) $(CFLAGS) $(SAN_FLAGS)
 ALL_LDFLAGS = $(LDFLAGS) $(SAN_FLAGS)
 
 LIB_SRCS  := $(wildcard src/*.c)
@@ -126,7 +133,23 @@ ifeq ($(HAVE_TRACEFS),y)
 $(O)/tools/live.o: HRT_CFLAGS += -DHAVE_TRACEFS $(TRACEFS_CFLAGS)
 endif
 
-.PHONY: all lib tools test check demo bench bench-peers bench-windows bench-before-after bench-callgrind bench-floor examples fuzz install uninstall clean
+# What the probes found, in $(O)/config.mk (read by nobody: a stamp).  It is
+# rewritten only when a result changes, and what a result decides depends on
+# it: installing or removing an optional package rebuilds those targets (the
+# tool through live.o, the tests and replays through libtools.a) and nothing
+# else, and the next `make test` runs what it skipped.
+CONFIG := $(O)/config.mk
+CONFIG_LINES := '\# hrt: the optional packages found (Makefile, "config.mk")' \
+	'HAVE_TRACEFS = $(HAVE_TRACEFS)' 'TRACEFS_CFLAGS = $(TRACEFS_CFLAGS)' \
+	'TRACEFS_LIBS = $(TRACEFS_LIBS)' 'HAVE_LIBUV = $(HAVE_LIBUV)' \
+	'EXLIBS_uv_timers = $(EXLIBS_uv_timers)' 'EXAMPLES_MISSING = $(EXAMPLES_MISSING)'
+ifeq ($(filter clean,$(MAKECMDGOALS)),)
+  $(shell mkdir -p $(O) && printf '%s\n' $(CONFIG_LINES) > $(CONFIG).$$$$ && \
+    { cmp -s $(CONFIG).$$$$ $(CONFIG) && rm -f $(CONFIG).$$$$ || mv -f $(CONFIG).$$$$ $(CONFIG); })
+endif
+$(O)/tools/live.o $(O)/bench/coalesce: $(CONFIG)
+
+.PHONY: all lib tools test check abi-check abi-baseline deb demo bench bench-peers bench-peers-docs bench-windows bench-before-after bench-callgrind bench-floor examples fuzz install uninstall clean
 .DEFAULT_GOAL := all
 
 all: lib tools
@@ -143,8 +166,10 @@ $(LIB_A): $(LIB_OBJS)
 	rm -f $@
 	ar rcs $@ $^
 
-$(LIB_SO): $(LIB_OBJS)
-	$(CC) $(ALL_LDFLAGS) -shared -Wl,-soname,libhrt.so.$(SOVERSION) -o $@ $^ $(HRT_LDLIBS)
+# src/libhrt.map: only hrt_*, versioned HRT_1.0 (tests/test_abi.sh).
+$(LIB_SO): $(LIB_OBJS) src/libhrt.map
+	$(CC) $(ALL_LDFLAGS) -shared -Wl,-soname,libhrt.so.$(SOVERSION) -Wl,--version-script=src/libhrt.map \
+	  -o $@ $(LIB_OBJS) $(HRT_LDLIBS)
 	ln -sf libhrt.so.$(VERSION) $(O)/libhrt.so.$(SOVERSION)
 	ln -sf libhrt.so.$(SOVERSION) $(O)/libhrt.so
 
@@ -209,14 +234,19 @@ $(O)/readme_uv.o: README.md include/hrt.h
 
 test check: $(LIB_A) $(LIB_SO) $(HRT_BIN) $(TEST_BINS) $(FUZZ_REPLAY) $(EXAMPLE_TESTS) $(O)/readme_example $(README_UV)
 	O=$(O) HRT=$(HRT_BIN) SAN_FLAGS='$(SAN_FLAGS)' SKIPPED='$(strip $(TEST_SKIPPED))' sh tests/run.sh \
-	  $(TEST_BINS) $(FUZZ_REPLAY) $(EXAMPLE_TESTS) $(O)/readme_example tests/check_layers.sh tests/test_install.sh tests/test_man.sh tests/test_cli.sh tests/test_svg_render.sh \
+	  $(TEST_BINS) $(FUZZ_REPLAY) $(EXAMPLE_TESTS) $(O)/readme_example tests/check_layers.sh tests/test_install.sh tests/test_config.sh tests/test_bench_peers.sh tests/test_exports.sh tests/test_abi.sh tests/test_cmake.sh tests/test_demo_quiet.sh tests/test_figures.sh tests/test_man.sh tests/test_cli.sh tests/test_svg_render.sh \
 	  tests/test_output.sh tests/test_top.sh tests/test_run_slack.sh tests/test_slack_measure.sh
 
 # One screen, a sentence per section (tools/demo.sh): the article's example,
 # the shipped trace (xz-compressed: without xz that part says what it would
 # show), what 1 ms of slack would save, a 2-second interrupt count, and the
 # slack applied to sleepers of its own, measured beside the prediction.
-demo: $(HRT_BIN) $(O)/bench/coalesce $(O)/slack_sleepers
+# The build runs quietly (its lines go to $(O)/demo-build.log, shown if it
+# fails), so a fresh clone's first screen is the demo's.
+demo:
+	@mkdir -p $(O)
+	@$(MAKE) --no-print-directory $(HRT_BIN) $(O)/bench/coalesce $(O)/slack_sleepers > $(O)/demo-build.log 2>&1 || \
+	  { cat $(O)/demo-build.log; echo "make demo: the build failed (log: $(O)/demo-build.log)"; exit 1; }
 	@sh tools/demo.sh $(HRT_BIN) $(O)/bench/coalesce data/trace.hrt.xz $(O)/slack_sleepers
 
 $(O)/slack_sleepers: tests/slack_sleepers.c
@@ -226,20 +256,61 @@ $(O)/slack_sleepers: tests/slack_sleepers.c
 bench: $(BENCH_BINS)
 	@for b in $(BENCH_BINS); do echo "== $$b"; $$b || exit 1; done
 
-bench-peers:
-	$(MAKE) -C bench/peers O=$(abspath $(O))/peers HRT_LIB=$(abspath $(LIB_A)) run windows
+# Results go to PERF_DIR, in the build directory; only bench-peers-docs
+# (PERF_DIR=docs/perf) rewrites the tracked docs/perf and the quotes of them
+# in docs/PERFORMANCE.md.  Plots need gnuplot; without it the tables are
+# written and a note says so.
+PERF_DIR ?= $(abspath $(O))/perf
+PEERS = $(MAKE) -C bench/peers O=$(abspath $(O))/peers HRT_LIB=$(abspath $(LIB_A)) DOCS=$(abspath $(PERF_DIR))
+
+bench-peers: $(LIB_A)
+	$(PEERS) run windows
 
 bench-windows: $(LIB_A)
-	$(MAKE) -C bench/peers O=$(abspath $(O))/peers HRT_LIB=$(abspath $(LIB_A)) windows
+	$(PEERS) windows
+
+bench-peers-docs:
+	$(MAKE) bench-peers PERF_DIR=$(CURDIR)/docs/perf
 
 bench-before-after: $(LIB_A)
-	$(MAKE) -C bench/peers O=$(abspath $(O))/peers HRT_LIB=$(abspath $(LIB_A)) before-after
+	$(PEERS) before-after
 
 bench-callgrind: $(LIB_A)
-	$(MAKE) -C bench/peers O=$(abspath $(O))/peers HRT_LIB=$(abspath $(LIB_A)) callgrind
+	$(PEERS) callgrind
 
 bench-floor: $(LIB_A)
-	$(MAKE) -C bench/peers O=$(abspath $(O))/peers HRT_LIB=$(abspath $(LIB_A)) floor
+	$(PEERS) floor
+
+# The ABI against the baseline stored for the soname (tests/check_abi.sh,
+# abigail-tools); abi-baseline writes that baseline, once per soname: after
+# a release, or with a SOVERSION bump.
+abi-check: $(LIB_SO)
+	sh tests/check_abi.sh $(O)/libhrt.so
+
+abi-baseline: $(LIB_SO)
+	abidw --headers-dir include --no-corpus-path --no-comp-dir-path \
+	  --out-file abi/libhrt.so.$(SOVERSION).abi $(O)/libhrt.so
+
+# Debian packages (debian/) built from a copy of the tree in $(O)/deb, as
+# dpkg-buildpackage writes beside the source directory; then lintian (no
+# error, no warning) and the autopkgtest (debian/tests) against the packages
+# unpacked there.  CI runs it (.ci/run).
+DEB_DIR = $(O)/deb
+DEB_ROOT = $(DEB_DIR)/root
+DEB_MA = $(shell dpkg-architecture -qDEB_HOST_MULTIARCH 2>/dev/null)
+deb:
+	rm -rf $(DEB_DIR) && mkdir -p $(DEB_DIR)/hrt-$(VERSION)
+	{ if git rev-parse --git-dir >/dev/null 2>&1; then git ls-files -co --exclude-standard -z; \
+	  else find . \( -name 'build*' -o -name .git \) -prune -o \( -type f -o -type l \) -print0; fi; } | \
+	  xargs -0 cp -P --parents -t $(DEB_DIR)/hrt-$(VERSION)
+	cd $(DEB_DIR)/hrt-$(VERSION) && dpkg-buildpackage -us -uc -b
+	lintian --fail-on error,warning --display-info $(DEB_DIR)/hrt_$(VERSION)_*.changes
+	for d in $(DEB_DIR)/*.deb; do dpkg-deb -x $$d $(DEB_ROOT) || exit 1; done
+	cd $(DEB_DIR)/hrt-$(VERSION) && AUTOPKGTEST_TMP=$(abspath $(DEB_DIR))/autopkgtest \
+	  PKG_CONFIG_SYSROOT_DIR=$(abspath $(DEB_ROOT)) \
+	  PKG_CONFIG_LIBDIR=$(abspath $(DEB_ROOT))/usr/lib/$(DEB_MA)/pkgconfig \
+	  CMAKE_PREFIX_PATH=$(abspath $(DEB_ROOT))/usr LD_LIBRARY_PATH=$(abspath $(DEB_ROOT))/usr/lib/$(DEB_MA) \
+	  sh -c 'mkdir -p "$$AUTOPKGTEST_TMP" && debian/tests/readme-example'
 
 fuzz: $(FUZZ_BINS)
 	@for f in $(FUZZ_BINS); do n=$$(basename $$f); mkdir -p build-fuzz/corpus-$$n; \
@@ -254,8 +325,20 @@ build-fuzz/%: fuzz/%.c $(LIB_SRCS) $(TOOL_SRCS)
 # hrt.pc is written at install time for this PREFIX/LIBDIR/INCLUDEDIR, so it
 # cannot go stale; directories under the prefix are written ${prefix}/...
 pc_dir = $(patsubst $(PREFIX)/%,$${prefix}/%,$(patsubst $(PREFIX),$${prefix},$(1)))
+# The CMake package (hrt-config.cmake.in) likewise: its directories are
+# ${_hrt_prefix}/..., the prefix found from the file's own directory.
+cm_dir = $(patsubst $(PREFIX)/%,$${_hrt_prefix}/%,$(patsubst $(PREFIX),$${_hrt_prefix},$(1)))
+cm_up = $(shell echo '$(patsubst $(PREFIX)/%,%,$(CMAKEDIR))' | sed 's|[^/][^/]*|..|g')
+CM_PREFIX = $(if $(filter $(PREFIX)/%,$(CMAKEDIR)),$${CMAKE_CURRENT_LIST_DIR}/$(cm_up),$(PREFIX))
+CM_SED = -e 's|@PREFIX_EXPR@|$(CM_PREFIX)|' -e 's|@LIBDIR@|$(call cm_dir,$(LIBDIR))|' \
+	-e 's|@INCLUDEDIR@|$(call cm_dir,$(INCLUDEDIR))|' -e 's|@VERSION@|$(VERSION)|' \
+	-e 's|@MAJOR@|$(word 1,$(subst ., ,$(VERSION)))|' -e 's|@SOVERSION@|$(SOVERSION)|'
 MAN1 := $(wildcard man/*.1)
 MAN3 := $(wildcard man/*.3)
+# A page for several functions is one file; the other names are symbolic
+# links to it, in the tree (man -l man/NAME.3 works) and installed alike.
+MAN3_LINKS := $(shell find man -name '*.3' -type l)
+MAN3_PAGES := $(filter-out $(MAN3_LINKS),$(MAN3))
 
 install: lib tools
 	install -d $(DESTDIR)$(LIBDIR) $(DESTDIR)$(INCLUDEDIR) $(DESTDIR)$(PKGCONFIGDIR) $(DESTDIR)$(BINDIR) \
@@ -270,14 +353,40 @@ install: lib tools
 	    hrt.pc.in > $(DESTDIR)$(PKGCONFIGDIR)/hrt.pc.tmp
 	chmod 644 $(DESTDIR)$(PKGCONFIGDIR)/hrt.pc.tmp
 	mv -f $(DESTDIR)$(PKGCONFIGDIR)/hrt.pc.tmp $(DESTDIR)$(PKGCONFIGDIR)/hrt.pc
+	install -d $(DESTDIR)$(CMAKEDIR)
+	for f in hrt-config hrt-config-version; do \
+	  sed $(CM_SED) $$f.cmake.in > $(DESTDIR)$(CMAKEDIR)/$$f.cmake.tmp && \
+	  chmod 644 $(DESTDIR)$(CMAKEDIR)/$$f.cmake.tmp && \
+	  mv -f $(DESTDIR)$(CMAKEDIR)/$$f.cmake.tmp $(DESTDIR)$(CMAKEDIR)/$$f.cmake || exit 1; done
 	install -m 755 $(HRT_BIN) $(DESTDIR)$(BINDIR)/hrt
 	install -m 644 $(MAN1) $(DESTDIR)$(MANDIR)/man1
-	install -m 644 $(MAN3) $(DESTDIR)$(MANDIR)/man3
+	install -m 644 $(MAN3_PAGES) $(DESTDIR)$(MANDIR)/man3
+	@for l in $(MAN3_LINKS); do ln -sf "$$(readlink "$$l")" "$(DESTDIR)$(MANDIR)/man3/$${l#man/}" || exit 1; done
+	@$(ldconfig_step)
+
+# As libtool does: an install into the live system (no DESTDIR) refreshes
+# the dynamic linker's cache when run as root, or a program built with
+# -lhrt fails to start (libhrt.so.1: cannot open shared object file).  If
+# LIBDIR is then still not in the cache (a private prefix, or not root),
+# say what works instead.  Staged installs (DESTDIR: packages) leave the
+# cache to the package manager.
+LDCONFIG ?= /sbin/ldconfig
+define ldconfig_step
+if [ -z "$(DESTDIR)" ]; then \
+	  if [ "$$(id -u)" -eq 0 ]; then echo "$(LDCONFIG)"; $(LDCONFIG) || exit 1; fi; \
+	  $(LDCONFIG) -p 2>/dev/null | grep -qF "=> $(LIBDIR)/libhrt.so.$(SOVERSION)" || \
+	  printf '%s\n' "note: $(LIBDIR) is not in the dynamic linker's cache." \
+	    "  A system directory: run ldconfig as root (or make install as root)." \
+	    "  A private prefix: link with -Wl,-rpath,$(LIBDIR)" \
+	    "  or run with LD_LIBRARY_PATH=$(LIBDIR)."; \
+	fi
+endef
 
 uninstall:
 	rm -f $(DESTDIR)$(INCLUDEDIR)/hrt.h $(DESTDIR)$(LIBDIR)/libhrt.a \
 	  $(DESTDIR)$(LIBDIR)/libhrt.so.$(VERSION) $(DESTDIR)$(LIBDIR)/libhrt.so.$(SOVERSION) \
 	  $(DESTDIR)$(LIBDIR)/libhrt.so $(DESTDIR)$(PKGCONFIGDIR)/hrt.pc $(DESTDIR)$(BINDIR)/hrt \
+	  $(DESTDIR)$(CMAKEDIR)/hrt-config.cmake $(DESTDIR)$(CMAKEDIR)/hrt-config-version.cmake \
 	  $(MAN1:man/%=$(DESTDIR)$(MANDIR)/man1/%) $(MAN3:man/%=$(DESTDIR)$(MANDIR)/man3/%)
 
 clean:

@@ -18,8 +18,10 @@ branch=${1:-$(git -C "$repo" rev-parse --abbrev-ref HEAD)}
 
 # Development packages: headers, libraries and .pc files are hidden.
 DEV="libcmocka-dev libuv1-dev libev-dev libevent-dev libsystemd-dev libtracefs-dev libtraceevent-dev"
-# Tool packages: their programs are hidden.
-TOOLS="graphviz linux-perf xz-utils chromium man-db groff-base gnuplot-nox pkgconf pkgconf-bin pkg-config"
+# Tool packages: their programs are hidden.  Not xz-utils, make, binutils,
+# patch, perl...: build-essential brings them (dpkg-dev depends on xz-utils).
+TOOLS="graphviz linux-perf chromium man-db groff-base gnuplot-nox pkgconf pkgconf-bin pkg-config
+	abigail-tools cmake cmake-data lintian debhelper"
 
 for k in ${KEEP:-}; do
 	DEV=$(echo " $DEV " | sed "s/ $k / /"); TOOLS=$(echo " $TOOLS " | sed "s/ $k / /")
@@ -49,7 +51,7 @@ sort -u "$1" | while read -r f; do
 	echo "$n" > "$2/hidden"
 done
 echo "bare-machine: hid $(cat "$2/hidden" 2>/dev/null || echo 0) files of: $3"
-for c in cc make pkg-config xz dot perf chromium man groff gnuplot; do
+for c in cc make pkg-config xz dot perf chromium man groff gnuplot abidiff cmake; do
 	if command -v "$c" >/dev/null 2>&1; then printf ' %s:yes' "$c"; else printf ' %s:no' "$c"; fi
 done
 echo
@@ -65,6 +67,10 @@ grep -E 'SKIP|not found|dot' "$2/demo.log" || true
 echo "== make test"
 make -j2 test > "$2/test.log" 2>&1 || { tail -40 "$2/test.log"; echo "bare-machine: make test FAILED"; exit 1; }
 grep -E '^(FAIL|SKIP|skipped|failed|[0-9]+ passed)' "$2/test.log"
+# Every skip names the package to install.
+if grep -E '^SKIP' "$2/test.log" | grep -v ' (install [^)]*)$'; then
+	echo "bare-machine: a skip above names no package"; exit 1
+fi
 echo "bare-machine: make demo and make test passed"
 EOF
 unshare -m --propagation private sh "$work/inner.sh" "$list" "$work" "$DEV $TOOLS"

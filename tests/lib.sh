@@ -11,6 +11,8 @@
 #   tool_setup NAME     for the tests of the hrt tool: $HRT made absolute
 #                       (default build/hrt), a scratch directory $d removed
 #                       at exit, and $fail_log=$d/err
+#   scratch LOG         a scratch directory $t removed at exit, and
+#                       $fail_log=$t/LOG
 #   expect STATUS WHAT CMD...   runs CMD, its stderr into $fail_log, and
 #                       fails WHAT unless it exits with STATUS
 #
@@ -32,6 +34,11 @@ expect() {
 	"$@" 2>"$fail_log"; st=$?
 	[ "$st" -eq "$want" ] || fail "$what: exit $st, want $want"
 	ok
+}
+scratch() {
+	t=$(mktemp -d "/tmp/hrt-test-XXXXXX")
+	trap 'rm -rf "$t"' EXIT
+	fail_log=$t/$1
 }
 tool_setup() {
 	HRT=${HRT:-build/hrt}

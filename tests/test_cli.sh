@@ -19,6 +19,9 @@ for a in --help --version -V; do
 	grep_err '^hrt: stdout: '
 done
 "$HRT" -V | grep -q '^hrt [0-9]' || fail "-V prints the version"; ok
+# --help's first line says what hrt is, then the usage.
+"$HRT" --help | head -1 | grep -q '^hrt: .*wake' || fail "--help does not start by saying what hrt is"; ok
+"$HRT" --help | grep -q '^usage: hrt COMMAND' || fail "--help lacks the usage line"; ok
 # (sim --help calls exit(0) inside sim.c: its owner fixes that at merge)
 for c in demo replay convert record; do
 	expect 1 "hrt $c --help > /dev/full" sh -c "'$HRT' $c --help > /dev/full"

@@ -7,6 +7,10 @@
 # without pkg-config, through the .pc file's own lines read here) and run.
 # Also: the shared library exports hrt_ symbols only, with the right soname;
 # the man pages are installed; make uninstall leaves no file behind.
+# Last, an install into a private prefix with no DESTDIR, as a user does:
+# make runs ldconfig when root (a stand-in LDCONFIG records it here) and,
+# the prefix not being in the linker's cache, says to link with an rpath;
+# the README example built that way runs with no LD_LIBRARY_PATH.
 set -eu
 . "$(dirname "$0")/lib.sh"
 O=${O:-build}
@@ -39,6 +43,11 @@ check_prefix() { # prefix libdir
 		test -e "$dest$f" || fail "missing after install: $f"
 		ok
 	done
+	# a page's other names: links to it (as in man/), not copies
+	l="$dest$prefix/share/man/man3/hrt_base_loop.3"
+	[ -L "$l" ] && [ "$(readlink "$l")" = hrt_base_dispatch.3 ] && [ -f "$l" ] ||
+		fail "hrt_base_loop.3 not installed as a link to hrt_base_dispatch.3"
+	ok
 	pc="$dest$libdir/pkgconfig/hrt.pc"
 	fail_log=$pc
 	test "$(pc_get "$pc" prefix)" = "$prefix" || fail "hrt.pc for $prefix names another prefix"
@@ -77,6 +86,43 @@ check_prefix() { # prefix libdir
 	echo "$prefix: installed, linked, ran, uninstalled; $nfun functions exported"
 }
 
+# A private prefix, no DESTDIR: LDCONFIG is a stand-in that logs its calls
+# and knows no library (a real one would not list $stage/p/lib either).
+check_private() {
+	prefix=$stage/p
+	printf '#!/bin/sh\necho "$*" >> %s/ldconfig.log\n' "$stage" > "$stage/ldconfig"
+	chmod +x "$stage/ldconfig"
+	make -s install O="$O" PREFIX="$prefix" LDCONFIG="$stage/ldconfig" > "$stage/install.out"
+	fail_log=$stage/install.out
+	if [ "$(id -u)" -eq 0 ]; then
+		grep -qx '' "$stage/ldconfig.log" || fail "make install as root did not run ldconfig"
+	else
+		! grep -qx '' "$stage/ldconfig.log" 2>/dev/null || fail "make install ran ldconfig, not root"
+	fi
+	ok
+	grep -qF -- "-Wl,-rpath,$prefix/lib" "$stage/install.out" ||
+		fail "make install to a private prefix did not say to link with an rpath"
+	ok
+	fail_log=
+	if command -v pkg-config >/dev/null 2>&1; then
+		export PKG_CONFIG_PATH="$prefix/lib/pkgconfig"
+		cflags=$(pkg-config --cflags hrt) libs=$(pkg-config --libs hrt)
+		libdir=$(pkg-config --variable=libdir hrt)
+	else
+		pc=$prefix/lib/pkgconfig/hrt.pc
+		cflags="-I$(pc_get "$pc" includedir)" libs="-L$(pc_get "$pc" libdir) -lhrt"
+		libdir=$(pc_get "$pc" libdir)
+	fi
+	cc -std=c11 -Wall -Wextra -Werror ${SAN_FLAGS:-} $cflags -o "$stage/exp" "$stage/ex.c" \
+		$libs -Wl,-rpath,"$libdir" -pthread
+	(unset LD_LIBRARY_PATH; "$stage/exp") > "$stage/out" || fail "the rpath-linked example failed"
+	test "$(grep -c '^run ' "$stage/out")" -eq 3 || fail "the rpath-linked example did not run 3 timers"
+	ok
+	make -s uninstall PREFIX="$prefix" >/dev/null
+	echo "$prefix (no DESTDIR): ldconfig step and rpath note checked; linked with an rpath, ran"
+}
+
 check_prefix /opt/hrt /opt/hrt/lib 1
 check_prefix /usr/local /usr/local/lib/x86_64-linux-gnu 2
+check_private
 echo "test_install: $n checks passed"

@@ -1,9 +1,11 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
 # Every page in man/ renders with no warning under `man --warnings -l`
-# (groff's warnings on stderr count as failures); .so links must point at a
-# page that exists.  The pages match include/hrt.h: every HRT_EXTERN function
-# has a page in man/ (its own or a .so link) whose target lists it on its
+# (groff's warnings on stderr count as failures), read from the tree as a
+# user does, the names that are symbolic links to a page included; no page is
+# a .so stub (man -l cannot follow those from the tree).  The pages match
+# include/hrt.h: every HRT_EXTERN function has a page in man/ (its own or a
+# link) whose target lists it on its
 # NAME line, and every name a NAME line lists is an HRT_EXTERN function or a
 # function-like macro of hrt.h (libhrt.3 names the library).  Skips when
 # man-db or groff is missing.
@@ -16,11 +18,14 @@ trap 'rm -rf "$tmp"' EXIT
 pages=0
 for p in man/*.[0-9]; do
 	pages=$((pages + 1))
-	target=$(sed -n 's/^\.so //p' "$p")
-	if [ -n "$target" ]; then
-		[ -f "man/${target#*/}" ] || fail "$p: .so $target: no such page"
+	grep -q '^\.so ' "$p" && fail "$p: a .so stub: make it a symbolic link to its page"
+	if [ -L "$p" ]; then
+		case $(readlink "$p") in
+		*/*) fail "$p: links to $(readlink "$p"), outside man/" ;;
+		esac
+		[ -f "$p" ] && [ ! -L "$(dirname "$p")/$(readlink "$p")" ] ||
+			fail "$p: links to $(readlink "$p"), not a page"
 		ok
-		continue
 	fi
 	# -l: this file; MANWIDTH fixes line breaking; LC_ALL=C.UTF-8 as a user has
 	MANWIDTH=80 LC_ALL=C.UTF-8 man --warnings -l "$p" >"$tmp/out" 2>"$tmp/err"
@@ -49,15 +54,14 @@ names() {
 	sed -n '/^\.SH NAME/,/^\.SH/p' "$1" | sed '1d;/^\.SH/d' |
 		sed 's/\\-.*//' | tr ', ' '\n\n' | sed '/^$/d'
 }
-# The page a man/ file resolves to (itself unless it is a .so link).
+# The page a man/ file resolves to (itself unless it is a link).
 resolve() {
-	t=$(sed -n 's/^\.so //p' "$1")
-	if [ -n "$t" ]; then echo "man/${t#*/}"; else echo "$1"; fi
+	if [ -L "$1" ]; then echo "man/$(readlink "$1")"; else echo "$1"; fi
 }
 
 : >"$tmp/listed"
 for p in man/*.3; do
-	grep -q '^\.so ' "$p" && continue
+	[ -L "$p" ] && continue
 	names "$p" >"$tmp/names"
 	[ -s "$tmp/names" ] || fail "$p: empty NAME line"
 	[ "$p" = man/libhrt.3 ] && continue
@@ -70,7 +74,7 @@ for p in man/*.3; do
 done
 while read -r f; do
 	p="man/$f.3"
-	[ -f "$p" ] || fail "include/hrt.h: $f has no page (add $p, a .so link at most)"
+	[ -f "$p" ] || fail "include/hrt.h: $f has no page (add $p, a symbolic link at most)"
 	r=$(resolve "$p")
 	[ -f "$r" ] && names "$r" | grep -qx "$f" ||
 		fail "$p: its page $r does not list $f on its NAME line"
@@ -78,7 +82,7 @@ while read -r f; do
 done <"$tmp/funcs"
 # A link whose name no page lists is stale (a function that was removed).
 for p in man/*.3; do
-	grep -q '^\.so ' "$p" || continue
+	[ -L "$p" ] || continue
 	f=$(basename "$p" .3)
 	grep -qx "$f" "$tmp/listed" || fail "$p: no page lists $f"
 	ok

@@ -32,7 +32,8 @@ static const struct {
 
 static void usage(FILE *f)
 {
-	fprintf(f, "usage: hrt COMMAND [OPTIONS] [ARGS]\n"
+	fprintf(f, "hrt: who wakes your CPUs, and how many wake-ups range timers (libhrt) would save.\n\n"
+		   "usage: hrt COMMAND [OPTIONS] [ARGS]\n"
 		   "       hrt --help | --version | -V\n\ncommands:\n");
 	for (size_t i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++)
 		fprintf(f, "  %-8s %s\n", cmds[i].name, cmds[i].what);

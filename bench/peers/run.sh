@@ -145,7 +145,13 @@ END {
 	for (i = 1; i <= nsk; i++) printf "note: not run (library:workload:N): %s\n", SK[i]
 }' "$O/rounds.csv" "$raw" | tee "$DOCS/peers.txt"
 
-# Plots: one SVG per workload metric, median with min-max bars against N.
+# Plots: one SVG per workload metric, median with min-max bars against N
+# (gnuplot optional: the tables above are the results).
+GNUPLOT=${GNUPLOT:-gnuplot}
+plots=yes
+command -v "$GNUPLOT" > /dev/null 2>&1 ||
+	{ echo "note: no plots: $GNUPLOT not found (install gnuplot-nox)"; plots=no; }
+[ "$plots" = no ] ||
 for wm in start_cancel:ns_per_op rearm:ns_per_op timeout:ns_per_op expiry:ns_per_timer range:ns_per_timer \
 	  range:wakeups memory:bytes_per_timer; do
 	w=${wm%%:*}
@@ -158,7 +164,7 @@ for wm in start_cancel:ns_per_op rearm:ns_per_op timeout:ns_per_op expiry:ns_per
 		plot="$plot${plot:+, }'$O/plot/$w-$m-$lib.dat' using 1:2:3:4 with yerrorlines title '$lib'"
 	done
 	[ -n "$plot" ] || continue
-	gnuplot <<EOF
+	"$GNUPLOT" <<EOF
 set terminal svg size 720,440 dynamic font 'sans,12'
 set output '$DOCS/$w-$m.svg'
 set title '$w: $m (median, bars min-max)' noenhanced
@@ -173,4 +179,4 @@ plot $plot
 EOF
 done
 sh splice.sh "$DOCS/../PERFORMANCE.md" "$DOCS/peers.txt" perf/peers.txt
-echo "== wrote $DOCS/peers.csv, $DOCS/peers.txt (and into PERFORMANCE.md) and $DOCS/*.svg"
+echo "== wrote $DOCS/peers.csv, $DOCS/peers.txt (and into PERFORMANCE.md if $DOCS/.. has it)$([ "$plots" = no ] || echo " and $DOCS/*.svg")"
