@@ -80,6 +80,10 @@ ssize_t hrt__base_run_locked(struct hrt_base *b, hrt_time_t now, int idle)
 		now = HRT_QUEUE_NOW_MAX;
 	if (hrt__tset_in_pass(ts))
 		return -EBUSY;
+	/* The policy as the pass begins (set_greedy takes no lock): one a
+	 * callback sets takes effect at the next pass, as hrt.h says. */
+	greedy = __atomic_load_n(&b->greedy, __ATOMIC_RELAXED);
+	greedy = greedy == HRT_GREEDY_ALWAYS || (greedy == HRT_GREEDY_IDLE && idle);
 	if (base_is_virtual(b) && now > b->vnow)
 		__atomic_store_n(&b->vnow, now, __ATOMIC_RELAXED);
 	b->pass_thread = pthread_self();
@@ -112,8 +116,6 @@ ssize_t hrt__base_run_locked(struct hrt_base *b, hrt_time_t now, int idle)
 		n++;
 	}
 
-	greedy = __atomic_load_n(&b->greedy, __ATOMIC_RELAXED);    /* set_greedy: no lock */
-	greedy = greedy == HRT_GREEDY_ALWAYS || (greedy == HRT_GREEDY_IDLE && idle);
 	if (greedy) {
 		b->stats.greedy_walks++;
 		for (;;) {

@@ -619,6 +619,39 @@ static void test_wheel_placement(void **s)
 	free(tm);
 }
 
+/* hrt.h: hrt_base_set_greedy "takes effect at the next pass", also when a
+ * callback calls it.  The article at 8 us with greedy off: the leftmost
+ * run is A, B (C is not soft-due); D is soft-due behind C, so only a
+ * greedy walk runs it.  A's callback turns greedy on: not for this pass
+ * (before, the walk that followed read the new policy and ran D). */
+static struct hrt_base *greedy_base;
+
+static enum hrt_restart record_then_greedy(struct hrt_timer *t, hrt_time_t now)
+{
+	assert_int_equal(hrt_base_set_greedy(greedy_base, HRT_GREEDY_ALWAYS), 0);
+	return record(t, now);
+}
+
+static void test_set_greedy_in_callback_takes_effect_next_pass(void **s)
+{
+	struct named tm[7];
+
+	(void)s;
+	nran = 0;
+	greedy_base = article(tm);
+	assert_int_equal(hrt_base_set_greedy(greedy_base, HRT_GREEDY_OFF), 0);
+	hrt_timer_cancel(&tm[0].t);
+	hrt_timer_init(&tm[0].t, record_then_greedy);
+	hrt_timer_start_range(&tm[0].t, greedy_base, art_soft[0], 10 * US - art_soft[0], HRT_MODE_ABS);
+	assert_int_equal(hrt_base_run(greedy_base, 8 * US, 0), 2);
+	assert_string_equal(ran, "AB");
+	assert_int_equal(hrt_base_run(greedy_base, 8 * US, 0), 1);     /* greedy now */
+	assert_string_equal(ran, "ABD");
+	for (int i = 0; i < 7; i++)
+		hrt_timer_cancel(&tm[i].t);
+	assert_int_equal(hrt_base_free(greedy_base), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -634,6 +667,7 @@ int main(void)
 		cmocka_unit_test(test_greedy_log_bound),
 		cmocka_unit_test(test_restart_costs_bounded_tree_ops),
 		cmocka_unit_test(test_wheel_placement),
+		cmocka_unit_test(test_set_greedy_in_callback_takes_effect_next_pass),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
