@@ -79,18 +79,13 @@ void hrt__tset_ran_forget(struct hrt_tset *ts, const struct hrt_timer *t)
 	}
 }
 
-/* The timers on out (each on no structure, hrt__ran_pass valid) into the
- * trees, in list order; all but `fresh` came from the wheel. */
-void hrt__tset_add_out(struct hrt_tset *ts, struct hrt_list_node *out,
-		       const struct hrt_timer *fresh)
+/* The timers the wheel put on out (each hrt__ran_pass valid) into the
+ * trees, in list order. */
+void hrt__tset_add_out(struct hrt_tset *ts, struct hrt_list_node *out)
 {
 	while (!hrt__list_empty(out)) {
-		struct hrt_timer *t = hrt__wheel_timer(out->hrt__next);
-
-		hrt__wheel_list_del(&t->hrt__off.hrt__link);
-		if (t != fresh)
-			ts->wheel_moves++;
-		enqueue_tree(ts, t);
+		ts->wheel_moves++;
+		enqueue_tree(ts, hrt__wheel_out_take(&ts->wheel, out));
 	}
 }
 
@@ -128,7 +123,7 @@ void hrt__tset_gather(struct hrt_tset *ts)
 
 	hrt__list_init(&out);
 	hrt__wheel_take_all(&ts->wheel, &out);
-	hrt__tset_add_out(ts, &out, NULL);
+	hrt__tset_add_out(ts, &out);
 }
 
 /* The trees' first timer in queue order, whether or not taken (outside a
@@ -158,7 +153,7 @@ void hrt__tset_pass_begin(struct hrt_tset *ts, uint64_t id, hrt_time_t now)
 	/* S3: every timer a search at now may return is in a tree (W1). */
 	hrt__list_init(&out);
 	hrt__wheel_advance(&ts->wheel, hrt__wheel_hz_for(now), &out);
-	hrt__tset_add_out(ts, &out, NULL);
+	hrt__tset_add_out(ts, &out);
 }
 
 struct hrt_timer *hrt__tset_first_due(struct hrt_tset *ts, hrt_time_t now)

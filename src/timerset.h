@@ -120,8 +120,7 @@ static inline void hrt__tset_forget_pass(struct hrt_timer *t)
 
 /* Add and del: inline, they are the whole of a start or cancel ---------- */
 
-void hrt__tset_add_out(struct hrt_tset *ts, struct hrt_list_node *out,
-		       const struct hrt_timer *fresh);
+void hrt__tset_add_out(struct hrt_tset *ts, struct hrt_list_node *out);
 void hrt__tset_ran_forget(struct hrt_tset *ts, const struct hrt_timer *t);
 /* hrt__tset_add of a timer the wheel cannot take (hrt__wheel_key < 0):
  * its soft expiry is before the horizon. */

@@ -131,20 +131,11 @@ void hrt__wheel_renumber(struct hrt_wheel *w)
 	}
 }
 
-/* The timers on list h, counted up to max + 1. */
-static size_t list_count(const struct hrt_list_node *h, size_t max)
-{
-	const struct hrt_list_node *l;
-	size_t n = 0;
-
-	for (l = h->hrt__next; l != h && n <= max; l = l->hrt__next)
-		n++;
-	return n;
-}
-
 /* Slot (level, idx) whole to the end of out; sorted first only if asked
  * (a cascade re-places timers by their keys and sorts what must leave).
- * Counted as it leaves: its timers are about to be walked anyway. */
+ * Its timers stay in w->count until taken off out (hrt__wheel_out_take):
+ * counting them here would walk the list once more, a cache miss a timer
+ * when the pass takes many. */
 static void take_slot(struct hrt_wheel *w, unsigned level, unsigned idx,
 		      struct hrt_list_node *out, int sort)
 {
@@ -156,7 +147,6 @@ static void take_slot(struct hrt_wheel *w, unsigned level, unsigned idx,
 		if (sort)
 			sort_slot(h);
 	}
-	w->count -= list_count(h, SIZE_MAX - 1);
 	list_splice_tail(out, h);
 	w->occupied[level] &= ~(UINT64_C(1) << idx);
 	sl->min = NULL;
@@ -189,8 +179,9 @@ static void bound_enter_seq(struct hrt_wheel_slot *sl, struct hrt_timer *t)
 	}
 }
 
-/* t (cascading) to the tail of slot `key`, keeping its sequence; the slot
- * is marked unsorted if that puts it behind a later start (W3). */
+/* t (cascading; still counted) to the tail of slot `key`, keeping its
+ * sequence; the slot is marked unsorted if that puts it behind a later
+ * start (W3). */
 static void relink(struct hrt_wheel *w, struct hrt_timer *t, unsigned key)
 {
 	struct hrt_list_node *h = hrt__wheel_head(w, key);
@@ -201,7 +192,6 @@ static void relink(struct hrt_wheel *w, struct hrt_timer *t, unsigned key)
 	hrt__wheel_list_add(h, &t->hrt__off.hrt__link);
 	bound_enter_seq(&w->slot[key], t);
 	w->occupied[key / HRT_WHEEL_SLOTS] |= hrt__wheel_bit(key);
-	w->count++;
 	t->hrt__off.hrt__slot = key | (t->hrt__off.hrt__slot & ~HRT_WHEEL_KEY_MASK);
 }
 

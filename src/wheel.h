@@ -36,7 +36,8 @@
  *      one slot - leave for the tree in start order (the tie rule, hrt.h).
  *
  * Timers leave the wheel in slot order on a list ("out"), which the timer
- * set (timerset.h) inserts into the tree in that order.  No allocation:
+ * set (timerset.h) takes (hrt__wheel_out_take) and inserts into the tree
+ * in that order; w->count counts them until then.  No allocation:
  * the slots belong to the set.  No locking: the set's caller serialises.
  */
 #ifndef HRT_WHEEL_H
@@ -349,8 +350,21 @@ static inline void hrt__wheel_del(struct hrt_wheel *w, struct hrt_timer *t)
 	hrt__wheel_unlink(w, t, hrt__wheel_key_of(t));
 	w->count--;
 }
+
+/* The first timer of out (non-empty), a list the wheel filled, taken off
+ * it: the wheel counts a timer until then (take_slot's comment). */
+static inline struct hrt_timer *hrt__wheel_out_take(struct hrt_wheel *w, struct hrt_list_node *out)
+{
+	struct hrt_list_node *l = out->hrt__next;
+
+	__builtin_prefetch(l->hrt__next);       /* the next one's line, while this one works */
+	hrt__wheel_list_del(l);
+	w->count--;
+	return hrt__wheel_timer(l);
+}
 /* Horizon to hz (if later): every timer whose soft jiffy is < hz to out
- * (each slot's in sequence order). */
+ * (each slot's in sequence order), each counted in w->count until taken
+ * with hrt__wheel_out_take. */
 void hrt__wheel_advance(struct hrt_wheel *w, uint64_t hz, struct hrt_list_node *out);
 /* The wheel timer with the earliest hard expiry if that is < *limit, with
  * *limit set to it; else NULL, *limit unchanged.  Exact: it reads the
@@ -370,7 +384,7 @@ int hrt__wheel_any_before(struct hrt_wheel *w, hrt_time_t limit, uint64_t pass);
 struct hrt_timer *hrt__wheel_least_soft(const struct hrt_wheel *w, hrt_time_t below,
 					unsigned budget);
 /* Everything to out (slot by slot: start order among equal soft expiries
- * holds). */
+ * holds), counted until taken as hrt__wheel_advance's. */
 void hrt__wheel_take_all(struct hrt_wheel *w, struct hrt_list_node *out);
 /* NULL, or which invariant is broken.  Calls ok(t, ctx) on every timer:
  * nonzero fails the check with "wheel timer with a wrong state word". */
