@@ -12,6 +12,9 @@
 #                        bench-peers-docs: into the tracked docs/perf
 #   make bench-windows   range timers (windows 0-100 %, three expiry
 #                        distributions, the tail of one op) against libev
+#   make bench-coalesce-docs  (root) interrupts hrt adds, timerfd against the
+#                        coalesced sleep: docs/perf/coalesce.txt
+#   make docs-replay     the shipped trace's verdict: docs/perf/replay-verdict.txt
 #   make bench-before-after  hrt at 64f2832 (BASE=...) against now
 #   make bench-callgrind instructions and D1 misses per op (valgrind)
 #   make bench-floor     the memory floor and each op's distance to it
@@ -149,7 +152,7 @@ ifeq ($(filter clean,$(MAKECMDGOALS)),)
 endif
 $(O)/tools/live.o $(O)/bench/coalesce: $(CONFIG)
 
-.PHONY: all lib tools test check abi-check abi-baseline deb demo bench bench-peers bench-peers-docs bench-windows bench-before-after bench-callgrind bench-floor examples fuzz install uninstall clean
+.PHONY: all lib tools test check abi-check abi-baseline deb demo docs-replay bench-coalesce-docs bench bench-peers bench-peers-docs bench-windows bench-before-after bench-callgrind bench-floor examples fuzz install uninstall clean
 .DEFAULT_GOAL := all
 
 all: lib tools
@@ -271,6 +274,18 @@ bench-windows: $(LIB_A)
 
 bench-peers-docs:
 	$(MAKE) bench-peers PERF_DIR=$(CURDIR)/docs/perf
+
+# Interrupts hrt adds through the timerfd and with the coalesced sleep
+# (root: the irq_vectors:local_timer_entry counter), the table README and
+# docs/PERFORMANCE.md quote.
+bench-coalesce-docs: $(O)/bench/coalesce
+	$(O)/bench/coalesce --full --repeat 3 --seconds 2 > $(O)/coalesce.txt
+	cp $(O)/coalesce.txt docs/perf/coalesce.txt
+
+# The verdict on the shipped trace that README quotes (test_figures checks
+# that this file is what the tool prints today).
+docs-replay: $(HRT_BIN)
+	$(HRT_BIN) replay --slack 1ms --verdict data/trace.hrt.xz > docs/perf/replay-verdict.txt
 
 bench-before-after: $(LIB_A)
 	$(PEERS) before-after
