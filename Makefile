@@ -14,6 +14,8 @@
 #                        distributions, the tail of one op) against libev
 #   make bench-coalesce-docs  (root) interrupts hrt adds, timerfd against the
 #                        coalesced sleep: docs/perf/coalesce.txt
+#   make bench-slack-docs  (root) hrt slack --measure on 8 sleepers:
+#                        docs/perf/slack-measure.txt
 #   make docs-replay     the shipped trace's verdict: docs/perf/replay-verdict.txt
 #   make bench-before-after  hrt at 64f2832 (BASE=...) against now
 #   make bench-callgrind instructions and D1 misses per op (valgrind)
@@ -152,7 +154,7 @@ ifeq ($(filter clean,$(MAKECMDGOALS)),)
 endif
 $(O)/tools/live.o $(O)/bench/coalesce: $(CONFIG)
 
-.PHONY: all lib tools test check abi-check abi-baseline deb demo docs-replay bench-coalesce-docs bench bench-peers bench-peers-docs bench-windows bench-before-after bench-callgrind bench-floor examples fuzz install uninstall clean
+.PHONY: all lib tools test check abi-check abi-baseline deb demo docs-replay bench-coalesce-docs bench-slack-docs bench bench-peers bench-peers-docs bench-windows bench-before-after bench-callgrind bench-floor examples fuzz install uninstall clean
 .DEFAULT_GOAL := all
 
 all: lib tools
@@ -281,6 +283,10 @@ bench-peers-docs:
 bench-coalesce-docs: $(O)/bench/coalesce
 	$(O)/bench/coalesce --full --repeat 3 --seconds 2 > $(O)/coalesce.txt
 	cp $(O)/coalesce.txt docs/perf/coalesce.txt
+
+# The README's "apply and measure" step on this machine (root, tracefs).
+bench-slack-docs: $(HRT_BIN) $(O)/slack_sleepers
+	sh bench/slack_measure.sh $(HRT_BIN) $(O)/slack_sleepers docs/perf/slack-measure.txt
 
 # The verdict on the shipped trace that README quotes (test_figures checks
 # that this file is what the tool prints today).
