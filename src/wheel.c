@@ -310,38 +310,63 @@ static void scan_slot(struct hrt_wheel *w, struct hrt_wheel_slot *sl)
 		bound_enter_seq(sl, hrt__wheel_timer(l));
 }
 
+/* The occupied slots in time order - level by level, each in index order -
+ * up to the first that starts at or after `limit`: the key of the next, or
+ * -1.  A slot's timers all have soft and hard >= its start (W1), so the
+ * searches below stop there. */
+struct slot_iter {
+	unsigned level;
+	uint64_t bits;
+};
+
+static void slot_iter_init(const struct hrt_wheel *w, struct slot_iter *it)
+{
+	it->level = 0;
+	it->bits = w->occupied[0];
+}
+
+static int slot_next(const struct hrt_wheel *w, struct slot_iter *it, hrt_time_t limit)
+{
+	unsigned idx;
+
+	while (!it->bits) {
+		if (++it->level == HRT_WHEEL_LEVELS)
+			return -1;
+		it->bits = w->occupied[it->level];
+	}
+	idx = (unsigned)__builtin_ctzll(it->bits);
+	it->bits &= it->bits - 1;
+	if (hrt__wheel_time(slot_start(w->hz, it->level, idx)) >= limit) {
+		it->level = HRT_WHEEL_LEVELS - 1;       /* done: the next call too */
+		it->bits = 0;
+		return -1;
+	}
+	return (int)(it->level * HRT_WHEEL_SLOTS + idx);
+}
+
 struct hrt_timer *hrt__wheel_min(struct hrt_wheel *w, hrt_time_t *limit)
 {
 	struct hrt_timer *best = NULL;
+	struct slot_iter it;
 	hrt_time_t lim = *limit;
-	unsigned level;
+	int key;
 
 	if (!w->count)
 		return NULL;
-	/* Slots in time order: level by level, each in index order.  A slot's
-	 * timers all have hard >= its start (W1), so the first slot starting
-	 * at or after the best so far ends the search. */
-	for (level = 0; level < HRT_WHEEL_LEVELS; level++) {
-		uint64_t bits = w->occupied[level];
+	/* The first slot starting at or after the best so far ends it. */
+	slot_iter_init(w, &it);
+	while ((key = slot_next(w, &it, lim)) >= 0) {
+		struct hrt_wheel_slot *sl = &w->slot[key];
 
-		while (bits) {
-			unsigned idx = (unsigned)__builtin_ctzll(bits);
-			struct hrt_wheel_slot *sl = &w->slot[level * HRT_WHEEL_SLOTS + idx];
-
-			bits &= bits - 1;
-			if (hrt__wheel_time(slot_start(w->hz, level, idx)) >= lim)
-				goto out;
-			if (sl->hard >= lim)
-				continue;       /* a bound: nothing here is below */
-			if (!sl->min)
-				scan_slot(w, sl);
-			if (sl->hard < lim) {
-				lim = sl->hard;
-				best = sl->min;
-			}
+		if (sl->hard >= lim)
+			continue;       /* a bound: nothing here is below */
+		if (!sl->min)
+			scan_slot(w, sl);
+		if (sl->hard < lim) {
+			lim = sl->hard;
+			best = sl->min;
 		}
 	}
-out:
 	if (best)
 		*limit = lim;
 	return best;
@@ -352,16 +377,13 @@ struct hrt_timer *hrt__wheel_least_soft(const struct hrt_wheel *w, hrt_time_t be
 {
 	const struct hrt_list_node *h, *l;
 	struct hrt_timer *best = NULL, *t;
-	unsigned level, idx;
+	struct slot_iter it;
+	int key;
 
-	for (level = 0; level < HRT_WHEEL_LEVELS && !w->occupied[level]; level++)
-		;
-	if (level == HRT_WHEEL_LEVELS)
+	slot_iter_init(w, &it);
+	if ((key = slot_next(w, &it, below)) < 0)
 		return NULL;
-	idx = (unsigned)__builtin_ctzll(w->occupied[level]);
-	if (hrt__wheel_time(slot_start(w->hz, level, idx)) >= below)
-		return NULL;
-	h = &w->slot[level * HRT_WHEEL_SLOTS + idx].head;
+	h = &w->slot[key].head;
 	for (l = h->hrt__next; l != h && budget; l = l->hrt__next, budget--) {
 		t = hrt__wheel_timer(l);
 		if (!best || t->hrt__soft < best->hrt__soft ||
@@ -373,29 +395,23 @@ struct hrt_timer *hrt__wheel_least_soft(const struct hrt_wheel *w, hrt_time_t be
 
 int hrt__wheel_any_before(struct hrt_wheel *w, hrt_time_t limit, uint64_t pass)
 {
-	unsigned level;
+	struct slot_iter it;
+	int key;
 
-	for (level = 0; level < HRT_WHEEL_LEVELS; level++) {
-		uint64_t bits = w->occupied[level];
+	slot_iter_init(w, &it);
+	while ((key = slot_next(w, &it, limit)) >= 0) {
+		const struct hrt_wheel_slot *sl = &w->slot[key];
+		const struct hrt_list_node *l;
 
-		while (bits) {
-			unsigned idx = (unsigned)__builtin_ctzll(bits);
-			struct hrt_wheel_slot *sl = &w->slot[level * HRT_WHEEL_SLOTS + idx];
-			struct hrt_list_node *l;
+		if (sl->hard >= limit)
+			continue;
+		if (sl->min && sl->min->hrt__ran_pass != pass)
+			return 1;
+		for (l = sl->head.hrt__next; l != &sl->head; l = l->hrt__next) {
+			const struct hrt_timer *t = hrt__wheel_timer(l);
 
-			bits &= bits - 1;
-			if (hrt__wheel_time(slot_start(w->hz, level, idx)) >= limit)
-				return 0;
-			if (sl->hard >= limit)
-				continue;
-			if (sl->min && sl->min->hrt__ran_pass != pass)
+			if (t->hrt__hard < limit && t->hrt__ran_pass != pass)
 				return 1;
-			for (l = sl->head.hrt__next; l != &sl->head; l = l->hrt__next) {
-				const struct hrt_timer *t = hrt__wheel_timer(l);
-
-				if (t->hrt__hard < limit && t->hrt__ran_pass != pass)
-					return 1;
-			}
 		}
 	}
 	return 0;
