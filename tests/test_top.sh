@@ -70,7 +70,10 @@ ok
 ok
 
 # Usage errors name the option; output errors are one line, exit 1.
-for a in "-d 0" "-d x" "-d 4000" "-n 0" "-n 1.5" "-w -1" "--by user"; do
+# -d below 10 ms (1e-10 printed empty frames for ever with --input, and ran
+# out of memory with the default window) and windows of more than 1000 frames
+for a in "-d 0" "-d x" "-d 4000" "-d 1e-10" "-d 0.009" "-w 0.001" "-w 3600 -d 0.5" \
+	"-n 0" "-n 1.5" "-w -1" "--by user"; do
 	# shellcheck disable=SC2086
 	expect 2 "top $a" "$HRT" top -b $a
 	grep -q "^hrt top: ${a%% *}" "$fail_log" || fail "top $a: message does not name the option"

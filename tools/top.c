@@ -51,9 +51,9 @@ static void usage(FILE *f)
 		"by event), over a sliding window; totals per CPU on top.  Traces in a\n"
 		"private tracefs instance (instances/hrt-PID, trace_clock mono, the hrtimer\n"
 		"and sched_switch events), removed on exit.\n\n"
-		"  -d SECONDS    refresh every SECONDS (default 1; (0, 3600])\n"
-		"  -w SECONDS    the window the rates are over (default 5; at least -d;\n"
-		"                0: since the start)\n"
+		"  -d SECONDS    refresh every SECONDS (default 1; 0.01 to 3600)\n"
+		"  -w SECONDS    the window the rates are over (default 5; at least -d, at\n"
+		"                most 1000 times -d; 0: since the start)\n"
 		"  -n FRAMES     stop after FRAMES frames (default: until q or Ctrl-C)\n"
 		"  -b            batch mode: no terminal control, frames one after another\n"
 		"                (also when stdout is not a terminal)\n"
@@ -70,15 +70,27 @@ static void usage(FILE *f)
 		"arguments or a bad --input trace.\n");
 }
 
-static int parse_seconds(const char *opt, const char *arg, double lo_open, double *out)
+/*
+ * Bounds of -d and -w.  Below 10 ms a frame shows less than the live
+ * reader's own hold-back (LIVE_LAG_NS) and --input prints frames by the
+ * million; a window keeps one snapshot of every group per frame, so -w / -d
+ * is bounded too (at 1000, a few MB for a busy machine).
+ */
+#define TOP_D_MIN 0.01
+#define TOP_D_MAX 3600.0
+#define TOP_FRAMES_PER_WINDOW 1000
+
+/* -d (zero_ok 0) or -w (zero_ok 1: 0 means since the start). */
+static int parse_seconds(const char *opt, const char *arg, int zero_ok, double *out)
 {
 	char *end;
 
 	errno = 0;
 	*out = strtod(arg, &end);
-	if (end == arg || *end || errno || !(*out > lo_open && *out <= 3600)) {
-		fprintf(stderr, "hrt top: %s '%s': expected seconds in %s, 3600]\n", opt, arg,
-			lo_open < 0 ? "[0" : "(0");
+	if (end == arg || *end || errno || !((*out >= TOP_D_MIN || (zero_ok && *out == 0)) &&
+					      *out <= TOP_D_MAX)) {
+		fprintf(stderr, "hrt top: %s '%s': expected seconds in [%g, %g]%s\n", opt, arg,
+			TOP_D_MIN, TOP_D_MAX, zero_ok ? ", or 0" : "");
 		return -1;
 	}
 	return 0;
@@ -111,7 +123,7 @@ static int parse_opts(int argc, char **argv, struct top_opts *o)
 				return 2;
 			break;
 		case 'w':
-			if (parse_seconds("-w", optarg, -1, &o->window))
+			if (parse_seconds("-w", optarg, 1, &o->window))
 				return 2;
 			break;
 		case 'n':
@@ -158,6 +170,11 @@ static int parse_opts(int argc, char **argv, struct top_opts *o)
 	}
 	if (o->window > 0 && o->window < o->interval)
 		o->window = o->interval;
+	if (o->window / o->interval > TOP_FRAMES_PER_WINDOW) {
+		fprintf(stderr, "hrt top: -w %g with -d %g: a window of more than %d frames "
+			"(raise -d or lower -w)\n", o->window, o->interval, TOP_FRAMES_PER_WINDOW);
+		return 2;
+	}
 	if (!isatty(STDOUT_FILENO))
 		o->batch = 1;
 	return 0;
