@@ -10,7 +10,7 @@
 
 int hrt_cmd_demo(int argc, char **argv);     /* tools/demo_cmd.c */
 int hrt_cmd_record(int argc, char **argv);   /* tools/record.c */
-int hrt_cmd_replay(int argc, char **argv);   /* tools/replay.c */
+int hrt_cmd_replay(int argc, char **argv);   /* tools/cmd_replay.c */
 int hrt_cmd_convert(int argc, char **argv);  /* tools/convert.c */
 int hrt_cmd_sim(int argc, char **argv);      /* tools/sim_cmd.c */
 int hrt_cmd_top(int argc, char **argv);      /* tools/top.c */
