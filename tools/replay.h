@@ -149,6 +149,9 @@ struct replay_tally {
 						 * without: opt_rec */
 	uint64_t opt_act[RP_NACT], opt_rec_act[RP_NACT];       /* --slack: opt and
 						 * opt_rec split (RP_ACT_*) */
+	uint64_t unresolved;                    /* armings that ended with neither a
+						 * traced expiry nor a cancel (lost
+						 * events): w[RP_NPOL] is short */
 };
 /* A copy of every group of table BY (index = the group's number, which
  * never changes, so two copies subtract index by index); free(*out).  0 or

@@ -694,7 +694,9 @@ static void unresolved(struct live *l)
 {
 	l->rp->res->armings_unresolved++;
 	l->rp->cpu[l->cpu].unresolved++;
-	l->rp->gt[RP_BY_FUNCTION].g[l->grp[RP_BY_FUNCTION]].unresolved++;
+	/* every table's group: top marks the rows whose kernel count is short */
+	for (int b = 0; b < RP_NBY; b++)
+		l->rp->gt[b].g[l->grp[b]].unresolved++;
 	l->flags &= ~L_ARMED;
 }
 
@@ -1444,6 +1446,7 @@ int replay_model_groups(const struct replay *rp, int by, struct replay_tally **o
 		memcpy(a[k].w, g->w, sizeof(a[k].w));
 		a[k].opt_rec = g->opt_all;
 		a[k].opt = rp->slack ? g->opt : g->opt_all;
+		a[k].unresolved = g->unresolved;
 		memcpy(a[k].opt_act, g->opt_act, sizeof(a[k].opt_act));
 		memcpy(a[k].opt_rec_act, g->opt_rec_act, sizeof(a[k].opt_rec_act));
 	}

@@ -32,6 +32,8 @@ struct top_row {
 	uint64_t c[RP_NPOL + 1];                /* wake-ups: policies, [RP_NPOL] kernel */
 	uint64_t opt, opt_slack;                /* the optimum: recorded, widened windows */
 	int64_t saved_act[RP_NACT];             /* --slack: opt - opt_slack, split */
+	uint64_t unresolved;                    /* armings whose end was lost: c[RP_NPOL]
+						 * undercounts (marked *) */
 	double span;                            /* seconds */
 };
 
