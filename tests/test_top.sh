@@ -14,7 +14,7 @@ HRT=${HRT:-build/hrt}
 tmp=$(mktemp -d)
 sleeper=
 bg=     # the tracers started in the background: SIGINT removes their instances
-trap '[ -n "$sleeper" ] && kill "$sleeper" 2>/dev/null; [ -n "$bg" ] && kill -INT $bg 2>/dev/null && wait $bg; rm -rf "$tmp"' EXIT
+trap '[ -n "${notours:-}" ] && kill "$notours" 2>/dev/null; [ -n "$sleeper" ] && kill "$sleeper" 2>/dev/null; [ -n "$bg" ] && kill -INT $bg 2>/dev/null && wait $bg; rm -rf "$tmp"' EXIT
 fail_log=$tmp/err
 
 # The last frame of --csv -w 0 against replay's per-group table (the
@@ -127,8 +127,35 @@ if [ "$(id -u)" -ne 0 ] || [ ! -d /sys/kernel/tracing/instances ]; then
 fi
 [ -s "$tmp/probe" ] || { cat "$tmp/probe.err"; fail "top -b -n 1 as root"; }
 ok
-instances() { ls /sys/kernel/tracing/instances | grep '^hrt-' || true; }
-before=$(instances)
+inst=/sys/kernel/tracing/instances
+# Only this test's tracers' instances are compared: another hrt may trace
+# beside it.  mine PID...: the instances named for those PIDs.
+mine() { for p in "$@"; do ls "$inst" | grep -E "^hrt-$p(-[0-9]+)?$"; done; }
+
+# Stale instances (an hrt killed by SIGKILL leaves its own tracing): one
+# named for a PID that is gone, one for a PID that is not an hrt (with an
+# event on, as a killed top leaves it) - removed and reported by the next
+# top; one for a running hrt (this test's own top below) is not.
+sh -c 'exit 0' & gone=$!
+wait "$gone"
+sleep 600 & notours=$!
+mkdir "$inst/hrt-$gone" "$inst/hrt-$notours-1" || fail "mkdir stale instances"
+echo 1 >"$inst/hrt-$notours-1/events/timer/hrtimer_start/enable"
+"$HRT" top -b -n 1 -d 0.1 >/dev/null 2>"$fail_log" || fail "top beside stale instances"
+kill "$notours"
+[ -z "$(mine "$gone" "$notours")" ] || fail "stale instances left: $(mine "$gone" "$notours")"
+grep -q "^hrt top: removed the stale tracefs instance $inst/hrt-$gone (process $gone is gone)$" \
+	"$fail_log" && grep -q "^hrt top: removed the stale tracefs instance $inst/hrt-$notours-1 (process $notours is not an hrt)$" \
+	"$fail_log" || fail "top: stale instances not reported"
+ok
+# ... and by record --tracefs
+sh -c 'exit 0' & gone=$!
+wait "$gone"
+mkdir "$inst/hrt-$gone" || fail "mkdir stale instance"
+"$HRT" record --tracefs -d 0.1 -o "$tmp/stale.txt" 2>"$fail_log" || fail "record --tracefs beside a stale instance"
+[ -z "$(mine "$gone")" ] && grep -q "^hrt record: removed the stale tracefs instance $inst/hrt-$gone " \
+	"$fail_log" || fail "record --tracefs: stale instance not removed and reported"
+ok
 
 ${CC:-cc} -O2 -o "$tmp/khz" tests/khz_sleeper.c || fail "building tests/khz_sleeper.c"
 "$tmp/khz" & sleeper=$!
@@ -147,25 +174,26 @@ ok
 grep -q ",hrt-khz-sleeper $sleeper," "$tmp/rec.csv" || fail "record --tracefs: no sleeper in the replay"
 ok
 
-# Ctrl-C removes the instances; two tops get two instances.
+# Ctrl-C removes the instances; two tops get two instances, and neither
+# takes the other's for stale.
 "$HRT" top -b -d 1 >/dev/null 2>&1 & t1=$!
 "$HRT" top -b -d 1 >/dev/null 2>&1 & t2=$!
 "$HRT" record --tracefs -o "$tmp/int.txt" -- sleep 600 2>/dev/null & t3=$!
 bg="$t1 $t2 $t3"
 # libtracefs reads kallsyms in small reallocs: seconds per start under a
 # sanitizer, more with three at once on two cores; wait for the instances
-want=$(( $(echo "$before" | grep -c hrt-) + 3 ))
 i=0
-while [ "$(instances | wc -l)" -lt "$want" ] && [ "$i" -lt 240 ]; do
+while [ "$(mine $bg | wc -l)" -lt 3 ] && [ "$i" -lt 240 ]; do
 	sleep 0.5
 	i=$((i + 1))
 done
-[ "$(instances | wc -l)" -ge "$want" ] || fail "three tracers: want three instances: $(instances)"
+[ "$(mine $bg | wc -l)" -eq 3 ] || fail "three tracers: want three instances: $(mine $bg)"
 sleep 0.5
+[ "$(mine $bg | wc -l)" -eq 3 ] || fail "three tracers: an instance went: $(mine $bg)"
 kill -INT "$t1" "$t2" "$t3"
 wait "$t1" "$t2" "$t3"
 bg=
-[ "$(instances)" = "$before" ] || fail "instances left after SIGINT: $(instances)"
+[ -z "$(mine "$t1" "$t2" "$t3")" ] || fail "instances left after SIGINT: $(mine "$t1" "$t2" "$t3")"
 [ -s "$tmp/int.txt" ] || fail "record --tracefs interrupted: no output"
 ok
 echo "test_top.sh: $n checks passed"

@@ -103,7 +103,7 @@ int record_tracefs(char *const *argv, double seconds, FILE *f, int *child_status
 	*child_status = 0;
 	live_stop = 0;
 	live_catch_signals();
-	if ((e = live_open(&o.lt, 0, err, sizeof(err)))) {
+	if ((e = live_open(&o.lt, 0, "record", err, sizeof(err)))) {
 		fprintf(stderr, "hrt record: %s\n", err);
 		return -1;
 	}

@@ -286,7 +286,7 @@ static int top_open(struct top *tp, struct top_opts *o)
 		}
 		e = replay_model_new(&tp->rp, &ro, top_name, tp->r, 1, &tp->res);
 	} else {
-		if ((e = live_open(&tp->lt, 1, err, sizeof(err)))) {
+		if ((e = live_open(&tp->lt, 1, "top", err, sizeof(err)))) {
 			fprintf(stderr, "hrt top: %s\n", err);
 			return 1;
 		}
