@@ -173,6 +173,18 @@ ok
 "$HRT" replay --csv --by process "$tmp/rec.txt.gz" >"$tmp/rec.csv" 2>"$fail_log" || fail "replay of record --tracefs"
 grep -q ",hrt-khz-sleeper $sleeper," "$tmp/rec.csv" || fail "record --tracefs: no sleeper in the replay"
 ok
+# A process named like a trace header cannot hide from record --tracefs:
+# its 1,000 wake-ups a second are in the replay under its name (they were
+# "other events ignored").
+hider='x [0] 1.1: y: '
+"$tmp/khz" "$hider" & hidden=$!
+sleep 0.3
+"$HRT" record --tracefs -d 1 -o "$tmp/hide.txt" 2>"$fail_log" || fail "record --tracefs beside a hider"
+kill "$hidden"
+"$HRT" replay --csv --by process "$tmp/hide.txt" >"$tmp/hide.csv" 2>"$fail_log" || fail "replay of the hider's recording"
+awk -F, -v p="$hidden" '$4 == "x [0] 1.1: y:  " p || $4 == "x [0] 1.1: y: " p { w = $5 } END { exit !(w > 500) }' \
+	"$tmp/hide.csv" || { grep -v ',other,' "$tmp/hide.csv" | head; fail "record --tracefs: the hider's wake-ups are missing"; }
+ok
 
 # Ctrl-C removes the instances; two tops get two instances, and neither
 # takes the other's for stale.

@@ -360,6 +360,47 @@ static void test_tracefs(void **state)
 	trace_close(r);
 }
 
+/* A task may name itself like a trace header (prctl(PR_SET_NAME)): its
+ * events are still its own, as `hrt record --tracefs` writes them and the
+ * kernel prints them, and a fake header in sched_switch's prev_comm= does
+ * not move the real one. */
+static void test_tracefs_names_cannot_hide_events(void **state)
+{
+	struct trace_reader *r;
+	struct trace_event ev;
+	const char *t =
+		"x [0] 1.1: y: -4242    (   4242) [001] 5.000100000: hrtimer_start: hrtimer=0xa "
+		"function=hrtimer_wakeup expires=5000200000 softexpires=5000150000 mode=ABS\n"
+		"  a-1 [0] 1.1: y:-77 [001] d..1. 5.000150: hrtimer_cancel: hrtimer=0xa\n"
+		"x [0] 1.1: y: -4242 [001] d..2. 5.000160: sched_switch: prev_comm=x [0] 1.1: "
+		"y: -9 [000] 1.0: hrtimer_cancel: prev_pid=4242 prev_prio=120 prev_state=S ==> "
+		"next_comm=swapper/1 next_pid=0 next_prio=120\n"
+		"x [0] 1.1: y: -4242 [001] d..2. 5.000170: irq_handler_entry: irq=1 name=x\n";
+
+	(void)state;
+	assert_int_equal(trace_open_mem(&r, t, strlen(t), "names", 0, TRACE_AUTO), 0);
+	assert_int_equal(trace_next(r, &ev), 1);
+	assert_int_equal(trace_get_format(r), TRACE_TRACEFS);
+	assert_int_equal(ev.kind, TEV_START);
+	assert_int_equal(ev.pid, 4242);
+	assert_int_equal(ev.tgid, 4242);
+	assert_int_equal(ev.cpu, 1);
+	assert_int_equal(ev.t, 5000100000);
+	assert_string_equal(trace_comm_name(r, ev.comm), "x [0] 1.1: y: ");
+	assert_int_equal(trace_next(r, &ev), 1);
+	assert_int_equal(ev.kind, TEV_CANCEL);
+	assert_int_equal(ev.pid, 77);
+	assert_string_equal(trace_comm_name(r, ev.comm), "a-1 [0] 1.1: y:");
+	assert_int_equal(trace_next(r, &ev), 1);
+	assert_int_equal(ev.kind, TEV_IDLE);
+	assert_int_equal(ev.cpu, 1);
+	assert_int_equal(ev.t, 5000160000);
+	assert_int_equal(trace_next(r, &ev), 0);        /* another event: ignored */
+	assert_int_equal(trace_finish(r), 0);
+	assert_int_equal(trace_get_counts(r)->ignored, 1);
+	trace_close(r);
+}
+
 /* A trace stamped with another clock than the timers' is detected. */
 static void test_tracefs_clock(void **state)
 {
@@ -387,6 +428,7 @@ int main(void)
 		cmocka_unit_test(test_long_line),
 		cmocka_unit_test(test_tracefs),
 		cmocka_unit_test(test_tracefs_clock),
+		cmocka_unit_test(test_tracefs_names_cannot_hide_events),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

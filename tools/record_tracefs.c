@@ -31,6 +31,17 @@ struct rec_out {
 	uint64_t events;
 };
 
+/* A task or function name as one field of one line: a control character
+ * (a task may name itself "a\nb") is written as '?'.  The reader finds the
+ * header after any name (trace_tracefs.c), so the rest is written as is. */
+static void put_name(FILE *f, const char *s, int width)
+{
+	for (int pad = width - (int)strlen(s); pad > 0; pad--)
+		fputc(' ', f);
+	for (; *s; s++)
+		fputc((unsigned char)*s < 0x20 || *s == 0x7f ? '?' : *s, f);
+}
+
 static int write_event(void *ctx, const struct trace_event *ev)
 {
 	struct rec_out *o = ctx;
@@ -39,7 +50,8 @@ static int write_event(void *ctx, const struct trace_event *ev)
 			   ev->kind == TEV_CANCEL ? "hrtimer_cancel" :
 			   ev->kind == TEV_EXPIRE ? "hrtimer_expire_entry" : "sched_switch";
 
-	fprintf(f, "%16s-%-7d ", live_name(o->lt, ev->comm), ev->pid);
+	put_name(f, live_name(o->lt, ev->comm), 16);
+	fprintf(f, "-%-7d ", ev->pid);
 	if (ev->tgid > 0)
 		fprintf(f, "(%7d)", ev->tgid);
 	else
@@ -48,16 +60,18 @@ static int write_event(void *ctx, const struct trace_event *ev)
 		(long long)(ev->t % 1000000000), name);
 	switch (ev->kind) {
 	case TEV_START:
-		fprintf(f, "hrtimer=0x%llx function=%s expires=%lld softexpires=%lld mode=%s\n",
-			(unsigned long long)ev->id, live_name(o->lt, ev->fn), (long long)ev->hard,
+		fprintf(f, "hrtimer=0x%llx function=", (unsigned long long)ev->id);
+		put_name(f, live_name(o->lt, ev->fn), 0);
+		fprintf(f, " expires=%lld softexpires=%lld mode=%s\n", (long long)ev->hard,
 			(long long)ev->soft, ev->rel ? "REL" : "ABS");
 		break;
 	case TEV_CANCEL:
 		fprintf(f, "hrtimer=0x%llx\n", (unsigned long long)ev->id);
 		break;
 	case TEV_EXPIRE:
-		fprintf(f, "hrtimer=0x%llx function=%s now=%lld\n", (unsigned long long)ev->id,
-			live_name(o->lt, ev->fn), (long long)ev->now);
+		fprintf(f, "hrtimer=0x%llx function=", (unsigned long long)ev->id);
+		put_name(f, live_name(o->lt, ev->fn), 0);
+		fprintf(f, " now=%lld\n", (long long)ev->now);
 		break;
 	default:
 		fprintf(f, "next_pid=%d\n", ev->kind == TEV_IDLE ? 0 : 1);
