@@ -14,6 +14,7 @@
 
 #include "../tools/convert.h"
 #include "../tools/replay.h"
+#include "../tools/text.h"
 
 static int replay_str(const char *text, enum replay_idle idle, struct replay_result *res)
 {
@@ -488,7 +489,7 @@ static void test_json_escape(void **state)
 
 	(void)state;
 	assert_non_null(f = open_memstream(&out, &len));
-	replay_json_str(f, "a\"b\\c\n\x01\x7f \xc2\xb5s \xe2\x82\xac \xf0\x9f\x98\x80 "
+	text_json_str(f, "a\"b\\c\n\x01\x7f \xc2\xb5s \xe2\x82\xac \xf0\x9f\x98\x80 "
 			"\x80 \xc3 \xc0\xaf \xed\xa0\x80 \xff\xfe end\xe2\x82");
 	assert_int_equal(fclose(f), 0);
 	assert_string_equal(out, "\"a\\\"b\\\\c\\u000a\\u0001\\u007f \xc2\xb5s \xe2\x82\xac "

@@ -15,6 +15,7 @@
 #include "unit.h"
 
 #include "../tools/replay.h"
+#include "../tools/text.h"
 
 #define PS(t, ev, rest) "  a 1 [000] " t ": " ev ": " rest "\n"
 /* A tracefs text line (the kernel's trace file). */
@@ -226,10 +227,10 @@ static void test_utf8_names(void **state)
 	/* a UTF-16 surrogate encoded in UTF-8 is not valid UTF-8 */
 	assert_string_equal(trace_fn_name(r, ev.fn), "caf\xc3\xa9\\xed\\xa0\\x80");
 	trace_close(r);
-	assert_int_equal(trace_utf8_prefix("caf\xc3\xa9", 4), 3);
-	assert_int_equal(trace_utf8_prefix("caf\xc3\xa9", 5), 5);
-	assert_int_equal(trace_utf8_prefix("\xe2\x82\xac\xe2\x82\xac", 5), 3);
-	assert_int_equal(trace_utf8_prefix("abc", 63), 3);
+	assert_int_equal(text_utf8_prefix("caf\xc3\xa9", 4), 3);
+	assert_int_equal(text_utf8_prefix("caf\xc3\xa9", 5), 5);
+	assert_int_equal(text_utf8_prefix("\xe2\x82\xac\xe2\x82\xac", 5), 3);
+	assert_int_equal(text_utf8_prefix("abc", 63), 3);
 }
 
 /* --lenient skips an over-long line wherever it falls in the buffer

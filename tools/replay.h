@@ -170,9 +170,6 @@ void replay_print_json(FILE *f, const char *name, const struct replay_result *re
 /* CSV: one row per policy; with by >= 0, one row per group instead. */
 void replay_print_csv_header(FILE *f, int by, const struct slack *slack);
 void replay_print_csv(FILE *f, const char *name, const struct replay_result *res, int by);
-/* A JSON string: quotes, backslash and control characters escaped, bytes
- * that are not UTF-8 written as U+FFFD, so the output is always JSON. */
-void replay_json_str(FILE *f, const char *s);
 /* The --svg picture: wake-up raster per policy and lateness-in-window
  * histogram.  0, or -1 (errno set) if writing failed. */
 int replay_write_svg(FILE *f, const char *name, const struct replay_result *res);

@@ -10,6 +10,7 @@
 
 #include "replay.h"
 #include "svg.h"
+#include "text.h"
 
 static const char *fmt_name(enum trace_format f)
 {
@@ -183,19 +184,6 @@ static const char legend[] =
 	"the CPU was busy; late_*: run time - soft expiry, early_p50: hard expiry - run\n"
 	"time (ns); optimum: fewest wake-ups that run every timer inside its window.\n";
 
-/* s padded with spaces to `width` columns: a UTF-8 character is one
- * column however many bytes it takes (trace names are valid UTF-8). */
-static void name_cell(FILE *f, const char *s, int width)
-{
-	int cols = 0;
-
-	fputs(s, f);
-	for (const unsigned char *p = (const unsigned char *)s; *p; p++)
-		cols += (*p & 0xc0) != 0x80;
-	for (; cols < width; cols++)
-		fputc(' ', f);
-}
-
 static void by_table(FILE *f, const struct replay_result *r, int b, int saved_list)
 {
 	const struct replay_by *by = &r->by[b];
@@ -218,7 +206,7 @@ static void by_table(FILE *f, const struct replay_result *r, int b, int saved_li
 		fprintf(f, " %11s %8s %8s", "saved_slack", "by_slack", "by_code");
 	fputc('\n', f);
 	for (int i = 0; i < n; i++) {
-		name_cell(f, g[i].name, 32);
+		text_cell(f, g[i].name, 32);
 		if (r->has_kernel)
 			fprintf(f, " %9" PRIu64, g[i].w[RP_NPOL]);
 		for (int p = 0; p < RP_NPOL; p++)
@@ -295,53 +283,6 @@ void replay_print_table(FILE *f, const char *name, const struct replay_result *r
 
 /* JSON -------------------------------------------------------------------- */
 
-/* Length of the well-formed UTF-8 sequence at s (1-4), 0 if it is not one
- * (overlong forms, surrogates and code points past U+10FFFF included). */
-static int utf8_len(const unsigned char *s)
-{
-	unsigned c = s[0], n, min, cp;
-
-	if (c < 0x80)
-		return 1;
-	if (c >= 0xc2 && c <= 0xdf)
-		n = 2, min = 0x80, cp = c & 0x1f;
-	else if (c >= 0xe0 && c <= 0xef)
-		n = 3, min = 0x800, cp = c & 0x0f;
-	else if (c >= 0xf0 && c <= 0xf4)
-		n = 4, min = 0x10000, cp = c & 0x07;
-	else
-		return 0;
-	for (unsigned i = 1; i < n; i++) {
-		if ((s[i] & 0xc0) != 0x80)
-			return 0;
-		cp = cp << 6 | (s[i] & 0x3f);
-	}
-	if (cp < min || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff))
-		return 0;
-	return (int)n;
-}
-
-void replay_json_str(FILE *f, const char *str)
-{
-	const unsigned char *s = (const unsigned char *)str;
-
-	fputc('"', f);
-	while (*s) {
-		int n = utf8_len(s);
-
-		if (*s == '"' || *s == '\\')
-			fprintf(f, "\\%c", *s);
-		else if (*s < 0x20 || *s == 0x7f)
-			fprintf(f, "\\u%04x", *s);
-		else if (!n)
-			fputs("\\ufffd", f);    /* not UTF-8: the replacement character */
-		else
-			fwrite(s, 1, (size_t)n, f);
-		s += n ? n : 1;
-	}
-	fputc('"', f);
-}
-
 static void json_row(FILE *f, const struct replay_row *w, int kernel, int complete)
 {
 	fprintf(f, "{\"wakeups\": %" PRIu64 ", \"expired\": %" PRIu64 ", \"expired_greedy\": ",
@@ -364,7 +305,7 @@ static void json_groups(FILE *f, const struct replay_result *r, const struct rep
 	fputc('[', f);
 	for (int i = 0; i < n; i++) {
 		fprintf(f, "%s\n      {\"name\": ", i ? "," : "");
-		replay_json_str(f, g[i].name);
+		text_json_str(f, g[i].name);
 		if (r->has_kernel)
 			fprintf(f, ", \"kernel\": %" PRIu64, g[i].w[RP_NPOL]);
 		for (int p = 0; p < RP_NPOL; p++)
@@ -394,7 +335,7 @@ static void json_slack(FILE *f, const struct replay_result *r)
 
 	fprintf(f, ", \"optimal_wakeups_recorded\": %" PRIu64 ", \"slack\": {\"spec\": ",
 		r->optimal_wakeups_recorded);
-	replay_json_str(f, s->spec);
+	text_json_str(f, s->spec);
 	if (s->kind == SLACK_NS)
 		fprintf(f, ", \"ns\": %" PRIu64, s->amount);
 	else
@@ -407,7 +348,7 @@ static void json_slack(FILE *f, const struct replay_result *r)
 		fputc('[', f);
 		for (size_t i = 0; i < s->ncomms; i++, c += strlen(c) + 1) {
 			fprintf(f, "%s", i ? ", " : "");
-			replay_json_str(f, c);
+			text_json_str(f, c);
 		}
 		fputc(']', f);
 	} else {
@@ -435,7 +376,7 @@ void replay_print_json(FILE *f, const char *name, const struct replay_result *r,
 	FILE *vf;
 
 	fprintf(f, "{\"file\": ");
-	replay_json_str(f, name);
+	text_json_str(f, name);
 	fprintf(f, ", \"format\": \"%s\", \"events\": %" PRIu64 ", \"events_ignored\": %" PRIu64
 		", \"lines_skipped\": %" PRIu64 ", \"cpus\": %" PRIu64 ", \"timers\": %" PRIu64
 		", \"armings\": %" PRIu64 ", \"cancels\": %" PRIu64 ", \"optimal_wakeups\": %" PRIu64
@@ -447,7 +388,7 @@ void replay_print_json(FILE *f, const char *name, const struct replay_result *r,
 		fprintf(f, "%" PRIu64 ", \"unresolved_where\": {\"cpu\": %d, \"on_cpu\": %" PRIu64
 			", \"function\": ", r->armings_unresolved, r->unresolved_cpu,
 			r->unresolved_on_cpu);
-		replay_json_str(f, r->unresolved_fn);
+		text_json_str(f, r->unresolved_fn);
 		fprintf(f, ", \"with_function\": %" PRIu64 "}", r->unresolved_on_fn);
 	} else {
 		fprintf(f, "null");
@@ -455,12 +396,12 @@ void replay_print_json(FILE *f, const char *name, const struct replay_result *r,
 	if (r->slack)
 		json_slack(f, r);
 	fprintf(f, ", \"idle\": ");
-	replay_json_str(f, idle_name(r));
+	text_json_str(f, idle_name(r));
 	if ((vf = open_memstream(&v, &vlen))) {
 		replay_print_verdict(vf, r);
 		if (!fclose(vf)) {
 			fprintf(f, ",\n  \"verdict\": ");
-			replay_json_str(f, v);
+			text_json_str(f, v);
 		}
 		free(v);
 	}
@@ -507,23 +448,10 @@ void replay_print_csv_header(FILE *f, int by, const struct slack *slack)
 			"saved_by_slack,saved_needs_code,saved_kernel" : "");
 }
 
-/* Fields with commas, quotes or line breaks are quoted. */
-static void csv_field(FILE *f, const char *s)
-{
-	if (!strpbrk(s, ",\"\r\n")) {
-		fputs(s, f);
-		return;
-	}
-	fputc('"', f);
-	for (; *s; s++)
-		fprintf(f, *s == '"' ? "\"\"" : "%c", *s);
-	fputc('"', f);
-}
-
 static void csv_row(FILE *f, const char *name, const char *pol, const struct replay_result *r,
 		    const struct replay_row *w, int kernel)
 {
-	csv_field(f, name);
+	text_csv_field(f, name);
 	fprintf(f, ",%s,%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64
 		",%" PRIu64 ",%" PRIu64 ",", pol, r->events, r->cpus, r->timers, r->armings,
 		r->cancels, r->optimal_wakeups, w->wakeups, w->expired);
@@ -537,7 +465,7 @@ static void csv_row(FILE *f, const char *name, const char *pol, const struct rep
 		const char *c = s->comms;
 
 		fputc(',', f);
-		csv_field(f, s->spec);
+		text_csv_field(f, s->spec);
 		fputc(',', f);
 		if (s->who != SLACK_COMMS) {
 			fputs(s->who == SLACK_USER ? "user" : "all", f);
@@ -548,7 +476,7 @@ static void csv_row(FILE *f, const char *name, const char *pol, const struct rep
 
 			for (size_t i = 0; i < s->ncomms && n < sizeof(buf); i++, c += strlen(c) + 1)
 				n += (size_t)snprintf(buf + n, sizeof(buf) - n, "%s%s", i ? "," : "", c);
-			csv_field(f, buf);
+			text_csv_field(f, buf);
 		}
 		fprintf(f, ",%" PRIu64 ",%" PRIu64 ",%" PRId64 ",%" PRId64 ",%" PRId64,
 			r->optimal_wakeups_recorded, r->armings_widened, r->saved_act[RP_ACT_SLACK],
@@ -561,9 +489,9 @@ static void csv_groups(FILE *f, const char *name, const struct replay_result *r,
 		       const char *list, const struct replay_group *g, int n)
 {
 	for (int i = 0; i < n; i++) {
-		csv_field(f, name);
+		text_csv_field(f, name);
 		fprintf(f, ",%s,%s,", replay_by_names[by], list);
-		csv_field(f, g[i].name);
+		text_csv_field(f, g[i].name);
 		fputc(',', f);
 		if (r->has_kernel)
 			fprintf(f, "%" PRIu64, g[i].w[RP_NPOL]);

@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "text.h"
 #include "top.h"
 
 static uint64_t diff(uint64_t b, uint64_t a)
@@ -166,22 +167,6 @@ void top_csv_header(FILE *f, int by)
 		replay_by_names[by]);
 }
 
-/* A CSV field: quoted when it holds a comma, a quote or a newline. */
-static void csv_str(FILE *f, const char *s)
-{
-	if (!strpbrk(s, ",\"\n")) {
-		fputs(s, f);
-		return;
-	}
-	fputc('"', f);
-	for (; *s; s++) {
-		if (*s == '"')
-			fputc('"', f);
-		fputc(*s, f);
-	}
-	fputc('"', f);
-}
-
 void top_print_csv(FILE *f, const struct top_view *v, long frame, const struct top_snap *a,
 		   const struct top_snap *b)
 {
@@ -194,7 +179,7 @@ void top_print_csv(FILE *f, const struct top_view *v, long frame, const struct t
 		const struct top_row *o = &r[i];
 
 		fprintf(f, "%ld,%.6f,", frame, o->span);
-		csv_str(f, o->name);
+		text_csv_field(f, o->name);
 		fprintf(f, ",%" PRIu64 ",%.1f,%" PRIu64 ",%" PRIu64 ",%.1f,%" PRIu64 ",%" PRIu64
 			",%.1f,%" PRIu64 ",%.1f,%.1f,%" PRIu64 ",%.1f,%" PRId64 ",%" PRId64 "\n",
 			o->c[RP_NPOL], rate(o->c[RP_NPOL], o->span), o->unresolved,
