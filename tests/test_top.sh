@@ -71,10 +71,10 @@ col() {
 # so it never exceeds them (it showed 589.6 against off's 331.0 on CPU 1).
 "$HRT" top --input tests/data/tracefs-real.txt.gz -b -w 0 -d 100 --slack 1ms --slack-for all \
 	>"$tmp/slack.txt" 2>"$fail_log" || fail "top -b --slack"
-for pol in off/s always/s; do
-	col "$tmp/slack.txt" optimum/s >"$tmp/opt"
+for pol in off always; do
+	col "$tmp/slack.txt" optimum >"$tmp/opt"
 	col "$tmp/slack.txt" "$pol" | paste -d, "$tmp/opt" - | awk -F, -v pol="$pol" '
-		{ n++; if ($2 + 0 > $4 + 0.05) { print $1 ": optimum/s " $2 " > " pol " " $4; bad = 1 } }
+		{ n++; if ($2 + 0 > $4 + 0.05) { print $1 ": optimum " $2 " > " pol " " $4; bad = 1 } }
 		END { exit bad || n < 3 }' || { cat "$tmp/slack.txt"; fail "top --slack: optimum above $pol"; }
 	ok
 done
@@ -85,11 +85,41 @@ zcat tests/data/tracefs-real.txt.gz | awk '!(/\[001\]/ && /hrtimer_(cancel|expir
 	>"$tmp/lost.txt"
 "$HRT" replay "$tmp/lost.txt" 2>/dev/null | grep -q '^kernel\* ' || fail "replay: lost.txt has no kernel* row"
 "$HRT" top --input "$tmp/lost.txt" -b -w 0 -d 100 >"$tmp/lost.out" 2>"$fail_log" || fail "top --input lost.txt"
-col "$tmp/lost.out" kernel/s >"$tmp/k"
+col "$tmp/lost.out" kernel >"$tmp/k"
 grep -q '^CPU 1,[0-9.]*\*$' "$tmp/k" && grep -q '^all CPUs,[0-9.]*\*$' "$tmp/k" &&
 	grep -q '^CPU 0,[0-9.]*$' "$tmp/k" || { cat "$tmp/lost.out"; fail "top --input: lost events not marked"; }
-grep -q '^\* kernel/s undercounted: [1-9][0-9]* armings' "$tmp/lost.out" ||
+grep -q '^\* kernel undercounted: [1-9][0-9]* armings' "$tmp/lost.out" ||
 	{ cat "$tmp/lost.out"; fail "top --input: no footnote for the mark"; }
+ok
+
+# On a terminal (script(1) gives top one of ROWSxCOLS): the frame fits - no
+# line longer than the terminal less one column, no more lines than it has
+# - with the title, both heads and the legend on it.  (Rows were 84
+# characters, 94 with --slack, and the title scrolled away.)
+on_screen() { # rows cols top-options...
+	r=$1 c=$2
+	shift 2
+	script -qec "stty rows $r cols $c; '$HRT' top -n 1 -d 0.5 $*" /dev/null >"$tmp/screen.raw" 2>&1 ||
+		fail "top on a ${r}x$c terminal: $*"
+	# the frame after its clear-screen, without the terminal's CRs
+	sed 's/\r$//; s/^.*\x1b\[2J//' "$tmp/screen.raw" >"$tmp/screen"
+	awk -v r="$r" -v c="$c" '{ if (length($0) >= c) { print "line " NR " has " length($0) " columns"; bad = 1 } }
+		END { if (NR > r) { print NR " lines"; bad = 1 }; exit bad }' "$tmp/screen" ||
+		{ cat "$tmp/screen"; fail "top on a ${r}x$c terminal does not fit: $*"; }
+	head -1 "$tmp/screen" | grep -q '^hrt top: frame 1' && grep -q '^CPU  *kernel ' "$tmp/screen" &&
+		grep -q "^$2[ (].* kernel " "$tmp/screen" && grep -q '^wake-ups/s over the window' "$tmp/screen" ||
+		{ cat "$tmp/screen"; fail "top on a ${r}x$c terminal: title, heads or legend missing: $*"; }
+	ok
+}
+export LC_ALL=C.UTF-8   # length() counts characters
+on_screen 24 80 --by process --input tests/data/tracefs-real.txt.gz
+on_screen 24 80 --by thread --input tests/data/tracefs-real.txt.gz --slack 1ms --slack-for all
+on_screen 14 80 --by thread --input tests/data/tracefs-real.txt.gz --slack 1ms
+on_screen 24 60 --by function --input tests/data/tracefs-real.txt.gz
+# batch text is 79 columns too, whatever the names
+"$HRT" top --input tests/data/tracefs-real.txt.gz -b -d 0.5 --slack 1ms --by thread >"$tmp/wide" ||
+	fail "top -b --slack --by thread"
+awk 'length($0) > 79 { print; bad = 1 } END { exit bad }' "$tmp/wide" || fail "top -b: lines over 79 columns"
 ok
 
 # Batch text: a header per frame, the CPU totals, the table.
@@ -167,6 +197,38 @@ awk -F, -v pid="$sleeper" 'NR > 1 && $1 >= 2 && $3 == "hrt-khz-sleeper " pid {
 	n++; if ($5 < 700 || $5 > 1300) bad = bad " frame " $1 ": " $5 "/s" }
 	END { if (n != 2 || bad != "") { print "sleeper rows " n bad; exit 1 } }' "$tmp/live.csv" ||
 	{ cat "$tmp/live.csv"; fail "live top: the 1 kHz sleeper is not at about 1000 wake-ups/s"; }
+ok
+
+# Live on an 80x24 terminal: h shows the help screen (every column), any
+# key goes back, q quits.
+wait_for() { # file pattern
+	i=0
+	while ! tr '\033' '\n' <"$1" | grep -q "$2" && [ "$i" -lt 240 ]; do
+		sleep 0.25
+		i=$((i + 1))
+	done
+	tr '\033' '\n' <"$1" | grep -q "$2" || { cat "$1"; fail "top on a terminal: no '$2'"; }
+}
+mkfifo "$tmp/keys"
+script -qec "stty rows 24 cols 80; '$HRT' top -d 0.3" /dev/null <"$tmp/keys" >"$tmp/tty" 2>&1 & sc=$!
+exec 3>"$tmp/keys"
+wait_for "$tmp/tty" 'hrt top: frame 2,'
+printf h >&3
+wait_for "$tmp/tty" 'hrt top: help'
+printf x >&3
+sleep 0.5
+printf q >&3
+wait "$sc" || fail "top on a terminal: exit status"
+exec 3>&-
+sed 's/\r$//' "$tmp/tty" | tr '\033' '\n' | awk 'length($0) > 81 { print; bad = 1 } END { exit bad }' ||
+	fail "top on a terminal: a line wider than 80 columns"
+for c in kernel off always optimum greedy- slack- now- code-; do
+	sed 's/\r$//' "$tmp/tty" | grep -q "^  $c  " || fail "top help: no line for column $c"
+done
+[ "$(sed 's/\r$//' "$tmp/tty" | sed -n '/hrt top: help/,/this help/p' | wc -l)" -le 23 ] ||
+	fail "top help: more than 23 lines"
+tr '\033' '\n' <"$tmp/tty" | sed -n '/hrt top: help/,$p' | grep -q 'hrt top: frame' ||
+	fail "top on a terminal: no frame after the help (any key goes back)"
 ok
 
 "$HRT" record --tracefs -d 1 -o "$tmp/rec.txt.gz" 2>"$fail_log" || fail "record --tracefs"

@@ -9,9 +9,10 @@
  * the model's per-group counts is taken; a frame shows the rates between
  * the newest snapshot and the one -w seconds older (top.h, top_view.c).
  *
- * On a terminal the screen is redrawn in place (q quits, b switches the
- * grouping process -> function -> cpu -> thread, H between processes and
- * threads as procps top's H does); -b (or an output that is not a
+ * On a terminal the screen is redrawn in place, cut to the terminal's size
+ * (q quits, b switches the grouping process -> function -> cpu -> thread,
+ * H between processes and threads as procps top's H does, h or ? shows
+ * what each column means); -b (or an output that is not a
  * terminal) prints frames one after the other, --csv as CSV rows.  The
  * instance is removed on every way out: q, -n, Ctrl-C, errors.
  */
@@ -28,6 +29,7 @@
 #include "cmds.h"
 #include "live.h"
 #include "outfile.h"
+#include "text.h"
 #include "top.h"
 
 struct top_opts {
@@ -64,7 +66,7 @@ static void usage(FILE *f)
 		"                if live, a frame per -d seconds of its time, without waiting\n"
 		"  -h, --help    this text\n\n"
 		"Keys: q quits, b switches the grouping (process, function, cpu, thread),\n"
-		"H between processes and threads.\n"
+		"H between processes and threads, h or ? shows what each column means.\n"
 		"Exit status: 0 success; 1 cannot trace (needs root or tracefs write access;\n"
 		"built without libtracefs-dev and libtraceevent-dev) or an output error; 2 bad\n"
 		"arguments or a bad --input trace.\n");
@@ -192,7 +194,7 @@ struct top {
 	struct top_snap base;   /* at the start: -w 0 counts from it */
 	struct top_snap *ring;  /* snapshots, ring of nring (frame f at f % nring) */
 	long nring, frame;
-	int tty;
+	int tty, help;          /* help: the help screen is shown (h, ?) */
 	struct termios saved;
 	hrt_time_t frame_end;   /* --input: the end of the current frame (ns) */
 	struct trace_event held;/* --input: the first event of the next frame */
@@ -333,16 +335,47 @@ static void window_of(const struct top *tp, long f, const struct top_snap **a,
 		*a = &tp->ring[from % tp->nring];
 }
 
-static int screen_rows(void)
+/* The terminal's size, 80x24 when it does not say. */
+static void screen_size(int *rows, int *cols)
 {
 	struct winsize ws;
 
-	return ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) || ws.ws_row < 12 ? 24 : ws.ws_row;
+	if (ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) || !ws.ws_row || !ws.ws_col) {
+		*rows = 24;
+		*cols = 80;
+		return;
+	}
+	*rows = ws.ws_row;
+	*cols = ws.ws_col;
+}
+
+/* Text for a screen of rows x cols: each line cut to cols - 1 columns (a
+ * full-width line wraps on some terminals), at most rows - 1 lines, then
+ * the keys on the last one. */
+static void put_screen(const char *text, int rows, int cols)
+{
+	const char *p = text;
+
+	fputs("\033[H\033[2J", stdout);
+	for (int line = 0; *p && line < rows - 1; line++) {
+		size_t n = strcspn(p, "\n");
+		char buf[512];
+
+		snprintf(buf, sizeof(buf), "%.*s", (int)(n < sizeof(buf) ? n : sizeof(buf) - 1), p);
+		text_cell(stdout, buf, (int)text_cols(buf) < cols - 1 ? (int)text_cols(buf) : cols - 1);
+		fputc('\n', stdout);
+		p += n + (p[n] == '\n');
+	}
+	text_cell(stdout, "q quit  b grouping  H threads  h help", cols - 1 < 37 ? cols - 1 : 37);
 }
 
 static void draw(struct top *tp, long f)
 {
 	const struct top_snap *a, *b;
+	char *text = NULL;
+	size_t len = 0;
+	int rows, cols;
+	FILE *m;
 
 	if (tp->lt)
 		tp->v.lost = live_lost(tp->lt);
@@ -350,9 +383,16 @@ static void draw(struct top *tp, long f)
 	if (tp->o->csv) {
 		top_print_csv(stdout, &tp->v, f, a, b);
 	} else if (!tp->o->batch) {
-		fputs("\033[H\033[2J", stdout);
-		top_print_text(stdout, &tp->v, f, a, b, screen_rows() - 12);
-		fputs("\n(q quit, b grouping, H threads/processes)", stdout);
+		screen_size(&rows, &cols);
+		if (!(m = open_memstream(&text, &len)))
+			return;
+		if (tp->help)
+			top_print_help(m);
+		else
+			top_print_text(m, &tp->v, f, a, b, rows - 1);
+		if (!fclose(m))
+			put_screen(text, rows, cols);
+		free(text);
 	} else {
 		if (f > 1)
 			fputc('\n', stdout);
@@ -385,7 +425,13 @@ static int wait_frame(struct top *tp, double until, long f, int *err)
 
 			if (read(STDIN_FILENO, &ch, 1) != 1 || ch == 'q' || ch == 'Q')
 				return 1;
-			if (ch == 'b' || ch == 'H') {   /* redraws the last frame */
+			if (tp->help || ch == 'h' || ch == '?') {
+				/* the help, or back from it: any key */
+				tp->help = !tp->help;
+				if (f > 1 || tp->help)
+					draw(tp, f > 1 ? f - 1 : 1);
+				fflush(stdout);
+			} else if (ch == 'b' || ch == 'H') {   /* redraws the last frame */
 				/* H: processes <-> threads, as procps top's H */
 				tp->v.by = ch == 'b' ? (tp->v.by + 1) % RP_NBY :
 					   tp->v.by == RP_BY_THREAD ? RP_BY_PROCESS : RP_BY_THREAD;
