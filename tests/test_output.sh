@@ -187,4 +187,14 @@ if command -v script > /dev/null 2>&1 && command -v xz > /dev/null 2>&1; then
 		! grep -q "events" "$d/p.err" || fail "$c: progress on a stderr that is no terminal"; ok
 	done
 fi
+# A negative saving in a group table is explained under it (the shipped
+# trace with 1 ms of slack on everything has some).
+if command -v xz >/dev/null 2>&1; then
+	"$HRT" replay --slack 1ms --slack-for all --by process data/trace.hrt.xz >"$d/neg" 2>/dev/null ||
+		fail "replay --slack of the shipped trace"
+	awk '/^process / { t = 1; next } /^$/ { t = 0 } t && / -[0-9]/ { neg = 1 } END { exit !neg }' "$d/neg" ||
+		fail "the shipped trace shows no negative saving any more: pick another"
+	grep -q '^A negative saving: ' "$d/neg" || fail "negative savings printed without their sentence"
+	ok
+fi
 echo "test_output.sh: $n checks passed"

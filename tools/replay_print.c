@@ -131,12 +131,24 @@ void replay_print_verdict(FILE *f, const struct replay_result *r)
 		if (!has(r, p))
 			continue;
 		any |= sv > 0;
-		fprintf(f, "  %s saves %" PRIu64 " wake-ups (%.1f %%) and runs %" PRIu64
-			" timers in busy time against off's %" PRIu64 " (%" PRId64
-			" moved out of busy time); %" PRIu64 " of its runs were greedy.\n",
-			replay_policy_names[p], sv, pct(sv, o->wakeups), w->expired_busy,
-			o->expired_busy, (int64_t)o->expired_busy - (int64_t)w->expired_busy,
-			w->expired_greedy);
+		if (w->wakeups > o->wakeups)
+			fprintf(f, "  %s needs %" PRIu64 " wake-ups more than off (%.1f %%)",
+				replay_policy_names[p], w->wakeups - o->wakeups,
+				pct(w->wakeups - o->wakeups, o->wakeups));
+		else
+			fprintf(f, "  %s saves %" PRIu64 " wake-ups (%.1f %%)", replay_policy_names[p],
+				sv, pct(sv, o->wakeups));
+		fprintf(f, " and runs %" PRIu64 " timers in busy time against off's %" PRIu64,
+			w->expired_busy, o->expired_busy);
+		/* greedy runs timers early: into a pass while the CPU is busy
+		 * as well as out of one */
+		if (w->expired_busy <= o->expired_busy)
+			fprintf(f, " (%" PRIu64 " moved out of busy time)",
+				o->expired_busy - w->expired_busy);
+		else
+			fprintf(f, " (%" PRIu64 " more: run early, in passes while the CPU was "
+				"busy anyway)", w->expired_busy - o->expired_busy);
+		fprintf(f, "; %" PRIu64 " of its runs were greedy.\n", w->expired_greedy);
 	}
 	if (!any && (has(r, RP_IDLE) || has(r, RP_ALWAYS))) {
 		if (r->pol[RP_OFF].wakeups == r->optimal_wakeups)
@@ -182,10 +194,27 @@ static const char legend[] =
 	"wakeups: device firings (expiry passes); vs_opt: wakeups / optimum; expired: timer\n"
 	"runs; greedy: runs the greedy walk took before their hard expiry; busy: runs while\n"
 	"the CPU was busy; late_*: run time - soft expiry, early_p50: hard expiry - run\n"
-	"time (ns); optimum: fewest wake-ups that run every timer inside its window.\n";
+	"time (ns; negative: the run came after its hard expiry, as the kernel's late\n"
+	"runs do); optimum: fewest wake-ups that run every timer inside its window.\n";
+
+/* Whether a row of the group tables shows a negative saving. */
+static int group_has_negative(const struct replay_result *r, const struct replay_group *g)
+{
+	int neg = 0;
+
+	if (has(r, RP_OFF))
+		for (int p = RP_IDLE; p < RP_NPOL; p++)
+			neg |= has(r, p) && g->w[p] > g->w[RP_OFF];
+	if (r->slack)
+		neg |= g->opt > g->opt_rec || g->saved_act[RP_ACT_SLACK] < 0 ||
+		       g->saved_act[RP_ACT_CODE] < 0;
+	return neg;
+}
 
 static void by_table(FILE *f, const struct replay_result *r, int b, int saved_list)
 {
+	int neg = 0;
+
 	const struct replay_by *by = &r->by[b];
 	int n = saved_list ? by->nsaved : by->ntop;
 	const struct replay_group *g = saved_list ? by->saved : by->top;
@@ -222,7 +251,13 @@ static void by_table(FILE *f, const struct replay_result *r, int b, int saved_li
 				(int64_t)g[i].opt_rec - (int64_t)g[i].opt, g[i].saved_act[RP_ACT_SLACK],
 				g[i].saved_act[RP_ACT_CODE]);
 		fputc('\n', f);
+		neg |= group_has_negative(r, &g[i]);
 	}
+	if (neg)
+		fputs("A negative saving: the change made the group's timers run first in more "
+		      "passes.  A wake-up counts for the group whose timer its pass ran first, "
+		      "and merged passes move wake-ups between groups; the total saved is the "
+		      "verdict's.\n", f);
 }
 
 void replay_print_table(FILE *f, const char *name, const struct replay_result *r, int by)
@@ -259,6 +294,10 @@ void replay_print_table(FILE *f, const char *name, const struct replay_result *r
 			(double)r->optimal_wakeups : 0.0, what);
 	}
 	fputs(legend, f);
+	if (r->has_kernel && !r->kernel_incomplete && r->kernel.wakeups < r->optimal_wakeups)
+		fprintf(f, "kernel below the optimum (vs_opt < 1): the kernel ran timers after "
+			"their hard expiry (late_max %" PRId64 " ns), several in one late pass, "
+			"which no policy and not the optimum may do.\n", r->kernel.late_max);
 	if (r->slack)
 		fputs("saved_slack: the optimum's wake-ups for the group's windows as recorded "
 		      "minus as widened; by_slack: of it, on timers timer slack reaches "

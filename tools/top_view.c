@@ -172,8 +172,8 @@ void top_print_help(FILE *f)
 	      "  now-     of it, sleeps, poll, epoll, futex: hrt run --slack, hrt slack\n"
 	      "  code-    of it, timerfd, POSIX timers, setitimer: need range timers\n"
 	      "A wake-up counts for who armed the timer the pass ran first: a row's\n"
-	      "kernel can exceed its off, or be 0 beside it, when the kernel and the\n"
-	      "model ran another's timer first.  The figures are hrt replay's (hrt.1).\n\n"
+	      "kernel can exceed its off, or be 0 beside it, and a row's saving can be\n"
+	      "negative: merged passes move wake-ups from one row to another.\n\n"
 	      "Keys: q quit, b grouping (process, function, cpu, thread), H processes or\n"
 	      "threads, h or ? this help.\n", f);
 }
