@@ -110,7 +110,7 @@ int record_tracefs(char *const *argv, double seconds, FILE *f, int *child_status
 	struct rec_out o = { f, NULL, 0 };
 	struct timespec tick = { 0, 100000000 };
 	char err[512];
-	double end = seconds > 0 ? mono_now() + seconds : 0;
+	double end = 0;
 	pid_t pid = -1;
 	int e, ret = -1, st;
 
@@ -121,6 +121,10 @@ int record_tracefs(char *const *argv, double seconds, FILE *f, int *child_status
 		fprintf(stderr, "hrt record: %s\n", err);
 		return -1;
 	}
+	/* SECONDS of tracing: setting up (the event formats, kallsyms) takes
+	 * seconds under a sanitizer and is not part of them */
+	if (seconds > 0)
+		end = mono_now() + seconds;
 	fprintf(f, "# tracer: nop\n# hrt record --tracefs: instance %s, trace_clock mono\n",
 		live_instance(o.lt));
 	if (argv && (pid = start(argv)) < 0) {
