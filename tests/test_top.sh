@@ -162,6 +162,9 @@ inst=/sys/kernel/tracing/instances
 # beside it.  mine PID...: the instances named for those PIDs.
 mine() { for p in "$@"; do ls "$inst" | grep -E "^hrt-$p(-[0-9]+)?$"; done; }
 
+# Another hrt runs on this machine now (procps may be missing: /proc).
+other_hrt() { grep -qx hrt /proc/[0-9]*/comm 2>/dev/null; }
+
 # Stale instances (an hrt killed by SIGKILL leaves its own tracing): one
 # named for a PID that is gone, one for a PID that is not an hrt (with an
 # event on, as a killed top leaves it) - removed and reported by the next
@@ -174,17 +177,21 @@ echo 1 >"$inst/hrt-$notours-1/events/timer/hrtimer_start/enable"
 "$HRT" top -b -n 1 -d 0.1 >/dev/null 2>"$fail_log" || fail "top beside stale instances"
 kill "$notours"
 [ -z "$(mine "$gone" "$notours")" ] || fail "stale instances left: $(mine "$gone" "$notours")"
-grep -q "^hrt top: removed the stale tracefs instance $inst/hrt-$gone (process $gone is gone)$" \
-	"$fail_log" && grep -q "^hrt top: removed the stale tracefs instance $inst/hrt-$notours-1 (process $notours is not an hrt)$" \
-	"$fail_log" || fail "top: stale instances not reported"
+# the report (its wording is test_live_stale's): from this top, unless
+# another hrt starting meanwhile on this machine took them first
+for s in "hrt-$gone (process $gone is gone)" "hrt-$notours-1 (process $notours is not an hrt)"; do
+	grep -qF "hrt top: removed the stale tracefs instance $inst/$s" "$fail_log" ||
+		other_hrt || fail "top: stale instance $s not reported"
+done
 ok
 # ... and by record --tracefs
 sh -c 'exit 0' & gone=$!
 wait "$gone"
 mkdir "$inst/hrt-$gone" || fail "mkdir stale instance"
 "$HRT" record --tracefs -d 0.1 -o "$tmp/stale.txt" 2>"$fail_log" || fail "record --tracefs beside a stale instance"
-[ -z "$(mine "$gone")" ] && grep -q "^hrt record: removed the stale tracefs instance $inst/hrt-$gone " \
-	"$fail_log" || fail "record --tracefs: stale instance not removed and reported"
+[ -z "$(mine "$gone")" ] || fail "record --tracefs: stale instance not removed"
+grep -q "^hrt record: removed the stale tracefs instance $inst/hrt-$gone " "$fail_log" ||
+	other_hrt || fail "record --tracefs: stale instance not reported"
 ok
 
 ${CC:-cc} -O2 -o "$tmp/khz" tests/khz_sleeper.c || fail "building tests/khz_sleeper.c"
@@ -203,7 +210,7 @@ ok
 # key goes back, q quits.
 wait_for() { # file pattern
 	i=0
-	while ! tr '\033' '\n' <"$1" | grep -q "$2" && [ "$i" -lt 240 ]; do
+	while ! { [ -f "$1" ] && tr '\033' '\n' <"$1" | grep -q "$2"; } && [ "$i" -lt 240 ]; do
 		sleep 0.25
 		i=$((i + 1))
 	done
@@ -225,7 +232,7 @@ sed 's/\r$//' "$tmp/tty" | tr '\033' '\n' | awk 'length($0) > 81 { print; bad = 
 for c in kernel off always optimum greedy- slack- now- code-; do
 	sed 's/\r$//' "$tmp/tty" | grep -q "^  $c  " || fail "top help: no line for column $c"
 done
-[ "$(sed 's/\r$//' "$tmp/tty" | sed -n '/hrt top: help/,/this help/p' | wc -l)" -le 23 ] ||
+[ "$(sed 's/\r$//' "$tmp/tty" | awk '/hrt top: help/ { s = 1 } s { n++ } s && /this help/ { print n; exit }')" -le 23 ] ||
 	fail "top help: more than 23 lines"
 tr '\033' '\n' <"$tmp/tty" | sed -n '/hrt top: help/,$p' | grep -q 'hrt top: frame' ||
 	fail "top on a terminal: no frame after the help (any key goes back)"
@@ -233,19 +240,27 @@ ok
 
 "$HRT" record --tracefs -d 1 -o "$tmp/rec.txt.gz" 2>"$fail_log" || fail "record --tracefs"
 "$HRT" replay --csv --by process "$tmp/rec.txt.gz" >"$tmp/rec.csv" 2>"$fail_log" || fail "replay of record --tracefs"
+# -d 1 is a second of tracing, however long the set-up took (seconds under
+# a sanitizer, which left a few ms traced)
+"$HRT" replay "$tmp/rec.txt.gz" 2>/dev/null | head -1 | grep -q ' over \(0\.9[5-9]\|1\.[0-9]*\) s,' ||
+	fail "record --tracefs -d 1: not a second traced: $("$HRT" replay "$tmp/rec.txt.gz" 2>/dev/null | head -1)"
+ok
 grep -q ",hrt-khz-sleeper $sleeper," "$tmp/rec.csv" || fail "record --tracefs: no sleeper in the replay"
 ok
 # A process named like a trace header cannot hide from record --tracefs:
-# its 1,000 wake-ups a second are in the replay under its name (they were
-# "other events ignored").
+# its wake-ups are in the replay under its name (they were "other events
+# ignored").
 hider='x [0] 1.1: y: '
 "$tmp/khz" "$hider" & hidden=$!
 sleep 0.3
 "$HRT" record --tracefs -d 1 -o "$tmp/hide.txt" 2>"$fail_log" || fail "record --tracefs beside a hider"
 kill "$hidden"
 "$HRT" replay --csv --by process "$tmp/hide.txt" >"$tmp/hide.csv" 2>"$fail_log" || fail "replay of the hider's recording"
-awk -F, -v p="$hidden" '$4 == "x [0] 1.1: y:  " p || $4 == "x [0] 1.1: y: " p { w = $5 } END { exit !(w > 500) }' \
-	"$tmp/hide.csv" || { grep -v ',other,' "$tmp/hide.csv" | head; fail "record --tracefs: the hider's wake-ups are missing"; }
+# (as many as the other 1 kHz sleeper's: a sanitizer's slow start may leave
+# well under a second traced)
+awk -F, -v p="$hidden" -v k="hrt-khz-sleeper $sleeper" '$4 == k { ref = $5 }
+	$4 == "x [0] 1.1: y:  " p || $4 == "x [0] 1.1: y: " p { w = $5 }
+	END { exit !(ref > 0 && w > ref / 2) }' "$tmp/hide.csv" || { grep -v ',other,' "$tmp/hide.csv" | head; fail "record --tracefs: the hider's wake-ups are missing"; }
 ok
 
 # Ctrl-C removes the instances; two tops get two instances, and neither
