@@ -206,6 +206,24 @@ if command -v script > /dev/null 2>&1 && command -v xz > /dev/null 2>&1; then
 		! grep -q "events" "$d/p.err" || fail "$c: progress on a stderr that is no terminal"; ok
 	done
 fi
+# The pictures carry their keys: the replay's bars (a rate, not a solid
+# band), the kernel's "after hard" and kernel*; the demo tree's red/black.
+"$HRT" replay --svg "$d/key.svg" tests/data/tracefs-real.txt.gz >/dev/null 2>&1 || fail "replay --svg"
+grep -q 'a bar per [0-9.]* ms, as tall as its wake-ups (the tallest: [0-9]*)' "$d/key.svg" &&
+	grep -q 'after hard: the kernel ran the timer after its hard expiry' "$d/key.svg" ||
+	fail "replay --svg: no key for the bars or the kernel's after hard"; ok
+# the rows' bars are of more than one height at 1 s (a line per pixel was a band)
+awk -F'"' '/<rect/ && /fill="#d62728"/ { for (i = 1; i < NF; i++) if ($i ~ / height=$/) h[$(i + 1)] = 1 }
+	END { n = 0; for (k in h) n++; exit n < 3 }' "$d/key.svg" || fail "replay --svg: off's row is a solid band"; ok
+{ printf ' a-1 [000] d..1. 5.000000: hrtimer_start: hrtimer=0x1 function=f expires=5000100000 softexpires=5000050000 mode=ABS\n'
+  printf ' a-1 [000] d..1. 5.000200: hrtimer_start: hrtimer=0x2 function=f expires=5000300000 softexpires=5000300000 mode=ABS\n'
+  printf ' <idle>-0 [000] d.h1. 5.000301: hrtimer_expire_entry: hrtimer=0x2 function=f now=5000300500\n'; } >"$d/lost.txt"
+"$HRT" replay --svg "$d/lost.svg" "$d/lost.txt" >/dev/null 2>&1
+grep -q 'kernel\*: incomplete - the recording lost some expiries' "$d/lost.svg" || fail "replay --svg: kernel* unexplained"; ok
+"$HRT" demo --out "$d" >/dev/null || fail "demo --out"
+grep -q 'Black and red fill: each node.s colour in the red-black tree (timers by hard expiry)' "$d/demo-tree.dot" ||
+	fail "demo-tree.dot: no key for red and black"; ok
+
 # A negative saving in a group table is explained under it (the shipped
 # trace with 1 ms of slack on everything has some).
 if command -v xz >/dev/null 2>&1; then
