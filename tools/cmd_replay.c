@@ -3,7 +3,7 @@
  * cmd_replay.c - `hrt replay`: its options, the files replayed one after
  * another, and the output.  Output is buffered and written only once every
  * file has replayed: bad input leaves nothing half-written on stdout.  The
- * model is in replay_sim.c, what is printed in replay_print.c.
+ * model is in replay_model.c, what is printed in replay_print.c.
  */
 #include <getopt.h>
 #include <inttypes.h>

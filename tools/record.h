@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * record.h - what the two recorders of `hrt record` share (internal to
- * the hrt tool): record.c drives perf, record_tracefs.c a private tracefs
+ * the hrt tool): cmd_record.c drives perf, record_tracefs.c a private tracefs
  * instance.
  */
 #ifndef HRT_TOOLS_RECORD_H

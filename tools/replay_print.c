@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * replay_print.c - what `hrt replay` prints of a replay_result: the
- * verdict, the table, --json and --csv.  The model is in replay_sim.c, the
+ * verdict, the table, --json and --csv.  The model is in replay_model.c, the
  * command (options, files, buffered output) in cmd_replay.c.
  */
 #include <inttypes.h>

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * top.h - what the two files of `hrt top` share (internal to the hrt
- * tool): top.c runs the command (options, the live or recorded source, the
+ * tool): cmd_top.c runs the command (options, the live or recorded source, the
  * frames), top_view.c turns two snapshots of the replay model's per-group
  * counts into rates and prints them (screen, text, CSV).
  *

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * replay_sim.c - the replay model (docs/REPLAY.md): one virtual libhrt base
+ * replay_model.c - the replay model (docs/REPLAY.md): one virtual libhrt base
  * per CPU and policy, driven by the trace's start and cancel events; each
  * CPU's device fires at hrt_base_next_event() (never before the last event
  * applied to it); the kernel row from the recorded expiries; the offline

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * top.c - `hrt top`: who wakes the CPUs right now, and what range timers
+ * cmd_top.c - `hrt top`: who wakes the CPUs right now, and what range timers
  * would save.  Events come from a private tracefs instance (live.h) - or,
  * with --input, from a recorded trace read as if live, a frame per -d
  * seconds of trace time - and feed the replay's model one by one
