@@ -22,7 +22,7 @@ static int replay_str(const char *text, enum replay_idle idle, struct replay_res
 	int k;
 
 	assert_int_equal(trace_open_mem(&r, text, strlen(text), "t", 0, TRACE_AUTO), 0);
-	k = replay_trace(r, RP_ALL, idle, res);
+	k = replay_trace(r, &(const struct replay_opts){ RP_ALL, idle, 0, NULL, NULL }, res);
 	if (k)
 		fprintf(stderr, "%s\n", trace_error(r));
 	trace_close(r);
@@ -236,7 +236,7 @@ static void test_shipped_trace(void **state)
 
 	(void)state;
 	assert_int_equal(trace_open(&r, "data/trace.hrt.xz", 0, TRACE_AUTO, &err), 0);
-	assert_int_equal(replay_trace(r, RP_ALL, RP_IDLE_TRACE, &a), 0);
+	assert_int_equal(replay_trace(r, REPLAY_ALL, &a), 0);
 	trace_close(r);
 	assert_int_equal(a.format, TRACE_PERF);
 	assert_true(a.events > 10000);
@@ -253,7 +253,7 @@ static void test_shipped_trace(void **state)
 	fclose(f);
 	trace_close(r);
 	assert_int_equal(trace_open_mem(&r, v1, len, "v1", 0, TRACE_AUTO), 0);
-	assert_int_equal(replay_trace(r, RP_ALL, RP_IDLE_TRACE, &b), 0);
+	assert_int_equal(replay_trace(r, REPLAY_ALL, &b), 0);
 	trace_close(r);
 	assert_int_equal(b.format, TRACE_V1);
 	assert_int_equal(b.optimal_wakeups, a.optimal_wakeups);

@@ -95,7 +95,7 @@ static void test_bad_input(void **state)
 			int k;
 
 			assert_int_equal(trace_open_mem(&r, b->text, len, "in", lenient, TRACE_AUTO), 0);
-			k = replay_trace(r, RP_ALL, RP_IDLE_TRACE, &res);
+			k = replay_trace(r, REPLAY_ALL, &res);
 			snprintf(want, sizeof(want), "in:%ld: ", b->line);
 			if (!lenient || !strcmp(b->what, "no trace events")) {
 				if (k != -1 || strncmp(trace_error(r), want, strlen(want)) ||
@@ -128,12 +128,12 @@ static void test_detection(void **state)
 
 	(void)state;
 	assert_int_equal(trace_open_mem(&r, v1, strlen(v1), "v1", 0, TRACE_AUTO), 0);
-	assert_int_equal(replay_trace(r, RP_ALL, RP_IDLE_TRACE, &res), 0);
+	assert_int_equal(replay_trace(r, REPLAY_ALL, &res), 0);
 	assert_int_equal(res.format, TRACE_V1);
 	assert_int_equal(res.pol[RP_OFF].wakeups, 1);
 	trace_close(r);
 	assert_int_equal(trace_open_mem(&r, us, strlen(us), "us", 0, TRACE_AUTO), 0);
-	assert_int_equal(replay_trace(r, RP_ALL, RP_IDLE_TRACE, &res), 0);
+	assert_int_equal(replay_trace(r, REPLAY_ALL, &res), 0);
 	assert_int_equal(res.format, TRACE_PERF);
 	/* µs timestamps: the switch at 1.000020 s is after the hard expiry */
 	assert_int_equal(res.pol[RP_OFF].wakeups, 1);
@@ -158,7 +158,7 @@ static void test_many_ids(void **state)
 		len += (size_t)snprintf(buf + len, cap - len, "%d 0 start %d %d %d\n",
 					i, i + 1, i + 1000, i + 2000);
 	assert_int_equal(trace_open_mem(&r, buf, len, "many", 0, TRACE_AUTO), 0);
-	assert_int_equal(replay_trace(r, RP_ALL, RP_IDLE_TRACE, &res), 0);
+	assert_int_equal(replay_trace(r, REPLAY_ALL, &res), 0);
 	assert_int_equal(trace_get_counts(r)->timers, n);
 	trace_close(r);
 	free(buf);
@@ -201,7 +201,7 @@ static void test_opaque_ids(void **state)
 	assert_int_equal(trace_get_counts(r)->timers, 6);
 	trace_close(r);
 	assert_int_equal(trace_open_mem(&r, v1, strlen(v1), "ids", 0, TRACE_AUTO), 0);
-	assert_int_equal(replay_trace(r, RP_ALL, RP_IDLE_TRACE, &res), 0);
+	assert_int_equal(replay_trace(r, REPLAY_ALL, &res), 0);
 	assert_int_equal(res.timers, 6);
 	assert_int_equal(res.cancels, 1);
 	trace_close(r);
@@ -252,11 +252,11 @@ static void test_long_line(void **state)
 		memset(buf + strlen(head), 'x', sizes[i]);
 		strcpy(buf + strlen(head) + sizes[i], tail);
 		assert_int_equal(trace_open_mem(&r, buf, len, "long", 0, TRACE_AUTO), 0);
-		assert_int_equal(replay_trace(r, RP_ALL, RP_IDLE_TRACE, &res), -1);
+		assert_int_equal(replay_trace(r, REPLAY_ALL, &res), -1);
 		assert_non_null(strstr(trace_error(r), "long:3: line longer than"));
 		trace_close(r);
 		assert_int_equal(trace_open_mem(&r, buf, len, "long", 1, TRACE_AUTO), 0);
-		assert_int_equal(replay_trace(r, RP_ALL, RP_IDLE_TRACE, &res), 0);
+		assert_int_equal(replay_trace(r, REPLAY_ALL, &res), 0);
 		assert_int_equal(res.bad_lines, 1);
 		assert_int_equal(res.events, 2);
 		trace_close(r);
@@ -352,7 +352,7 @@ static void test_tracefs(void **state)
 	trace_close(r);
 
 	assert_int_equal(trace_open(&r, "tests/data/tracefs-real.txt.gz", 0, TRACE_AUTO, &err), 0);
-	assert_int_equal(replay_trace(r, RP_ALL, RP_IDLE_TRACE, &res), 0);
+	assert_int_equal(replay_trace(r, REPLAY_ALL, &res), 0);
 	assert_int_equal(res.format, TRACE_TRACEFS);
 	assert_true(res.kernel.wakeups > 100);
 	assert_true(res.optimal_wakeups > 0);
@@ -412,7 +412,7 @@ static void test_tracefs_clock(void **state)
 
 	(void)state;
 	assert_int_equal(trace_open_mem(&r, t, strlen(t), "clk", 0, TRACE_AUTO), 0);
-	assert_int_equal(replay_trace(r, RP_ALL, RP_IDLE_TRACE, &res), 0);
+	assert_int_equal(replay_trace(r, REPLAY_ALL, &res), 0);
 	assert_int_equal(trace_clock_suspect(r), 1);
 	trace_close(r);
 }

@@ -284,7 +284,7 @@ static int replay_file(FILE *o, FILE *w, const struct replay_cmd *cmd, const cha
 		return 2;
 	}
 	progress_start(&pr, "replay", trace_name(r), cmd->quiet);
-	k = replay_trace_opts(r, &ro, res);
+	k = replay_trace(r, &ro, res);
 	progress_end(&pr);
 	if (k == -1) {
 		fprintf(stderr, "hrt replay: %s\n", trace_error(r));

@@ -1359,20 +1359,6 @@ void replay_result_free(struct replay_result *res)
 	}
 }
 
-int replay_trace(struct trace_reader *r, unsigned policies, enum replay_idle idle,
-		 struct replay_result *res)
-{
-	return replay_trace_keep(r, policies, idle, 0, res);
-}
-
-int replay_trace_keep(struct trace_reader *r, unsigned policies, enum replay_idle idle,
-		      int keep_wakes, struct replay_result *res)
-{
-	const struct replay_opts o = { policies, idle, keep_wakes, NULL, NULL };
-
-	return replay_trace_opts(r, &o, res);
-}
-
 /* The model fed event by event ---------------------------------------------- */
 
 int replay_model_new(struct replay **out, const struct replay_opts *o, replay_name_fn name,
@@ -1490,8 +1476,7 @@ static const char *reader_name(const void *src, uint32_t i)
 	return trace_fn_name(src, i);
 }
 
-int replay_trace_opts(struct trace_reader *r, const struct replay_opts *o,
-		      struct replay_result *res)
+int replay_trace(struct trace_reader *r, const struct replay_opts *o, struct replay_result *res)
 {
 	struct replay *rp;
 	struct trace_event ev;
