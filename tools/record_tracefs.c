@@ -31,26 +31,29 @@ struct rec_out {
 	uint64_t events;
 };
 
-/* A task or function name as one field of one line: a control character
- * (a task may name itself "a\nb") is written as '?'.  The reader finds the
- * header after any name (trace_tracefs.c), so the rest is written as is. */
-static void put_name(FILE *f, const char *s, int width)
+/* A task or function name as one field of one line, at most MAX bytes
+ * (0: all), padded to WIDTH: a control character (a task may name itself
+ * "a\nb") is written as '?'.  A name of at most 15 bytes cannot hold a
+ * header the reader would take for the line's own (trace_tracefs.c). */
+static void put_name(FILE *f, const char *s, int width, size_t max)
 {
-	for (int pad = width - (int)strlen(s); pad > 0; pad--)
+	size_t n = strlen(s);
+
+	if (max && n > max)
+		n = max;
+	for (int pad = width - (int)n; pad > 0; pad--)
 		fputc(' ', f);
-	for (; *s; s++)
-		fputc((unsigned char)*s < 0x20 || *s == 0x7f ? '?' : *s, f);
+	for (size_t i = 0; i < n; i++)
+		fputc((unsigned char)s[i] < 0x20 || s[i] == 0x7f ? '?' : s[i], f);
 }
 
-static int write_event(void *ctx, const struct trace_event *ev)
+void record_tracefs_line(FILE *f, const struct trace_event *ev, const char *comm, const char *fn)
 {
-	struct rec_out *o = ctx;
-	FILE *f = o->f;
 	const char *name = ev->kind == TEV_START ? "hrtimer_start" :
 			   ev->kind == TEV_CANCEL ? "hrtimer_cancel" :
 			   ev->kind == TEV_EXPIRE ? "hrtimer_expire_entry" : "sched_switch";
 
-	put_name(f, live_name(o->lt, ev->comm), 16);
+	put_name(f, comm, 16, 15);
 	fprintf(f, "-%-7d ", ev->pid);
 	if (ev->tgid > 0)
 		fprintf(f, "(%7d)", ev->tgid);
@@ -61,7 +64,7 @@ static int write_event(void *ctx, const struct trace_event *ev)
 	switch (ev->kind) {
 	case TEV_START:
 		fprintf(f, "hrtimer=0x%llx function=", (unsigned long long)ev->id);
-		put_name(f, live_name(o->lt, ev->fn), 0);
+		put_name(f, fn, 0, 0);
 		fprintf(f, " expires=%lld softexpires=%lld mode=%s\n", (long long)ev->hard,
 			(long long)ev->soft, ev->rel ? "REL" : "ABS");
 		break;
@@ -70,15 +73,22 @@ static int write_event(void *ctx, const struct trace_event *ev)
 		break;
 	case TEV_EXPIRE:
 		fprintf(f, "hrtimer=0x%llx function=", (unsigned long long)ev->id);
-		put_name(f, live_name(o->lt, ev->fn), 0);
+		put_name(f, fn, 0, 0);
 		fprintf(f, " now=%lld\n", (long long)ev->now);
 		break;
 	default:
 		fprintf(f, "next_pid=%d\n", ev->kind == TEV_IDLE ? 0 : 1);
 		break;
 	}
+}
+
+static int write_event(void *ctx, const struct trace_event *ev)
+{
+	struct rec_out *o = ctx;
+
+	record_tracefs_line(o->f, ev, live_name(o->lt, ev->comm), live_name(o->lt, ev->fn));
 	o->events++;
-	return ferror(f) ? -EIO : 0;
+	return ferror(o->f) ? -EIO : 0;
 }
 
 static pid_t start(char *const *argv)

@@ -193,11 +193,32 @@ int trace__tracefs_header(const char *s, int *cpu, hrt_time_t *t, const char **t
 	return found ? 0 : -1;
 }
 
-/* Lines between events that carry no event. */
+/* s starts with lit, then digits: past them, or NULL. */
+static const char *lit_digits(const char *s, const char *lit)
+{
+	size_t n = strlen(lit);
+	const char *p;
+
+	if (strncmp(s, lit, n))
+		return NULL;
+	for (p = s + n; is_digit(*p); p++)
+		;
+	return p > s + n ? p : NULL;
+}
+
+/* Lines between events that carry no event, whole lines only: a task may
+ * be named "cpus=0] 1.1: y:" and its events must not read as these. */
 int trace__tracefs_is_noise(const char *s)
 {
-	return !strncmp(s, "CPU:", 4) || !strncmp(s, "cpus=", 5) || !strncmp(s, "version = ", 10) ||
-	       (!strncmp(s, "CPU ", 4) && strstr(s, " is empty"));
+	const char *p;
+
+	if ((p = lit_digits(s, "CPU:")) && (p = lit_digits(p, " [LOST ")))
+		return !strcmp(p, " EVENTS]");
+	if ((p = lit_digits(s, "CPU ")))
+		return !strcmp(p, " is empty");
+	if ((p = lit_digits(s, "cpus=")) || (p = lit_digits(s, "version = ")))
+		return !*p;
+	return 0;
 }
 
 int trace__parse_tracefs(struct trace_reader *r, const char *s, struct trace_event *ev, char *why)
