@@ -531,15 +531,17 @@ static void on_task_expire(struct task *tk, int p, hrt_time_t now)
 	task_ran(tk, p, now);
 }
 
-#define TASK_CB(P) \
-	static enum hrt_restart task_cb_##P(struct hrt_timer *t, hrt_time_t now) \
+/* The expiry callback of policy P's timer t[P] in a TYPE: HANDLER(obj, P,
+ * now) (the three policies' timers of a task and of an arming). */
+#define POLICY_CB(NAME, TYPE, HANDLER, P) \
+	static enum hrt_restart NAME##_##P(struct hrt_timer *t, hrt_time_t now) \
 	{ \
-		on_task_expire(HRT_CONTAINER_OF(t, struct task, t[P]), P, now); \
+		HANDLER(HRT_CONTAINER_OF(t, TYPE, t[P]), P, now); \
 		return HRT_NORESTART; \
 	}
-TASK_CB(0)
-TASK_CB(1)
-TASK_CB(2)
+POLICY_CB(task_cb, struct task, on_task_expire, 0)
+POLICY_CB(task_cb, struct task, on_task_expire, 1)
+POLICY_CB(task_cb, struct task, on_task_expire, 2)
 static const hrt_callback task_cb[RP_NPOL] = { task_cb_0, task_cb_1, task_cb_2 };
 
 /* The chain state of task tid, created on first use; NULL on ENOMEM. */
@@ -679,15 +681,9 @@ static void on_expire(struct live *l, int p, hrt_time_t now)
 	maybe_free(l);
 }
 
-#define POLICY_CB(P) \
-	static enum hrt_restart cb_##P(struct hrt_timer *t, hrt_time_t now) \
-	{ \
-		on_expire(HRT_CONTAINER_OF(t, struct live, t[P]), P, now); \
-		return HRT_NORESTART; \
-	}
-POLICY_CB(0)
-POLICY_CB(1)
-POLICY_CB(2)
+POLICY_CB(cb, struct live, on_expire, 0)
+POLICY_CB(cb, struct live, on_expire, 1)
+POLICY_CB(cb, struct live, on_expire, 2)
 static const hrt_callback policy_cb[RP_NPOL] = { cb_0, cb_1, cb_2 };
 
 static void unresolved(struct live *l)
