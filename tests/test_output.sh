@@ -233,5 +233,13 @@ if command -v xz >/dev/null 2>&1; then
 		fail "the shipped trace shows no negative saving any more: pick another"
 	grep -q '^A negative saving: ' "$d/neg" || fail "negative savings printed without their sentence"
 	ok
+	# policies below the optimum (sleep chains) say why
+	"$HRT" replay --slack 1ms --verdict data/trace.hrt.xz >"$d/chain" 2>/dev/null
+	awk '/this trace needs/ { for (i = 1; i <= NF; i++) if ($i == "wake-ups") w[++n] = $(i - 1) + 0
+		o = $NF + 0 } END { for (k in w) if (w[k] < o) below = 1; exit !below }' "$d/chain" ||
+		fail "the shipped trace with --slack has no policy below the optimum any more"
+	grep -q '(policies below the optimum: they follow sleep chains' "$d/chain" ||
+		fail "policies below the optimum, unexplained"
+	ok
 fi
 echo "test_output.sh: $n checks passed"

@@ -120,6 +120,15 @@ void replay_print_verdict(FILE *f, const struct replay_result *r)
 			first = 0;
 		}
 	fprintf(f, "; the optimum is %" PRIu64 ".\n", r->optimal_wakeups);
+	for (int p = 0; p < RP_NPOL; p++)
+		if (has(r, p) && r->pol[p].wakeups < r->optimal_wakeups) {
+			/* --slack's sleep chains (replay_model.c) */
+			fprintf(f, "  (policies below the optimum: they follow sleep chains - a "
+				"sleep armed relative to a wake-up run later starts later, and fewer "
+				"of them fit in the trace - while the optimum keeps every arming "
+				"where it was recorded.)\n");
+			break;
+		}
 	if (!has(r, RP_OFF)) {
 		fprintf(f, "  (replay --policy all, or include off, to see what greedy saves)\n");
 		return;
