@@ -210,7 +210,7 @@ ok
 # key goes back, q quits.
 wait_for() { # file pattern
 	i=0
-	while ! { [ -f "$1" ] && tr '\033' '\n' <"$1" | grep -q "$2"; } && [ "$i" -lt 240 ]; do
+	while ! { [ -f "$1" ] && tr '\033' '\n' <"$1" | grep -q "$2"; } && [ "$i" -lt 480 ]; do
 		sleep 0.25
 		i=$((i + 1))
 	done
