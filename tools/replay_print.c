@@ -244,7 +244,8 @@ static void by_table(FILE *f, const struct replay_result *r, int b, int saved_li
 		fprintf(f, " %11s %8s %8s", "saved_slack", "by_slack", "by_code");
 	fputc('\n', f);
 	for (int i = 0; i < n; i++) {
-		text_cell(f, g[i].name, 32);
+		/* a longer name is written whole: the row shifts, nothing is lost */
+		text_cell(f, g[i].name, text_cols(g[i].name) > 32 ? (int)text_cols(g[i].name) : 32);
 		if (r->has_kernel)
 			fprintf(f, " %9" PRIu64, g[i].w[RP_NPOL]);
 		for (int p = 0; p < RP_NPOL; p++)
