@@ -351,8 +351,8 @@ static void screen_size(int *rows, int *cols)
 
 /* Text for a screen of rows x cols: each line cut to cols - 1 columns (a
  * full-width line wraps on some terminals), at most rows - 1 lines, then
- * the keys on the last one. */
-static void put_screen(const char *text, int rows, int cols)
+ * the keys on the last one when they are read (not with --input). */
+static void put_screen(const char *text, int rows, int cols, int keys)
 {
 	const char *p = text;
 
@@ -366,7 +366,8 @@ static void put_screen(const char *text, int rows, int cols)
 		fputc('\n', stdout);
 		p += n + (p[n] == '\n');
 	}
-	text_cell(stdout, "q quit  b grouping  H threads  h help", cols - 1 < 37 ? cols - 1 : 37);
+	if (keys)
+		text_cell(stdout, "q quit  b grouping  H threads  h help", cols - 1 < 37 ? cols - 1 : 37);
 }
 
 static void draw(struct top *tp, long f)
@@ -391,7 +392,7 @@ static void draw(struct top *tp, long f)
 		else
 			top_print_text(m, &tp->v, f, a, b, rows - 1);
 		if (!fclose(m))
-			put_screen(text, rows, cols);
+			put_screen(text, rows, cols, tp->tty);
 		free(text);
 	} else {
 		if (f > 1)
