@@ -111,6 +111,8 @@ echo
 # 5: the kernel's wake-ups on CPU $1 in replay --csv --by cpu output: kernel, off.
 cpu_row() { awk -F, -v c="CPU $1" '$3 == "top" && $4 == c { print $5, $6; f = 1 }
 	END { if (!f) print 0, 0 }'; }
+# 5: the kernel's wake-ups of the sleepers named $1 (replay --csv --by process).
+sleepers_sum() { awk -F, -v n="$1 " '$3 == "top" && index($4, n) == 1 { s += $5 } END { print s + 0 }'; }
 applied() {
 	name=hrt-demo-$$ cpu=$(($(nproc) - 1))
 	"$sleepers" "$name" "$cpu" 8 3 > /dev/null & pid=$!
@@ -124,16 +126,23 @@ applied() {
 	set -- $("$hrt" replay --by cpu --csv demo-before.txt 2>/dev/null | cpu_row "$cpu") \
 	    $("$hrt" replay --by cpu --csv --slack 1ms --slack-for "$name" demo-before.txt \
 	      2>/dev/null | cpu_row "$cpu") \
-	    $("$hrt" replay --by cpu --csv demo-after.txt 2>/dev/null | cpu_row "$cpu")
+	    $("$hrt" replay --by cpu --csv demo-after.txt 2>/dev/null | cpu_row "$cpu") \
+	    $("$hrt" replay --by process --csv demo-before.txt 2>/dev/null | sleepers_sum "$name") \
+	    $("$hrt" replay --by process --csv demo-after.txt 2>/dev/null | sleepers_sum "$name")
 	rm -f demo-before.txt demo-after.txt
 	# before: kernel $1, off $2; with the slack: off $4; after: kernel $5
 	[ "$1" -gt 0 ] && [ "$2" -gt 0 ] || return 1
 	echo "5. Apply it: 8 sleepers (1-10 ms) on CPU $cpu traced 2 s as they are, then 2 s"
 	echo "   started with hrt run --slack 1ms.  Wake-ups on CPU $cpu:"
-	awk -v k0="$1" -v o0="$2" -v o1="$4" -v k1="$5" 'BEGIN {
+	awk -v k0="$1" -v o0="$2" -v o1="$4" -v k1="$5" -v s0="$7" -v s1="$8" -v cpu="$cpu" 'BEGIN {
 		p = (o1 - o0) / o0; m = (k1 - k0) / k0
 		printf "     before %.0f/s, predicted %.0f/s (%+.0f %%), measured %.0f/s (%+.0f %%)\n",
-			k0 / 2, k0 / 2 * (1 + p), 100 * p, k1 / 2, 100 * m }'
+			k0 / 2, k0 / 2 * (1 + p), 100 * p, k1 / 2, 100 * m
+		# the prediction holds the CPU'"'"'s other tasks fixed: say when they moved
+		if (m - p > 0.2 * (p < 0 ? -p : p) || p - m > 0.2 * (p < 0 ? -p : p))
+			printf "   They differ: the prediction holds the other tasks on CPU %d fixed,\n" \
+			       "   and theirs went from %.0f/s to %.0f/s (the sleepers: %.0f/s to %.0f/s).\n",
+				cpu, (k0 - s0) / 2, (k1 - s1) / 2, s0 / 2, s1 / 2 }'
 }
 if [ -z "$sleepers" ] || [ "$(id -u)" -ne 0 ] || [ ! -d /sys/kernel/tracing/instances ] ||
 	! applied; then
