@@ -20,7 +20,7 @@ static void fuzz_replay_one(const uint8_t *data, size_t size, int lenient, enum 
 
 	if (trace_open_mem(&r, data, size, "fuzz", lenient, fmt))
 		return;
-	if (replay_trace(r, RP_ALL, RP_IDLE_TRACE, &res) == 0)
+	if (replay_trace(r, REPLAY_ALL, &res) == 0)
 		for (int p = 0; p < RP_NPOL; p++)
 			if (res.optimal_wakeups > res.pol[p].wakeups ||
 			    res.pol[p].expired > res.armings)

@@ -4,15 +4,17 @@
  * "hrt-khz-sleeper" that sleeps until the next millisecond on
  * CLOCK_MONOTONIC for ever, so the kernel runs its timer 1,000 times a
  * second (absolute deadlines: a late wake-up does not slow the rate).
+ * khz_sleeper NAME names it NAME instead (a name that tries to hide from
+ * the trace reader, for record --tracefs).
  */
 #include <sys/prctl.h>
 #include <time.h>
 
-int main(void)
+int main(int argc, char **argv)
 {
 	struct timespec t;
 
-	prctl(PR_SET_NAME, "hrt-khz-sleeper");
+	prctl(PR_SET_NAME, argc > 1 ? argv[1] : "hrt-khz-sleeper");
 	clock_gettime(CLOCK_MONOTONIC, &t);
 	for (;;) {
 		t.tv_nsec += 1000000;

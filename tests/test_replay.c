@@ -14,6 +14,7 @@
 
 #include "../tools/convert.h"
 #include "../tools/replay.h"
+#include "../tools/text.h"
 
 static int replay_str(const char *text, enum replay_idle idle, struct replay_result *res)
 {
@@ -21,7 +22,7 @@ static int replay_str(const char *text, enum replay_idle idle, struct replay_res
 	int k;
 
 	assert_int_equal(trace_open_mem(&r, text, strlen(text), "t", 0, TRACE_AUTO), 0);
-	k = replay_trace(r, RP_ALL, idle, res);
+	k = replay_trace(r, &(const struct replay_opts){ RP_ALL, idle, 0, NULL, NULL }, res);
 	if (k)
 		fprintf(stderr, "%s\n", trace_error(r));
 	trace_close(r);
@@ -235,7 +236,7 @@ static void test_shipped_trace(void **state)
 
 	(void)state;
 	assert_int_equal(trace_open(&r, "data/trace.hrt.xz", 0, TRACE_AUTO, &err), 0);
-	assert_int_equal(replay_trace(r, RP_ALL, RP_IDLE_TRACE, &a), 0);
+	assert_int_equal(replay_trace(r, REPLAY_ALL, &a), 0);
 	trace_close(r);
 	assert_int_equal(a.format, TRACE_PERF);
 	assert_true(a.events > 10000);
@@ -252,7 +253,7 @@ static void test_shipped_trace(void **state)
 	fclose(f);
 	trace_close(r);
 	assert_int_equal(trace_open_mem(&r, v1, len, "v1", 0, TRACE_AUTO), 0);
-	assert_int_equal(replay_trace(r, RP_ALL, RP_IDLE_TRACE, &b), 0);
+	assert_int_equal(replay_trace(r, REPLAY_ALL, &b), 0);
 	trace_close(r);
 	assert_int_equal(b.format, TRACE_V1);
 	assert_int_equal(b.optimal_wakeups, a.optimal_wakeups);
@@ -477,6 +478,65 @@ static void test_verdict_matches_table(void **state)
 	free(out);
 }
 
+/* The table of a trace given as text, printed into a malloc'ed string. */
+static char *table_of(const char *trace)
+{
+	struct replay_result res;
+	char *out = NULL;
+	size_t len = 0;
+	FILE *f;
+
+	assert_int_equal(replay_str(trace, RP_IDLE_TRACE, &res), 0);
+	assert_non_null(f = open_memstream(&out, &len));
+	replay_print_table(f, "t", &res, RP_BY_PROCESS);
+	assert_int_equal(fclose(f), 0);
+	replay_result_free(&res);
+	return out;
+}
+
+/* Greedy can run more timers in busy time than off (it runs them early,
+ * in a pass while the CPU is busy): the verdict says so in words, never
+ * "-1 moved out of busy time". */
+static void test_verdict_more_in_busy_time_is_said_not_negative(void **state)
+{
+	char *out;
+
+	(void)state;
+	/* A due at 10 us while busy; the walk stops at C (25..30), so off runs
+	 * D (8..40) at 30 us, idle; always runs it at 10 us, busy */
+	out = table_of("# hrt-trace v1\n0 0 busy\n1 0 start 1 5000 10000\n"
+		       "2 0 start 2 8000 40000\n3 0 start 3 25000 30000\n12000 0 idle\n"
+		       "50000 0 idle\n");
+	assert_non_null(strstr(out, "always saves 0 wake-ups (0.0 %) and runs 2 timers in busy "
+				    "time against off's 1 (1 more: run early, in passes while the "
+				    "CPU was busy anyway)"));
+	assert_null(strstr(out, "(-"));
+	free(out);
+}
+
+/* The kernel can need fewer wake-ups than the optimum only by running
+ * timers late: the table says so under it. */
+static void test_kernel_below_optimum_is_explained(void **state)
+{
+	char *out;
+
+	(void)state;
+	out = table_of(" a-1 [000] d..1. 5.000000: hrtimer_start: hrtimer=0x1 function=f "
+		       "expires=5000100000 softexpires=5000050000 mode=ABS\n"
+		       " a-1 [000] d..1. 5.000010: hrtimer_start: hrtimer=0x3 function=f "
+		       "expires=5000400000 softexpires=5000300000 mode=ABS\n"
+		       " <idle>-0 [000] d.h1. 5.000501: hrtimer_expire_entry: hrtimer=0x1 "
+		       "function=f now=5000500000\n"
+		       " <idle>-0 [000] d.h1. 5.000502: hrtimer_expire_entry: hrtimer=0x3 "
+		       "function=f now=5000500000\n");
+	assert_non_null(strstr(out, "\nkernel           1   0.500 "));
+	assert_non_null(strstr(out, "kernel below the optimum (vs_opt < 1): the kernel ran "
+				    "timers after their hard expiry (late_max 450000 ns)"));
+	assert_non_null(strstr(out, "early_p50: hard expiry - run\ntime (ns; negative: the run "
+				    "came after its hard expiry"));
+	free(out);
+}
+
 /* JSON strings: control characters, quotes, backslashes escaped; bytes
  * that are not UTF-8 (stray continuation, truncated, overlong, surrogate)
  * become U+FFFD; valid multi-byte characters pass. */
@@ -488,7 +548,7 @@ static void test_json_escape(void **state)
 
 	(void)state;
 	assert_non_null(f = open_memstream(&out, &len));
-	replay_json_str(f, "a\"b\\c\n\x01\x7f \xc2\xb5s \xe2\x82\xac \xf0\x9f\x98\x80 "
+	text_json_str(f, "a\"b\\c\n\x01\x7f \xc2\xb5s \xe2\x82\xac \xf0\x9f\x98\x80 "
 			"\x80 \xc3 \xc0\xaf \xed\xa0\x80 \xff\xfe end\xe2\x82");
 	assert_int_equal(fclose(f), 0);
 	assert_string_equal(out, "\"a\\\"b\\\\c\\u000a\\u0001\\u007f \xc2\xb5s \xe2\x82\xac "
@@ -572,6 +632,8 @@ int main(void)
 		cmocka_unit_test(test_perf_pid_slash_tid_is_process_and_thread),
 		cmocka_unit_test(test_kernel_incomplete),
 		cmocka_unit_test(test_verdict_matches_table),
+		cmocka_unit_test(test_verdict_more_in_busy_time_is_said_not_negative),
+		cmocka_unit_test(test_kernel_below_optimum_is_explained),
 		cmocka_unit_test(test_json_escape),
 		cmocka_unit_test(test_many_cpus),
 	};

@@ -83,7 +83,7 @@ static void replay_with(const char *text, const char *spec, const char *who,
 	{
 		const struct replay_opts o = { RP_ALL, RP_IDLE_TRACE, 1, spec ? sl : NULL, NULL };
 
-		assert_int_equal(replay_trace_opts(r, &o, res), 0);
+		assert_int_equal(replay_trace(r, &o, res), 0);
 	}
 	trace_close(r);
 }

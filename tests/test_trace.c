@@ -15,6 +15,7 @@
 #include "unit.h"
 
 #include "../tools/replay.h"
+#include "../tools/text.h"
 
 #define PS(t, ev, rest) "  a 1 [000] " t ": " ev ": " rest "\n"
 /* A tracefs text line (the kernel's trace file). */
@@ -94,7 +95,7 @@ static void test_bad_input(void **state)
 			int k;
 
 			assert_int_equal(trace_open_mem(&r, b->text, len, "in", lenient, TRACE_AUTO), 0);
-			k = replay_trace(r, RP_ALL, RP_IDLE_TRACE, &res);
+			k = replay_trace(r, REPLAY_ALL, &res);
 			snprintf(want, sizeof(want), "in:%ld: ", b->line);
 			if (!lenient || !strcmp(b->what, "no trace events")) {
 				if (k != -1 || strncmp(trace_error(r), want, strlen(want)) ||
@@ -127,12 +128,12 @@ static void test_detection(void **state)
 
 	(void)state;
 	assert_int_equal(trace_open_mem(&r, v1, strlen(v1), "v1", 0, TRACE_AUTO), 0);
-	assert_int_equal(replay_trace(r, RP_ALL, RP_IDLE_TRACE, &res), 0);
+	assert_int_equal(replay_trace(r, REPLAY_ALL, &res), 0);
 	assert_int_equal(res.format, TRACE_V1);
 	assert_int_equal(res.pol[RP_OFF].wakeups, 1);
 	trace_close(r);
 	assert_int_equal(trace_open_mem(&r, us, strlen(us), "us", 0, TRACE_AUTO), 0);
-	assert_int_equal(replay_trace(r, RP_ALL, RP_IDLE_TRACE, &res), 0);
+	assert_int_equal(replay_trace(r, REPLAY_ALL, &res), 0);
 	assert_int_equal(res.format, TRACE_PERF);
 	/* µs timestamps: the switch at 1.000020 s is after the hard expiry */
 	assert_int_equal(res.pol[RP_OFF].wakeups, 1);
@@ -157,7 +158,7 @@ static void test_many_ids(void **state)
 		len += (size_t)snprintf(buf + len, cap - len, "%d 0 start %d %d %d\n",
 					i, i + 1, i + 1000, i + 2000);
 	assert_int_equal(trace_open_mem(&r, buf, len, "many", 0, TRACE_AUTO), 0);
-	assert_int_equal(replay_trace(r, RP_ALL, RP_IDLE_TRACE, &res), 0);
+	assert_int_equal(replay_trace(r, REPLAY_ALL, &res), 0);
 	assert_int_equal(trace_get_counts(r)->timers, n);
 	trace_close(r);
 	free(buf);
@@ -200,7 +201,7 @@ static void test_opaque_ids(void **state)
 	assert_int_equal(trace_get_counts(r)->timers, 6);
 	trace_close(r);
 	assert_int_equal(trace_open_mem(&r, v1, strlen(v1), "ids", 0, TRACE_AUTO), 0);
-	assert_int_equal(replay_trace(r, RP_ALL, RP_IDLE_TRACE, &res), 0);
+	assert_int_equal(replay_trace(r, REPLAY_ALL, &res), 0);
 	assert_int_equal(res.timers, 6);
 	assert_int_equal(res.cancels, 1);
 	trace_close(r);
@@ -226,10 +227,10 @@ static void test_utf8_names(void **state)
 	/* a UTF-16 surrogate encoded in UTF-8 is not valid UTF-8 */
 	assert_string_equal(trace_fn_name(r, ev.fn), "caf\xc3\xa9\\xed\\xa0\\x80");
 	trace_close(r);
-	assert_int_equal(trace_utf8_prefix("caf\xc3\xa9", 4), 3);
-	assert_int_equal(trace_utf8_prefix("caf\xc3\xa9", 5), 5);
-	assert_int_equal(trace_utf8_prefix("\xe2\x82\xac\xe2\x82\xac", 5), 3);
-	assert_int_equal(trace_utf8_prefix("abc", 63), 3);
+	assert_int_equal(text_utf8_prefix("caf\xc3\xa9", 4), 3);
+	assert_int_equal(text_utf8_prefix("caf\xc3\xa9", 5), 5);
+	assert_int_equal(text_utf8_prefix("\xe2\x82\xac\xe2\x82\xac", 5), 3);
+	assert_int_equal(text_utf8_prefix("abc", 63), 3);
 }
 
 /* --lenient skips an over-long line wherever it falls in the buffer
@@ -251,11 +252,11 @@ static void test_long_line(void **state)
 		memset(buf + strlen(head), 'x', sizes[i]);
 		strcpy(buf + strlen(head) + sizes[i], tail);
 		assert_int_equal(trace_open_mem(&r, buf, len, "long", 0, TRACE_AUTO), 0);
-		assert_int_equal(replay_trace(r, RP_ALL, RP_IDLE_TRACE, &res), -1);
+		assert_int_equal(replay_trace(r, REPLAY_ALL, &res), -1);
 		assert_non_null(strstr(trace_error(r), "long:3: line longer than"));
 		trace_close(r);
 		assert_int_equal(trace_open_mem(&r, buf, len, "long", 1, TRACE_AUTO), 0);
-		assert_int_equal(replay_trace(r, RP_ALL, RP_IDLE_TRACE, &res), 0);
+		assert_int_equal(replay_trace(r, REPLAY_ALL, &res), 0);
 		assert_int_equal(res.bad_lines, 1);
 		assert_int_equal(res.events, 2);
 		trace_close(r);
@@ -351,12 +352,53 @@ static void test_tracefs(void **state)
 	trace_close(r);
 
 	assert_int_equal(trace_open(&r, "tests/data/tracefs-real.txt.gz", 0, TRACE_AUTO, &err), 0);
-	assert_int_equal(replay_trace(r, RP_ALL, RP_IDLE_TRACE, &res), 0);
+	assert_int_equal(replay_trace(r, REPLAY_ALL, &res), 0);
 	assert_int_equal(res.format, TRACE_TRACEFS);
 	assert_true(res.kernel.wakeups > 100);
 	assert_true(res.optimal_wakeups > 0);
 	assert_int_equal(res.kernel_incomplete, 0);
 	assert_int_equal(trace_clock_suspect(r), 0);
+	trace_close(r);
+}
+
+/* A task may name itself like a trace header (prctl(PR_SET_NAME)): its
+ * events are still its own, as `hrt record --tracefs` writes them and the
+ * kernel prints them, and a fake header in sched_switch's prev_comm= does
+ * not move the real one. */
+static void test_tracefs_names_cannot_hide_events(void **state)
+{
+	struct trace_reader *r;
+	struct trace_event ev;
+	const char *t =
+		"x [0] 1.1: y: -4242    (   4242) [001] 5.000100000: hrtimer_start: hrtimer=0xa "
+		"function=hrtimer_wakeup expires=5000200000 softexpires=5000150000 mode=ABS\n"
+		"  a-1 [0] 1.1: y:-77 [001] d..1. 5.000150: hrtimer_cancel: hrtimer=0xa\n"
+		"x [0] 1.1: y: -4242 [001] d..2. 5.000160: sched_switch: prev_comm=x [0] 1.1: "
+		"y: -9 [000] 1.0: hrtimer_cancel: prev_pid=4242 prev_prio=120 prev_state=S ==> "
+		"next_comm=swapper/1 next_pid=0 next_prio=120\n"
+		"x [0] 1.1: y: -4242 [001] d..2. 5.000170: irq_handler_entry: irq=1 name=x\n";
+
+	(void)state;
+	assert_int_equal(trace_open_mem(&r, t, strlen(t), "names", 0, TRACE_AUTO), 0);
+	assert_int_equal(trace_next(r, &ev), 1);
+	assert_int_equal(trace_get_format(r), TRACE_TRACEFS);
+	assert_int_equal(ev.kind, TEV_START);
+	assert_int_equal(ev.pid, 4242);
+	assert_int_equal(ev.tgid, 4242);
+	assert_int_equal(ev.cpu, 1);
+	assert_int_equal(ev.t, 5000100000);
+	assert_string_equal(trace_comm_name(r, ev.comm), "x [0] 1.1: y: ");
+	assert_int_equal(trace_next(r, &ev), 1);
+	assert_int_equal(ev.kind, TEV_CANCEL);
+	assert_int_equal(ev.pid, 77);
+	assert_string_equal(trace_comm_name(r, ev.comm), "a-1 [0] 1.1: y:");
+	assert_int_equal(trace_next(r, &ev), 1);
+	assert_int_equal(ev.kind, TEV_IDLE);
+	assert_int_equal(ev.cpu, 1);
+	assert_int_equal(ev.t, 5000160000);
+	assert_int_equal(trace_next(r, &ev), 0);        /* another event: ignored */
+	assert_int_equal(trace_finish(r), 0);
+	assert_int_equal(trace_get_counts(r)->ignored, 1);
 	trace_close(r);
 }
 
@@ -370,7 +412,7 @@ static void test_tracefs_clock(void **state)
 
 	(void)state;
 	assert_int_equal(trace_open_mem(&r, t, strlen(t), "clk", 0, TRACE_AUTO), 0);
-	assert_int_equal(replay_trace(r, RP_ALL, RP_IDLE_TRACE, &res), 0);
+	assert_int_equal(replay_trace(r, REPLAY_ALL, &res), 0);
 	assert_int_equal(trace_clock_suspect(r), 1);
 	trace_close(r);
 }
@@ -387,6 +429,7 @@ int main(void)
 		cmocka_unit_test(test_long_line),
 		cmocka_unit_test(test_tracefs),
 		cmocka_unit_test(test_tracefs_clock),
+		cmocka_unit_test(test_tracefs_names_cannot_hide_events),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

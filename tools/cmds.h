@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * cmds.h - the subcommands of the hrt tool.  Each returns the process exit
+ * cmds.h - the subcommands of the hrt tool, each in tools/cmd_NAME.c (the
+ * rest of tools/ is named by what it models or writes).  Each returns the process exit
  * status: 0 success, 1 runtime failure, 2 bad input or usage.  main()
  * (tools/hrt.c) then checks stdout with tool_close_stdout() (outfile.h);
  * -o files go through outfile_open()/outfile_commit().
@@ -8,13 +9,13 @@
 #ifndef HRT_TOOLS_CMDS_H
 #define HRT_TOOLS_CMDS_H
 
-int hrt_cmd_demo(int argc, char **argv);     /* tools/demo_cmd.c */
-int hrt_cmd_record(int argc, char **argv);   /* tools/record.c */
-int hrt_cmd_replay(int argc, char **argv);   /* tools/replay.c */
-int hrt_cmd_convert(int argc, char **argv);  /* tools/convert.c */
-int hrt_cmd_sim(int argc, char **argv);      /* tools/sim_cmd.c */
-int hrt_cmd_top(int argc, char **argv);      /* tools/top.c */
-int hrt_cmd_run(int argc, char **argv);      /* tools/run_cmd.c */
-int hrt_cmd_slack(int argc, char **argv);    /* tools/slack_cmd.c */
+int hrt_cmd_demo(int argc, char **argv);     /* tools/cmd_demo.c */
+int hrt_cmd_record(int argc, char **argv);   /* tools/cmd_record.c */
+int hrt_cmd_replay(int argc, char **argv);   /* tools/cmd_replay.c */
+int hrt_cmd_convert(int argc, char **argv);  /* tools/cmd_convert.c */
+int hrt_cmd_sim(int argc, char **argv);      /* tools/cmd_sim.c */
+int hrt_cmd_top(int argc, char **argv);      /* tools/cmd_top.c */
+int hrt_cmd_run(int argc, char **argv);      /* tools/cmd_run.c */
+int hrt_cmd_slack(int argc, char **argv);    /* tools/cmd_slack.c */
 
 #endif

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * demo.c - 'hrt demo': the LWN article's seven range timers A..G, the
- * model (demo_text.c prints it, demo_svg.c draws it, demo_cmd.c is the
+ * model (demo_text.c prints it, demo_svg.c draws it, cmd_demo.c is the
  * command).
  *
  * Everything runs through libhrt's public API on virtual-clock bases: the

@@ -179,6 +179,8 @@ int demo_write_dot(FILE *f, const struct demo_result *r)
 		   "after %s ran.\\n"
 		   "Key: hard expiry; augmented value: earliest soft expiry in the subtree; "
 		   "* soft expiry reconstructed (not in the article).\\n"
+		   "Black and red fill: each node's colour in the red-black tree (timers by hard "
+		   "expiry).\\n"
 		   "Orange: the search's path to %c. Dashed blue: subtree it prunes (min soft > now).%s\";\n"
 		   "  labelloc=b; fontname=\"sans-serif\";\n"
 		   "  node [shape=box, style=filled, fontname=\"sans-serif\", fontcolor=white];\n"

@@ -49,9 +49,9 @@ void live_catch_signals(void)
 
 #ifndef HAVE_TRACEFS
 
-int live_open(struct live_trace **out, int merge, char *err, size_t len)
+int live_open(struct live_trace **out, int merge, const char *who, char *err, size_t len)
 {
-	(void)merge;
+	(void)merge, (void)who;
 	*out = NULL;
 	snprintf(err, len, "built without libtracefs and libtraceevent; install %s and "
 		 "rebuild", LIVE_PACKAGES);
@@ -423,7 +423,7 @@ static int make_instance(struct live_trace *lt, char *err, size_t len)
 	return -EEXIST;
 }
 
-static int setup(struct live_trace *lt, char *err, size_t len)
+static int setup(struct live_trace *lt, const char *who, char *err, size_t len)
 {
 	const char *dir = tracefs_tracing_dir();
 	const char *sys[] = { "timer", "sched", NULL };
@@ -455,6 +455,12 @@ static int setup(struct live_trace *lt, char *err, size_t len)
 		lt->id[k] = ev->id;
 	}
 	tracefs_load_cmdlines(NULL, lt->tep);
+	{
+		char inst[4096];
+
+		snprintf(inst, sizeof(inst), "%s/instances", dir);
+		live_remove_stale(inst, who, stderr);
+	}
 	if ((e = make_instance(lt, err, len)))
 		return e;
 	if (tracefs_instance_file_write(lt->inst, "trace_clock", "mono") < 0) {
@@ -483,7 +489,7 @@ static int setup(struct live_trace *lt, char *err, size_t len)
 	return 0;
 }
 
-int live_open(struct live_trace **out, int merge, char *err, size_t len)
+int live_open(struct live_trace **out, int merge, const char *who, char *err, size_t len)
 {
 	struct live_trace *lt = calloc(1, sizeof(*lt));
 	int e;
@@ -495,7 +501,7 @@ int live_open(struct live_trace **out, int merge, char *err, size_t len)
 	}
 	lt->merge = merge;
 	lt->newest = lt->last = INT64_MIN;
-	if ((e = setup(lt, err, len))) {
+	if ((e = setup(lt, who, err, len))) {
 		live_close(lt);
 		return e;
 	}

@@ -7,6 +7,8 @@
  * trace_clock mono and only timer:hrtimer_start, timer:hrtimer_cancel,
  * timer:hrtimer_expire_entry and sched:sched_switch enabled; the machine's
  * own tracing (the top instance, other instances) is not touched.
+ * Instances that an hrt killed by SIGKILL (or a crash) left behind are
+ * removed first and reported on stderr as "hrt WHO: ..." (live_stale.c).
  * live_close() removes the instance: call it on every path out, Ctrl-C
  * included (live_catch_signals() turns SIGINT/SIGTERM/SIGHUP into
  * live_stop, which the callers' loops check).
@@ -27,6 +29,7 @@
 #include <signal.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "trace.h"
 
@@ -46,7 +49,7 @@ void live_catch_signals(void);
  * merges).  0, or -errno with err[len] saying what failed and what to do:
  * -ENOSYS built without the libraries, -EACCES/-EPERM not allowed (root or
  * tracefs permissions), -ENOENT no tracefs or no hrtimer events. */
-int live_open(struct live_trace **out, int merge, char *err, size_t len);
+int live_open(struct live_trace **out, int merge, const char *who, char *err, size_t len);
 /* Reads what the ring buffers hold (a sched_switch event, TEV_IDLE or
  * TEV_BUSY, carries its next_pid in ev->id) and calls cb for each event due
  * (older than LIVE_LAG_NS before the newest; FLUSH: every event).  0, a
@@ -61,6 +64,12 @@ const char *live_instance(const struct live_trace *lt);
 double live_started(const struct live_trace *lt);
 /* Events the kernel dropped because the buffer was full. */
 uint64_t live_lost(const struct live_trace *lt);
+/* Removes the instances under INSTANCES (a tracefs instances directory)
+ * named hrt-PID or hrt-PID-N whose PID is gone or is not an hrt (its comm
+ * is not "hrt"), each reported on REPORT as "hrt WHO: removed ..." (or why
+ * it could not be); live_open() calls it first (live_stale.c).  The number
+ * removed. */
+int live_remove_stale(const char *instances, const char *who, FILE *report);
 /* Removes the instance; NULL is fine. */
 void live_close(struct live_trace *lt);
 

@@ -305,7 +305,7 @@ int slack_measure(const struct measure_target *t, size_t n, uint64_t ns, double 
 		fprintf(stderr, "hrt slack: --measure: out of memory; nothing changed\n");
 		goto out;
 	}
-	if ((e = live_open(&lt, 1, err, sizeof(err)))) {
+	if ((e = live_open(&lt, 1, "slack", err, sizeof(err)))) {
 		fprintf(stderr, "hrt slack: --measure: %s; nothing changed\n", err);
 		goto out;
 	}

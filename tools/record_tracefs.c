@@ -31,15 +31,30 @@ struct rec_out {
 	uint64_t events;
 };
 
-static int write_event(void *ctx, const struct trace_event *ev)
+/* A task or function name as one field of one line, at most MAX bytes
+ * (0: all), padded to WIDTH: a control character (a task may name itself
+ * "a\nb") is written as '?'.  A name of at most 15 bytes cannot hold a
+ * header the reader would take for the line's own (trace_tracefs.c). */
+static void put_name(FILE *f, const char *s, int width, size_t max)
 {
-	struct rec_out *o = ctx;
-	FILE *f = o->f;
+	size_t n = strlen(s);
+
+	if (max && n > max)
+		n = max;
+	for (int pad = width - (int)n; pad > 0; pad--)
+		fputc(' ', f);
+	for (size_t i = 0; i < n; i++)
+		fputc((unsigned char)s[i] < 0x20 || s[i] == 0x7f ? '?' : s[i], f);
+}
+
+void record_tracefs_line(FILE *f, const struct trace_event *ev, const char *comm, const char *fn)
+{
 	const char *name = ev->kind == TEV_START ? "hrtimer_start" :
 			   ev->kind == TEV_CANCEL ? "hrtimer_cancel" :
 			   ev->kind == TEV_EXPIRE ? "hrtimer_expire_entry" : "sched_switch";
 
-	fprintf(f, "%16s-%-7d ", live_name(o->lt, ev->comm), ev->pid);
+	put_name(f, comm, 16, 15);
+	fprintf(f, "-%-7d ", ev->pid);
 	if (ev->tgid > 0)
 		fprintf(f, "(%7d)", ev->tgid);
 	else
@@ -48,23 +63,32 @@ static int write_event(void *ctx, const struct trace_event *ev)
 		(long long)(ev->t % 1000000000), name);
 	switch (ev->kind) {
 	case TEV_START:
-		fprintf(f, "hrtimer=0x%llx function=%s expires=%lld softexpires=%lld mode=%s\n",
-			(unsigned long long)ev->id, live_name(o->lt, ev->fn), (long long)ev->hard,
+		fprintf(f, "hrtimer=0x%llx function=", (unsigned long long)ev->id);
+		put_name(f, fn, 0, 0);
+		fprintf(f, " expires=%lld softexpires=%lld mode=%s\n", (long long)ev->hard,
 			(long long)ev->soft, ev->rel ? "REL" : "ABS");
 		break;
 	case TEV_CANCEL:
 		fprintf(f, "hrtimer=0x%llx\n", (unsigned long long)ev->id);
 		break;
 	case TEV_EXPIRE:
-		fprintf(f, "hrtimer=0x%llx function=%s now=%lld\n", (unsigned long long)ev->id,
-			live_name(o->lt, ev->fn), (long long)ev->now);
+		fprintf(f, "hrtimer=0x%llx function=", (unsigned long long)ev->id);
+		put_name(f, fn, 0, 0);
+		fprintf(f, " now=%lld\n", (long long)ev->now);
 		break;
 	default:
 		fprintf(f, "next_pid=%d\n", ev->kind == TEV_IDLE ? 0 : 1);
 		break;
 	}
+}
+
+static int write_event(void *ctx, const struct trace_event *ev)
+{
+	struct rec_out *o = ctx;
+
+	record_tracefs_line(o->f, ev, live_name(o->lt, ev->comm), live_name(o->lt, ev->fn));
 	o->events++;
-	return ferror(f) ? -EIO : 0;
+	return ferror(o->f) ? -EIO : 0;
 }
 
 static pid_t start(char *const *argv)
@@ -96,17 +120,21 @@ int record_tracefs(char *const *argv, double seconds, FILE *f, int *child_status
 	struct rec_out o = { f, NULL, 0 };
 	struct timespec tick = { 0, 100000000 };
 	char err[512];
-	double end = seconds > 0 ? mono_now() + seconds : 0;
+	double end = 0;
 	pid_t pid = -1;
 	int e, ret = -1, st;
 
 	*child_status = 0;
 	live_stop = 0;
 	live_catch_signals();
-	if ((e = live_open(&o.lt, 0, err, sizeof(err)))) {
+	if ((e = live_open(&o.lt, 0, "record", err, sizeof(err)))) {
 		fprintf(stderr, "hrt record: %s\n", err);
 		return -1;
 	}
+	/* SECONDS of tracing: setting up (the event formats, kallsyms) takes
+	 * seconds under a sanitizer and is not part of them */
+	if (seconds > 0)
+		end = mono_now() + seconds;
 	fprintf(f, "# tracer: nop\n# hrt record --tracefs: instance %s, trace_clock mono\n",
 		live_instance(o.lt));
 	if (argv && (pid = start(argv)) < 0) {

@@ -69,7 +69,7 @@ struct replay_by {
 #define RP_POS_ZERO RP_POSB
 #define RP_POS_LATE (RP_POSB + 1)
 
-/* Wake-up instants kept for the --svg raster (replay_trace with keep). */
+/* Wake-up instants kept for the --svg raster (replay_opts.keep_wakes). */
 struct replay_wakes {
 	hrt_time_t *t;                          /* sorted, every CPU */
 	size_t n, cap;
@@ -104,29 +104,28 @@ struct replay_result {
 						 * nothing could be selected */
 };
 
-/* Replays the whole trace.  0, or -1 with the message in trace_error(r)
- * (bad input) or, for -2, out of memory.  keep_wakes: record every
- * policy wake-up in res->wakes (memory grows with the trace; for --svg);
- * free them with replay_result_free either way. */
-int replay_trace(struct trace_reader *r, unsigned policies, enum replay_idle idle,
-		 struct replay_result *res);
-int replay_trace_keep(struct trace_reader *r, unsigned policies, enum replay_idle idle,
-		      int keep_wakes, struct replay_result *res);
 /* Everything a replay can be asked for. */
 struct replay_opts {
 	unsigned policies;
 	enum replay_idle idle;
-	int keep_wakes;
+	int keep_wakes;                 /* record every policy wake-up in
+					 * res->wakes (memory grows with the
+					 * trace; for --svg) */
 	const struct slack *slack;      /* NULL: none; must outlive res */
 	struct progress *progress;      /* NULL: none */
 };
-int replay_trace_opts(struct trace_reader *r, const struct replay_opts *o,
-		      struct replay_result *res);
+/* Every policy, idle from the trace, nothing else. */
+#define REPLAY_ALL (&(const struct replay_opts){ RP_ALL, RP_IDLE_TRACE, 0, NULL, NULL })
+
+/* Replays the whole trace: the one entry point.  0, or -1 with the
+ * message in trace_error(r) (bad input) or, for -2, out of memory.  Free
+ * res with replay_result_free either way. */
+int replay_trace(struct trace_reader *r, const struct replay_opts *o, struct replay_result *res);
 void replay_result_free(struct replay_result *res);
 
 /*
  * The same model fed event by event, for a live trace (`hrt top`):
- * replay_trace_opts() is new, feed every event, end, free.  Events must
+ * replay_trace() is new, feed every event, end, free.  Events must
  * come in time order (a cancel+expire pair already merged, as the reader
  * does).  NAME turns the events' fn and comm indices into strings (for a
  * reader, trace_fn_name); TASKS: the events carry processes and functions
@@ -149,6 +148,9 @@ struct replay_tally {
 						 * without: opt_rec */
 	uint64_t opt_act[RP_NACT], opt_rec_act[RP_NACT];       /* --slack: opt and
 						 * opt_rec split (RP_ACT_*) */
+	uint64_t unresolved;                    /* armings that ended with neither a
+						 * traced expiry nor a cancel (lost
+						 * events): w[RP_NPOL] is short */
 };
 /* A copy of every group of table BY (index = the group's number, which
  * never changes, so two copies subtract index by index); free(*out).  0 or
@@ -156,7 +158,7 @@ struct replay_tally {
 int replay_model_groups(const struct replay *rp, int by, struct replay_tally **out, size_t *n);
 void replay_model_group_name(const struct replay *rp, int by, uint64_t key, char *buf,
 			     size_t len);
-/* Fills res as replay_trace_opts() does at the end of a trace. */
+/* Fills res as replay_trace() does at the end of a trace. */
 void replay_model_end(struct replay *rp, const struct trace_counts *tc, enum trace_format format);
 void replay_model_free(struct replay *rp);
 
@@ -167,9 +169,6 @@ void replay_print_json(FILE *f, const char *name, const struct replay_result *re
 /* CSV: one row per policy; with by >= 0, one row per group instead. */
 void replay_print_csv_header(FILE *f, int by, const struct slack *slack);
 void replay_print_csv(FILE *f, const char *name, const struct replay_result *res, int by);
-/* A JSON string: quotes, backslash and control characters escaped, bytes
- * that are not UTF-8 written as U+FFFD, so the output is always JSON. */
-void replay_json_str(FILE *f, const char *s);
 /* The --svg picture: wake-up raster per policy and lateness-in-window
  * histogram.  0, or -1 (errno set) if writing failed. */
 int replay_write_svg(FILE *f, const char *name, const struct replay_result *res);

@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * replay_svg.c - the `hrt replay --svg` picture of one trace: a raster of
- * wake-ups over time, one row per policy (one column per pixel, darker for
- * more wake-ups; under idle and always, the off wake-ups that policy did
- * not need marked in red), and a histogram of where in its window
- * [soft, hard] each timer ran, per policy and for the kernel.
+ * replay_svg.c - the `hrt replay --svg` picture of one trace: wake-ups over
+ * time, one row per policy (a bar per time bin as tall as its wake-ups;
+ * under idle and always, the off wake-ups that policy did not need, in
+ * black), and a histogram of where in its window [soft, hard] each timer
+ * ran, per policy and for the kernel, with what the kernel's bars mean.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -20,23 +20,27 @@
 
 static const char *const pcol[RP_NPOL + 1] = { "#d62728", "#1f77b4", "#2ca02c", "#7f7f7f" };
 
+/* The raster's time bins: NBIN columns of BIN_W pixels. */
+#define BIN_W 4
+#define NBIN (W_PLOT / BIN_W)
+
 static int col_of(const struct replay_result *r, hrt_time_t t)
 {
 	double span = (double)(r->last - r->first);
-	int c = span > 0 ? (int)((double)(t - r->first) / span * (W_PLOT - 1)) : 0;
+	int c = span > 0 ? (int)((double)(t - r->first) / span * (NBIN - 1)) : 0;
 
-	return c < 0 ? 0 : c >= W_PLOT ? W_PLOT - 1 : c;
+	return c < 0 ? 0 : c >= NBIN ? NBIN - 1 : c;
 }
 
-/* Per pixel column: wake-ups of a, and those of off that a lacks (a
- * multiset difference of the sorted instants). */
+/* Per time bin: wake-ups of a, and those of off that a lacks (a multiset
+ * difference of the sorted instants). */
 static void bin_row(const struct replay_result *r, int p, unsigned *cnt, unsigned *gone)
 {
 	const struct replay_wakes *a = &r->wakes[p], *o = &r->wakes[RP_OFF];
 	size_t i = 0, j = 0;
 
-	memset(cnt, 0, W_PLOT * sizeof(*cnt));
-	memset(gone, 0, W_PLOT * sizeof(*gone));
+	memset(cnt, 0, NBIN * sizeof(*cnt));
+	memset(gone, 0, NBIN * sizeof(*gone));
 	for (size_t k = 0; k < a->n; k++)
 		cnt[col_of(r, a->t[k])]++;
 	if (p == RP_OFF || !(r->policies & 1u << RP_OFF))
@@ -53,54 +57,81 @@ static void bin_row(const struct replay_result *r, int p, unsigned *cnt, unsigne
 	}
 }
 
+/* The tallest bin of every row, wake-ups and saved alike: one scale for
+ * the whole picture, so rows compare. */
+static unsigned raster_max(const struct replay_result *r, unsigned *cnt, unsigned *gone)
+{
+	unsigned mx = 1;
+
+	for (int p = 0; p < RP_NPOL; p++) {
+		if (!(r->policies & 1u << p))
+			continue;
+		bin_row(r, p, cnt, gone);
+		for (int c = 0; c < NBIN; c++)
+			mx = cnt[c] > mx ? cnt[c] : mx;
+	}
+	return mx;
+}
+
+/* Round steps: 1, 2 or 5 times a power of ten, at most 5 ticks. */
+static double tick_step(double span)
+{
+	double step = 1e-9;
+
+	while (span / step > 5) {
+		if (span / (step * 2) <= 5)
+			step *= 2;
+		else if (span / (step * 5) <= 5)
+			step *= 5;
+		else
+			step *= 10;
+	}
+	return step;
+}
+
+/*
+ * Wake-ups over time, a row per policy: a bar per time bin, as tall as its
+ * wake-ups (one scale for every row), and under it in black the wake-ups
+ * of off that this policy did not need, on the same scale.  At a second or
+ * more a line per wake-up would fill the row; bars show the rate.
+ */
 static void raster(FILE *f, const struct replay_result *r, double y0)
 {
-	unsigned cnt[W_PLOT], gone[W_PLOT];
-	char buf[160];
+	unsigned cnt[NBIN], gone[NBIN], mx;
+	char buf[200];
 	int row = 0;
-	double span = (double)(r->last - r->first) / 1e9;
+	double span = (double)(r->last - r->first) / 1e9, step;
 
-	svg_text(f, 10, y0, 14, "start", "#111", "wake-ups over time (one row per policy)");
+	mx = raster_max(r, cnt, gone);
+	snprintf(buf, sizeof(buf), "wake-ups over time, one row per policy: a bar per %.3g ms, "
+		 "as tall as its wake-ups (the tallest: %u)", span * 1e3 / NBIN, mx);
+	svg_text(f, 10, y0, 14, "start", "#111", buf);
 	for (int p = 0; p < RP_NPOL; p++) {
 		double y = y0 + 14 + row++ * (ROW_H + 14);
-		unsigned mx = 1;
 
 		if (!(r->policies & 1u << p))
 			continue;
 		bin_row(r, p, cnt, gone);
-		for (int c = 0; c < W_PLOT; c++)
-			mx = cnt[c] > mx ? cnt[c] : mx;
-		snprintf(buf, sizeof(buf), "%s", replay_policy_names[p]);
-		svg_text(f, W_LEFT - 8, y + ROW_H / 2 + 4, 12, "end", "#111", buf);
+		svg_text(f, W_LEFT - 8, y + ROW_H / 2 + 4, 12, "end", "#111", replay_policy_names[p]);
 		svg_rect(f, W_LEFT, y, W_PLOT, ROW_H, "#fafafa", "#ccc");
-		for (int c = 0; c < W_PLOT; c++) {
+		for (int c = 0; c < NBIN; c++) {
+			double h = (ROW_H - 2) * (double)cnt[c] / mx, g = 12.0 * gone[c] / mx;
+
 			if (cnt[c])
-				fprintf(f, "<line x1=\"%d.5\" y1=\"%.1f\" x2=\"%d.5\" y2=\"%.1f\" "
-					"stroke=\"%s\" stroke-opacity=\"%.2f\"/>\n", W_LEFT + c, y + 2,
-					W_LEFT + c, y + ROW_H - 2, pcol[p],
-					0.35 + 0.65 * (double)cnt[c] / mx);
+				svg_rect(f, W_LEFT + c * BIN_W, y + ROW_H - 1 - h, BIN_W - 1, h, pcol[p],
+					 NULL);
 			if (gone[c])
-				fprintf(f, "<line x1=\"%d.5\" y1=\"%.1f\" x2=\"%d.5\" y2=\"%.1f\" "
-					"stroke=\"#000\" stroke-width=\"1\"/>\n", W_LEFT + c,
-					y + ROW_H, W_LEFT + c, y + ROW_H + 8);
+				svg_rect(f, W_LEFT + c * BIN_W, y + ROW_H + 1, BIN_W - 1, g > 1 ? g : 1,
+					 "#000", NULL);
 		}
 		snprintf(buf, sizeof(buf), "%" PRIu64 " wake-ups", r->pol[p].wakeups);
 		svg_text(f, W_LEFT + W_PLOT + 8, y + ROW_H / 2 + 4, 11, "start", "#111", buf);
 	}
-	/* Time axis: 5 round ticks in seconds from the first event. */
+	/* Time axis: round ticks in seconds from the first event. */
 	{
 		double y = y0 + 14 + row * (ROW_H + 14);
-		double step = 1e-9;
 
-		/* Round steps: 1, 2 or 5 times a power of ten, at most 5 ticks. */
-		while (span / step > 5) {
-			if (span / (step * 2) <= 5)
-				step *= 2;
-			else if (span / (step * 5) <= 5)
-				step *= 5;
-			else
-				step *= 10;
-		}
+		step = tick_step(span);
 		for (double t = 0; t <= span + 1e-12; t += step) {
 			double x = W_LEFT + (span > 0 ? t / span * (W_PLOT - 1) : 0);
 
@@ -109,7 +140,7 @@ static void raster(FILE *f, const struct replay_result *r, double y0)
 			svg_text(f, x, y + 12, 11, "middle", "#444", buf);
 		}
 		svg_text(f, W_LEFT + W_PLOT / 2, y + 28, 12, "middle", "#111",
-			 "seconds from the first event; black marks under a row: off's wake-ups "
+			 "seconds from the first event; black bars under a row: off's wake-ups "
 			 "that policy did not need");
 	}
 }
@@ -172,35 +203,45 @@ static void histogram(FILE *f, const struct replay_result *r, double y0)
 			 p == RP_NPOL ? (r->kernel_incomplete ? "kernel*" : "kernel")
 				      : replay_policy_names[p]);
 	}
-	if (r->kernel_incomplete)
-		svg_text(f, W_LEFT + W_PLOT + 10, y0 + 20 + n * 18, 10, "start", "#444",
-			 "* incomplete");
+	/* What the kernel's bars mean, under the plot: its runs after hard
+	 * alarm without it */
+	if (r->has_kernel) {
+		svg_text(f, 10, y0 + H + 34, 11, "start", "#444",
+			 "kernel: the traced expiries.  after hard: the kernel ran the timer after its "
+			 "hard expiry, by its interrupt latency - every timer");
+		svg_text(f, 10, y0 + H + 48, 11, "start", "#444",
+			 "with no slack (soft = hard: the tick, RT sleeps) lands there; the "
+			 "policies and the optimum never run a timer late.");
+		if (r->kernel_incomplete)
+			svg_text(f, 10, y0 + H + 62, 11, "start", "#444",
+				 "kernel*: incomplete - the recording lost some expiries (replay's "
+				 "table says how many), so its bars are of the runs it kept.");
+	}
 }
 
 int replay_write_svg(FILE *f, const char *name, const struct replay_result *r)
 {
 	int nrow = 0;
 	double h;
-	char buf[400];
+	char buf[400], what[200] = "";
 
 	for (int p = 0; p < RP_NPOL; p++)
 		nrow += !!(r->policies & 1u << p);
-	h = 40 + 14 + nrow * (ROW_H + 14) + 50 + 20 + 14 + 160 + 40;
+	h = 62 + 14 + nrow * (ROW_H + 14) + 50 + 20 + 14 + 160 + 80;
 	svg_begin(f, W_ALL, h, "hrt replay: wake-ups and lateness in the window");
 	snprintf(buf, sizeof(buf), "hrt replay %s: %" PRIu64 " CPUs, %" PRIu64 " armings, "
 		 "optimum %" PRIu64 " wake-ups", name, r->cpus, r->armings, r->optimal_wakeups);
-	if (r->slack) {
-		/* the title says which windows every figure below is of */
-		char what[200];
-		size_t n = strlen(buf);
-
+	if (r->slack)
 		slack_describe(r->slack, what, sizeof(what));
-		snprintf(buf + n, sizeof(buf) - n, " with %s (%" PRIu64 " as recorded)", what,
-			 r->optimal_wakeups_recorded);
-	}
 	svg_text(f, 10, 20, 14, "start", "#111", buf);
-	raster(f, r, 44);
-	histogram(f, r, 44 + 14 + nrow * (ROW_H + 14) + 50 + 20);
+	if (*what) {
+		/* the title says which windows every figure below is of */
+		snprintf(buf, sizeof(buf), "with %s (%" PRIu64 " wake-ups as recorded)", what,
+			 r->optimal_wakeups_recorded);
+		svg_text(f, 10, 38, 13, "start", "#111", buf);
+	}
+	raster(f, r, 62);
+	histogram(f, r, 62 + 14 + nrow * (ROW_H + 14) + 50 + 20);
 	svg_end(f);
 	if (ferror(f)) {
 		errno = EIO;

@@ -3,7 +3,7 @@
  * sim.c - 'hrt sim': the greedy-expiry patch's benchmark (migrations on a
  * loaded multi-CPU machine) as a deterministic discrete-event model; its
  * text is in sim_text.c, its picture in sim_svg.c, the command in
- * sim_cmd.c.
+ * cmd_sim.c.
  *
  * Model (docs/SIMULATION.md has the why):
  *  1. C CPUs, each owning one virtual libhrt base with the policy under

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * strtab.c - the string table (strtab.h) and the UTF-8 helpers it needs:
+ * strtab.c - the string table (strtab.h), UTF-8 checked by text.h:
  * names are interned once, so a trace of millions of events holds one copy
  * of each function and task name, and every copy is valid UTF-8 for the
  * JSON, CSV and SVG writers.
@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "strtab.h"
+#include "text.h"
 #include "trace.h"
 
 static uint64_t str_hash(const char *s, size_t n)
@@ -21,52 +22,6 @@ static uint64_t str_hash(const char *s, size_t n)
 	return h;
 }
 
-/* Length of the valid UTF-8 sequence at s (of n bytes), 0 if invalid. */
-static size_t utf8_len(const unsigned char *s, size_t n)
-{
-	size_t k;
-	uint32_t c;
-
-	if (s[0] < 0x80)
-		return 1;
-	if (s[0] >= 0xc2 && s[0] <= 0xdf)
-		k = 2, c = s[0] & 0x1f;
-	else if (s[0] >= 0xe0 && s[0] <= 0xef)
-		k = 3, c = s[0] & 0x0f;
-	else if (s[0] >= 0xf0 && s[0] <= 0xf4)
-		k = 4, c = s[0] & 0x07;
-	else
-		return 0;
-	if (n < k)
-		return 0;
-	for (size_t i = 1; i < k; i++) {
-		if ((s[i] & 0xc0) != 0x80)
-			return 0;
-		c = c << 6 | (s[i] & 0x3f);
-	}
-	/* overlong forms, surrogates, beyond U+10FFFF */
-	if ((k == 3 && c < 0x800) || (k == 4 && (c < 0x10000 || c > 0x10ffff)) ||
-	    (c >= 0xd800 && c <= 0xdfff))
-		return 0;
-	return k;
-}
-
-size_t trace_utf8_prefix(const char *s, size_t max)
-{
-	size_t n = strlen(s), i = 0;
-
-	while (i < n) {
-		size_t k = utf8_len((const unsigned char *)s + i, n - i);
-
-		if (!k)
-			k = 1;          /* not UTF-8: a byte at a time */
-		if (i + k > max)
-			break;
-		i += k;
-	}
-	return i;
-}
-
 /* A copy of s[0, n) with each byte that is not part of valid UTF-8
  * written as the four characters \xNN, so the result is valid UTF-8. */
 static char *utf8_dup(const char *s, size_t n)
@@ -76,7 +31,7 @@ static char *utf8_dup(const char *s, size_t n)
 	if (!d)
 		return NULL;
 	for (size_t i = 0; i < n;) {
-		size_t k = utf8_len((const unsigned char *)s + i, n - i);
+		size_t k = text_utf8_len(s + i, n - i);
 
 		if (k) {
 			memcpy(p, s + i, k);

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * top.h - what the two files of `hrt top` share (internal to the hrt
- * tool): top.c runs the command (options, the live or recorded source, the
+ * tool): cmd_top.c runs the command (options, the live or recorded source, the
  * frames), top_view.c turns two snapshots of the replay model's per-group
  * counts into rates and prints them (screen, text, CSV).
  *
@@ -32,6 +32,8 @@ struct top_row {
 	uint64_t c[RP_NPOL + 1];                /* wake-ups: policies, [RP_NPOL] kernel */
 	uint64_t opt, opt_slack;                /* the optimum: recorded, widened windows */
 	int64_t saved_act[RP_NACT];             /* --slack: opt - opt_slack, split */
+	uint64_t unresolved;                    /* armings whose end was lost: c[RP_NPOL]
+						 * undercounts (marked *) */
 	double span;                            /* seconds */
 };
 
@@ -48,10 +50,15 @@ struct top_view {
  * malloc'ed; -ENOMEM. */
 int top_rows(const struct top_view *v, int by, const struct top_snap *a,
 	     const struct top_snap *b, struct top_row **rows, size_t *n);
-/* Batch output of one frame: text (a header, the CPU totals, the table) or
- * CSV rows (top_csv_header once first). */
+/* One frame as text, in 79 columns: a title, the CPUs and their total, the
+ * table, and the legend (every frame on a screen, the first one in batch
+ * mode).  MAX_LINES >= 0 (a screen): at most that many lines, the rows cut
+ * to fit and the cut said in the heads; < 0: every row. */
 void top_print_text(FILE *f, const struct top_view *v, long frame, const struct top_snap *a,
-		    const struct top_snap *b, int rows_max);
+		    const struct top_snap *b, int max_lines);
+/* The help screen (keys h and ?): every column and key, in 80x24. */
+void top_print_help(FILE *f);
+/* CSV rows of one frame (top_csv_header once first). */
 void top_csv_header(FILE *f, int by);
 void top_print_csv(FILE *f, const struct top_view *v, long frame, const struct top_snap *a,
 		   const struct top_snap *b);

@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "text.h"
 #include "top.h"
 
 static uint64_t diff(uint64_t b, uint64_t a)
@@ -53,6 +54,7 @@ int top_rows(const struct top_view *v, int by, const struct top_snap *a,
 			any |= (o->c[p] = diff(y->w[p], x->w[p]));
 		o->opt = diff(y->opt_rec, x->opt_rec);
 		o->opt_slack = diff(y->opt, x->opt);
+		o->unresolved = diff(y->unresolved, x->unresolved);
 		for (int c = 0; c < RP_NACT; c++)
 			o->saved_act[c] = (int64_t)diff(y->opt_rec_act[c], x->opt_rec_act[c]) -
 					  (int64_t)diff(y->opt_act[c], x->opt_act[c]);
@@ -78,94 +80,192 @@ static double saved_slack(const struct top_row *r)
 	return (double)r->opt - (double)r->opt_slack;
 }
 
+/* The optimum the policies are held against: with --slack they run on the
+ * widened windows, so the optimum is the widened windows' too. */
+static uint64_t optimum(const struct top_view *v, const struct top_row *r)
+{
+	return v->slack ? r->opt_slack : r->opt;
+}
+
+/*
+ * The text fits 79 columns: the name, then figures of 7 characters (the
+ * kernel's with a mark after it: '*' when lost events make it short).
+ * Without --slack: kernel off always optimum greedy-; with it, greedy-
+ * (off - always, both shown) gives way to slack- now- code-.
+ */
+#define FIG_W 7
+static int name_width(const struct top_view *v)
+{
+	return v->slack ? 79 - (FIG_W + 2) - 6 * (FIG_W + 1) : 79 - (FIG_W + 2) - 4 * (FIG_W + 1);
+}
+
+/* A rate in FIG_W characters: one decimal while it fits. */
+static void fig(FILE *f, double x)
+{
+	fprintf(f, x < 99999.95 && x > -9999.95 ? " %*.1f" : " %*.0f", FIG_W, x);
+}
+
 static void text_line(FILE *f, const struct top_view *v, const char *name, const struct top_row *r)
 {
 	double span = r->span > 0 ? r->span : 1;
 
-	fprintf(f, "%-34.34s %9.1f %9.1f %9.1f %9.1f %9.1f", name, rate(r->c[RP_NPOL], r->span),
-		rate(r->c[RP_OFF], r->span), rate(r->c[RP_ALWAYS], r->span), rate(r->opt, r->span),
-		rate(r->c[RP_OFF], r->span) - rate(r->c[RP_ALWAYS], r->span));
-	if (v->slack)
-		fprintf(f, " %9.1f %9.1f %9.1f", saved_slack(r) / span,
-			(double)r->saved_act[RP_ACT_SLACK] / span,
-			(double)r->saved_act[RP_ACT_CODE] / span);
+	text_cell(f, name, name_width(v));
+	fig(f, rate(r->c[RP_NPOL], r->span));
+	fputc(r->unresolved ? '*' : ' ', f);
+	fig(f, rate(r->c[RP_OFF], r->span));
+	fig(f, rate(r->c[RP_ALWAYS], r->span));
+	fig(f, rate(optimum(v, r), r->span));
+	if (v->slack) {
+		fig(f, saved_slack(r) / span);
+		fig(f, (double)r->saved_act[RP_ACT_SLACK] / span);
+		fig(f, (double)r->saved_act[RP_ACT_CODE] / span);
+	} else {
+		fig(f, rate(r->c[RP_OFF], r->span) - rate(r->c[RP_ALWAYS], r->span));
+	}
 	fputc('\n', f);
 }
 
 static void text_head(FILE *f, const struct top_view *v, const char *first)
 {
-	fprintf(f, "%-34s %9s %9s %9s %9s %9s%s\n", first, "kernel/s", "off/s", "always/s",
-		"optimum/s", "greedy-/s", v->slack ? "  slack-/s     now-/s    code-/s" : "");
+	text_cell(f, first, name_width(v));
+	fprintf(f, " %*s  %*s %*s %*s", FIG_W, "kernel", FIG_W, "off", FIG_W, "always", FIG_W,
+		"optimum");
+	if (v->slack)
+		fprintf(f, " %*s %*s %*s\n", FIG_W, "slack-", FIG_W, "now-", FIG_W, "code-");
+	else
+		fprintf(f, " %*s\n", FIG_W, "greedy-");
+}
+
+/* The legend under a frame: what the columns are, in 79 columns. */
+static const char legend[] =
+	"wake-ups/s over the window.  kernel: traced expiries; off: libhrt's stock\n"
+	"walk; always: greedy expiry; optimum: the fewest possible.  h: more help\n";
+static const char legend_greedy[] =
+	"greedy-: what greedy expiry saves (off - always)\n";
+static const char legend_slack[] =
+	"slack-: what --slack saves; of it now-: sleeps, poll, futex (apply now with\n"
+	"hrt run --slack or hrt slack), code-: timerfd, POSIX timers (range timers)\n";
+
+static int lines_of(const char *s)
+{
+	int n = 0;
+
+	for (; *s; s++)
+		n += *s == '\n';
+	return n;
+}
+
+void top_print_help(FILE *f)
+{
+	fputs("hrt top: help - any key goes back, q quits\n\n"
+	      "Each figure is wake-ups per second over the window (-w): per CPU on top,\n"
+	      "then per process (b: per function, CPU or thread; H: threads).\n"
+	      "  kernel   the timer expiries the kernel ran, as traced; a * marks a figure\n"
+	      "           that is short: armings whose expiry the trace lost (see below it)\n"
+	      "  off      what libhrt's stock expiry walk would need for the same timers\n"
+	      "  always   what greedy expiry needs (a pass also runs the timers already in\n"
+	      "           their windows)\n"
+	      "  optimum  the fewest wake-ups that run every timer inside its window\n"
+	      "           (with --slack: inside the widened windows, as off and always)\n"
+	      "  greedy-  off - always: what greedy expiry saves; 0.0 where no cancel or\n"
+	      "           re-arm leaves a wake-up to save (the stock walk is then optimal)\n"
+	      "  slack-   (--slack) the optimum as recorded - the optimum widened;\n"
+	      "  now-     of it, sleeps, poll, epoll, futex: hrt run --slack, hrt slack\n"
+	      "  code-    of it, timerfd, POSIX timers, setitimer: need range timers\n"
+	      "A wake-up counts for who armed the timer the pass ran first: a row's\n"
+	      "kernel can exceed its off, or be 0 beside it, and a row's saving can be\n"
+	      "negative: merged passes move wake-ups from one row to another.\n\n"
+	      "Keys: q quit, b grouping (process, function, cpu, thread), H processes or\n"
+	      "threads, h or ? this help.\n", f);
 }
 
 void top_print_text(FILE *f, const struct top_view *v, long frame, const struct top_snap *a,
-		    const struct top_snap *b, int rows_max)
+		    const struct top_snap *b, int max_lines)
 {
 	struct top_row *r, all;
-	size_t n;
+	char title[256], head[96];
+	size_t n, ncpu, shown;
+	int legend_lines = 0, avail = 0;
 
-	fprintf(f, "hrt top: frame %ld, every %.3g s, window %.3g s, by %s%s", frame, v->interval,
-		b->t - (a ? a->t : b->t), replay_by_names[v->by],
-		v->slack ? ", with --slack" : "");
+	snprintf(title, sizeof(title), "hrt top: frame %ld, every %.3g s, window %.3g s, by %s%s",
+		 frame, v->interval, b->t - (a ? a->t : b->t), replay_by_names[v->by],
+		 v->slack ? ", --slack" : "");
 	/* a full ring buffer drops events: the figures then undercount */
 	if (v->lost)
-		fprintf(f, "; %" PRIu64 " events lost (buffer full)", v->lost);
+		snprintf(title + strlen(title), sizeof(title) - strlen(title),
+			 "; %" PRIu64 " events lost", v->lost);
+	if (max_lines >= 0)
+		text_cell(f, title, 79 < (int)text_cols(title) ? 79 : (int)text_cols(title));
+	else
+		fputs(title, f);
 	fputc('\n', f);
-	if (top_rows(v, RP_BY_CPU, a, b, &r, &n)) {
+	if (top_rows(v, RP_BY_CPU, a, b, &r, &ncpu)) {
 		fprintf(f, "out of memory\n");
 		return;
 	}
+	if (max_lines < 0 ? frame == 1 : 1)
+		legend_lines = lines_of(legend) + (v->slack ? lines_of(legend_slack) :
+						   lines_of(legend_greedy));
 	memset(&all, 0, sizeof(all));
 	all.span = b->t - (a ? a->t : b->t);
-	text_head(f, v, "CPU");
-	for (size_t i = 0; i < n; i++) {
-		text_line(f, v, r[i].name, &r[i]);
+	for (size_t i = 0; i < ncpu; i++) {
 		for (int p = 0; p <= RP_NPOL; p++)
 			all.c[p] += r[i].c[p];
 		all.opt += r[i].opt;
 		all.opt_slack += r[i].opt_slack;
+		all.unresolved += r[i].unresolved;
 		for (int c = 0; c < RP_NACT; c++)
 			all.saved_act[c] += r[i].saved_act[c];
 	}
-	text_line(f, v, "all CPUs", &all);
+	/* a screen: title, two heads, all CPUs, a blank, the lost note, the
+	 * legend; of what is left, a third at most for the CPUs */
+	shown = ncpu;
+	if (max_lines >= 0) {
+		avail = max_lines - 5 - (all.unresolved ? 1 : 0) - legend_lines;
+		if ((int)shown > avail / 3)
+			shown = avail / 3 > 1 ? (size_t)(avail / 3) : 1;
+		avail -= (int)shown;
+	}
+	text_head(f, v, "CPU");
+	for (size_t i = 0; i < shown; i++)
+		text_line(f, v, r[i].name, &r[i]);
+	if (shown < ncpu)
+		snprintf(head, sizeof(head), "all %zu CPUs (%zu shown)", ncpu, shown);
+	else
+		snprintf(head, sizeof(head), "all CPUs");
+	text_line(f, v, head, &all);
 	free(r);
+	if (all.unresolved)
+		fprintf(f, "* kernel undercounted: %" PRIu64 " armings lost their expiry (lost "
+			"events)\n", all.unresolved);
 	fputc('\n', f);
 	if (top_rows(v, v->by, a, b, &r, &n)) {
 		fprintf(f, "out of memory\n");
 		return;
 	}
-	text_head(f, v, replay_by_names[v->by]);
-	for (size_t i = 0; i < n && (rows_max < 0 || (int)i < rows_max); i++)
+	if (max_lines >= 0 && (int)n > avail) {
+		shown = avail > 0 ? (size_t)avail : 0;
+		snprintf(head, sizeof(head), "%s (%zu of %zu)", replay_by_names[v->by], shown, n);
+	} else {
+		shown = n;
+		snprintf(head, sizeof(head), "%s", replay_by_names[v->by]);
+	}
+	text_head(f, v, head);
+	for (size_t i = 0; i < shown; i++)
 		text_line(f, v, r[i].name, &r[i]);
 	free(r);
-	if (v->slack)
-		fprintf(f, "\nslack-/s: what --slack saves; now-/s: of it, on sleeps, poll, epoll "
-			"and futex timeouts (apply now: hrt run --slack, hrt slack); code-/s: on "
-			"timerfd, POSIX timers, setitimer (needs range timers in the program)\n");
+	if (legend_lines) {
+		fputs(legend, f);
+		fputs(v->slack ? legend_slack : legend_greedy, f);
+	}
 }
 
 void top_csv_header(FILE *f, int by)
 {
-	fprintf(f, "frame,seconds,%s,wakeups,wakeups_per_s,off,off_per_s,idle,always,always_per_s,"
+	fprintf(f, "frame,seconds,%s,wakeups,wakeups_per_s,wakeups_unresolved,off,off_per_s,idle,always,always_per_s,"
 		"optimum,optimum_per_s,greedy_saves_per_s,optimum_slack,slack_saves_per_s,"
 		"slack_saved_now,slack_saved_code\n",
 		replay_by_names[by]);
-}
-
-/* A CSV field: quoted when it holds a comma, a quote or a newline. */
-static void csv_str(FILE *f, const char *s)
-{
-	if (!strpbrk(s, ",\"\n")) {
-		fputs(s, f);
-		return;
-	}
-	fputc('"', f);
-	for (; *s; s++) {
-		if (*s == '"')
-			fputc('"', f);
-		fputc(*s, f);
-	}
-	fputc('"', f);
 }
 
 void top_print_csv(FILE *f, const struct top_view *v, long frame, const struct top_snap *a,
@@ -180,10 +280,10 @@ void top_print_csv(FILE *f, const struct top_view *v, long frame, const struct t
 		const struct top_row *o = &r[i];
 
 		fprintf(f, "%ld,%.6f,", frame, o->span);
-		csv_str(f, o->name);
-		fprintf(f, ",%" PRIu64 ",%.1f,%" PRIu64 ",%.1f,%" PRIu64 ",%" PRIu64 ",%.1f,%" PRIu64
-			",%.1f,%.1f,%" PRIu64 ",%.1f,%" PRId64 ",%" PRId64 "\n", o->c[RP_NPOL],
-			rate(o->c[RP_NPOL], o->span),
+		text_csv_field(f, o->name);
+		fprintf(f, ",%" PRIu64 ",%.1f,%" PRIu64 ",%" PRIu64 ",%.1f,%" PRIu64 ",%" PRIu64
+			",%.1f,%" PRIu64 ",%.1f,%.1f,%" PRIu64 ",%.1f,%" PRId64 ",%" PRId64 "\n",
+			o->c[RP_NPOL], rate(o->c[RP_NPOL], o->span), o->unresolved,
 			o->c[RP_OFF], rate(o->c[RP_OFF], o->span), o->c[RP_IDLE], o->c[RP_ALWAYS],
 			rate(o->c[RP_ALWAYS], o->span), o->opt, rate(o->opt, o->span),
 			rate(o->c[RP_OFF], o->span) - rate(o->c[RP_ALWAYS], o->span), o->opt_slack,

@@ -137,9 +137,6 @@ uint32_t trace_fn_count(const struct trace_reader *r);
 const char *trace_fn_name(const struct trace_reader *r, uint32_t fn);
 /* Task names (perf input): interned in the same table as function names. */
 const char *trace_comm_name(const struct trace_reader *r, uint32_t comm);
-/* The length of the longest prefix of s of at most max bytes that does not
- * split a UTF-8 character (for cutting a name to a fixed buffer). */
-size_t trace_utf8_prefix(const char *s, size_t max);
 /* A timer id for display: the v1 token (valid UTF-8 as above), or 0xHEX
  * of a perf address (in a buffer of r, valid until the next call). */
 const char *trace_id_name(struct trace_reader *r, uint64_t id);

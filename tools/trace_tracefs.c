@@ -91,57 +91,134 @@ static const char *skip_flags(const char *p)
 	return p;
 }
 
+/* The events the replay reads (trace__event_fields). */
+static int known_event(const char *ev, const char *eve)
+{
+	static const char *const names[] = {
+		"hrtimer_start", "hrtimer_cancel", "hrtimer_expire_entry", "sched_switch",
+	};
+
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if ((size_t)(eve - ev) == strlen(names[i]) && !memcmp(ev, names[i], (size_t)(eve - ev)))
+			return 1;
+	return 0;
+}
+
+/* Whether [s, end) ends as a task does: "-PID", then maybe " (TGID)". */
+static int ends_as_task(const char *s, const char *end)
+{
+	const char *p;
+
+	if (end - s >= 3 && end[-1] == ')' && (p = memrchr(s, '(', (size_t)(end - s)))) {
+		for (end = p; end > s && end[-1] == ' '; end--)
+			;
+	}
+	for (p = end; p > s && is_digit(p[-1]); p--)
+		;
+	return p < end && p > s && p[-1] == '-';
+}
+
+/* The header that starts at the '[' b: 0 and its fields, or -1. */
+static int header_at(const char *s, const char *b, int *cpu, hrt_time_t *t,
+		     const char **task_end, const char **ev, const char **eve)
+{
+	const char *p = b + 1, *q;
+	hrt_time_t ts;
+	int64_t c;
+
+	if (b == s || b[-1] != ' ')
+		return -1;
+	for (q = p; is_digit(*q); q++)
+		;
+	if (q == p || *q != ']' || q - p > 5 || parse_dec(p, q, &c))
+		return -1;
+	p = q + 1;
+	while (*p == ' ')
+		p++;
+	p = skip_flags(p);
+	while (*p == ' ')
+		p++;
+	if (!(p = lex_stamp(p, 1, &ts)))
+		return -1;
+	while (*p == ' ')
+		p++;
+	for (q = p; *q && *q != ' ' && *q != ':'; q++)
+		;
+	if (q == p || *q != ':' || (q[1] && q[1] != ' '))
+		return -1;      /* perf's "timer:hrtimer_start:" is not ours */
+	for (q = b; q > s && q[-1] == ' '; q--)
+		;
+	*task_end = q;
+	*cpu = (int)c;
+	*t = ts;
+	*ev = p;
+	*eve = p + strcspn(p, ":");
+	return 0;
+}
+
 /*
  * The header up to the event name: 0 with cpu, t (ns) and the task's end
  * (just before " [CPU]") and the bare event name [ev, eve) without its
- * colon, or -1.  The first " [digits]" followed by an optional FLAGS and
- * "SECS.FRAC: NAME:" with NAME free of colons wins.
+ * colon, or -1.  A header is " [digits]", an optional FLAGS and
+ * "SECS.FRAC: NAME:" with NAME free of colons.  A task name may hold one
+ * (prctl(PR_SET_NAME, "x [0] 1.1: y: ")): the first header that names an
+ * event the replay reads, after a task ending "-PID", wins; a line with
+ * none such is the first header's (an event that is ignored).  A name of
+ * at most 15 bytes (TASK_COMM_LEN) cannot hold such a header and the -PID
+ * before it, and the fields after the real one come after it.
  */
 int trace__tracefs_header(const char *s, int *cpu, hrt_time_t *t, const char **task_end,
 			  const char **ev, const char **eve)
 {
-	for (const char *b = strchr(s, '['); b; b = strchr(b + 1, '[')) {
-		const char *p = b + 1, *q;
-		hrt_time_t ts;
-		int64_t c;
+	int found = 0;
 
-		if (b == s || b[-1] != ' ')
+	for (const char *b = strchr(s, '['); b; b = strchr(b + 1, '[')) {
+		int c;
+		hrt_time_t ts;
+		const char *te, *e, *ee;
+
+		if (header_at(s, b, &c, &ts, &te, &e, &ee))
 			continue;
-		for (q = p; is_digit(*q); q++)
-			;
-		if (q == p || *q != ']' || q - p > 5 || parse_dec(p, q, &c))
-			continue;
-		p = q + 1;
-		while (*p == ' ')
-			p++;
-		p = skip_flags(p);
-		while (*p == ' ')
-			p++;
-		if (!(p = lex_stamp(p, 1, &ts)))
-			continue;
-		while (*p == ' ')
-			p++;
-		for (q = p; *q && *q != ' ' && *q != ':'; q++)
-			;
-		if (q == p || *q != ':' || (q[1] && q[1] != ' '))
-			continue;       /* perf's "timer:hrtimer_start:" is not ours */
-		for (q = b; q > s && q[-1] == ' '; q--)
-			;
-		*task_end = q;
-		*cpu = (int)c;
-		*t = ts;
-		*ev = p;
-		*eve = p + strcspn(p, ":");
-		return 0;
+		if (!found || (known_event(e, ee) && ends_as_task(s, te))) {
+			*cpu = c;
+			*t = ts;
+			*task_end = te;
+			*ev = e;
+			*eve = ee;
+		}
+		if (known_event(e, ee) && ends_as_task(s, te))
+			return 0;
+		found = 1;
 	}
-	return -1;
+	return found ? 0 : -1;
 }
 
-/* Lines between events that carry no event. */
+/* s starts with lit, then digits: past them, or NULL. */
+static const char *lit_digits(const char *s, const char *lit)
+{
+	size_t n = strlen(lit);
+	const char *p;
+
+	if (strncmp(s, lit, n))
+		return NULL;
+	for (p = s + n; is_digit(*p); p++)
+		;
+	return p > s + n ? p : NULL;
+}
+
+/* Lines between events that carry no event, whole lines only: a task may
+ * be named "cpus=0] 1.1: y:" and its events must not read as these. */
 int trace__tracefs_is_noise(const char *s)
 {
-	return !strncmp(s, "CPU:", 4) || !strncmp(s, "cpus=", 5) || !strncmp(s, "version = ", 10) ||
-	       (!strncmp(s, "CPU ", 4) && strstr(s, " is empty"));
+	const char *p;
+
+	if ((p = lit_digits(s, "CPU:")) && (p = lit_digits(p, " [LOST ")))
+		return !strcmp(p, " EVENTS]");
+	if ((p = lit_digits(s, "CPU ")))
+		return !strcmp(p, " is empty");
+	if ((p = lit_digits(s, "cpus=")) || (p = lit_digits(s, "version = ")))
+		return !*p;
+	return 0;
 }
 
 int trace__parse_tracefs(struct trace_reader *r, const char *s, struct trace_event *ev, char *why)

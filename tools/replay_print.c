@@ -1,19 +1,16 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * replay.c - `hrt replay`: option parsing and the three output formats
- * (table, --json, --csv).  The model itself is in replay_sim.c.  Output is
- * buffered and written only once every file has replayed: bad input leaves
- * nothing half-written on stdout.
+ * replay_print.c - what `hrt replay` prints of a replay_result: the
+ * verdict, the table, --json and --csv.  The model is in replay_model.c, the
+ * command (options, files, buffered output) in cmd_replay.c.
  */
-#include <getopt.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "cmds.h"
-#include "outfile.h"
 #include "replay.h"
 #include "svg.h"
+#include "text.h"
 
 static const char *fmt_name(enum trace_format f)
 {
@@ -123,6 +120,15 @@ void replay_print_verdict(FILE *f, const struct replay_result *r)
 			first = 0;
 		}
 	fprintf(f, "; the optimum is %" PRIu64 ".\n", r->optimal_wakeups);
+	for (int p = 0; p < RP_NPOL; p++)
+		if (has(r, p) && r->pol[p].wakeups < r->optimal_wakeups) {
+			/* --slack's sleep chains (replay_model.c) */
+			fprintf(f, "  (policies below the optimum: they follow sleep chains - a "
+				"sleep armed relative to a wake-up run later starts later, and fewer "
+				"of them fit in the trace - while the optimum keeps every arming "
+				"where it was recorded.)\n");
+			break;
+		}
 	if (!has(r, RP_OFF)) {
 		fprintf(f, "  (replay --policy all, or include off, to see what greedy saves)\n");
 		return;
@@ -134,12 +140,24 @@ void replay_print_verdict(FILE *f, const struct replay_result *r)
 		if (!has(r, p))
 			continue;
 		any |= sv > 0;
-		fprintf(f, "  %s saves %" PRIu64 " wake-ups (%.1f %%) and runs %" PRIu64
-			" timers in busy time against off's %" PRIu64 " (%" PRId64
-			" moved out of busy time); %" PRIu64 " of its runs were greedy.\n",
-			replay_policy_names[p], sv, pct(sv, o->wakeups), w->expired_busy,
-			o->expired_busy, (int64_t)o->expired_busy - (int64_t)w->expired_busy,
-			w->expired_greedy);
+		if (w->wakeups > o->wakeups)
+			fprintf(f, "  %s needs %" PRIu64 " wake-ups more than off (%.1f %%)",
+				replay_policy_names[p], w->wakeups - o->wakeups,
+				pct(w->wakeups - o->wakeups, o->wakeups));
+		else
+			fprintf(f, "  %s saves %" PRIu64 " wake-ups (%.1f %%)", replay_policy_names[p],
+				sv, pct(sv, o->wakeups));
+		fprintf(f, " and runs %" PRIu64 " timers in busy time against off's %" PRIu64,
+			w->expired_busy, o->expired_busy);
+		/* greedy runs timers early: into a pass while the CPU is busy
+		 * as well as out of one */
+		if (w->expired_busy <= o->expired_busy)
+			fprintf(f, " (%" PRIu64 " moved out of busy time)",
+				o->expired_busy - w->expired_busy);
+		else
+			fprintf(f, " (%" PRIu64 " more: run early, in passes while the CPU was "
+				"busy anyway)", w->expired_busy - o->expired_busy);
+		fprintf(f, "; %" PRIu64 " of its runs were greedy.\n", w->expired_greedy);
 	}
 	if (!any && (has(r, RP_IDLE) || has(r, RP_ALWAYS))) {
 		if (r->pol[RP_OFF].wakeups == r->optimal_wakeups)
@@ -185,23 +203,27 @@ static const char legend[] =
 	"wakeups: device firings (expiry passes); vs_opt: wakeups / optimum; expired: timer\n"
 	"runs; greedy: runs the greedy walk took before their hard expiry; busy: runs while\n"
 	"the CPU was busy; late_*: run time - soft expiry, early_p50: hard expiry - run\n"
-	"time (ns); optimum: fewest wake-ups that run every timer inside its window.\n";
+	"time (ns; negative: the run came after its hard expiry, as the kernel's late\n"
+	"runs do); optimum: fewest wake-ups that run every timer inside its window.\n";
 
-/* s padded with spaces to `width` columns: a UTF-8 character is one
- * column however many bytes it takes (trace names are valid UTF-8). */
-static void name_cell(FILE *f, const char *s, int width)
+/* Whether a row of the group tables shows a negative saving. */
+static int group_has_negative(const struct replay_result *r, const struct replay_group *g)
 {
-	int cols = 0;
+	int neg = 0;
 
-	fputs(s, f);
-	for (const unsigned char *p = (const unsigned char *)s; *p; p++)
-		cols += (*p & 0xc0) != 0x80;
-	for (; cols < width; cols++)
-		fputc(' ', f);
+	if (has(r, RP_OFF))
+		for (int p = RP_IDLE; p < RP_NPOL; p++)
+			neg |= has(r, p) && g->w[p] > g->w[RP_OFF];
+	if (r->slack)
+		neg |= g->opt > g->opt_rec || g->saved_act[RP_ACT_SLACK] < 0 ||
+		       g->saved_act[RP_ACT_CODE] < 0;
+	return neg;
 }
 
 static void by_table(FILE *f, const struct replay_result *r, int b, int saved_list)
 {
+	int neg = 0;
+
 	const struct replay_by *by = &r->by[b];
 	int n = saved_list ? by->nsaved : by->ntop;
 	const struct replay_group *g = saved_list ? by->saved : by->top;
@@ -222,7 +244,8 @@ static void by_table(FILE *f, const struct replay_result *r, int b, int saved_li
 		fprintf(f, " %11s %8s %8s", "saved_slack", "by_slack", "by_code");
 	fputc('\n', f);
 	for (int i = 0; i < n; i++) {
-		name_cell(f, g[i].name, 32);
+		/* a longer name is written whole: the row shifts, nothing is lost */
+		text_cell(f, g[i].name, text_cols(g[i].name) > 32 ? (int)text_cols(g[i].name) : 32);
 		if (r->has_kernel)
 			fprintf(f, " %9" PRIu64, g[i].w[RP_NPOL]);
 		for (int p = 0; p < RP_NPOL; p++)
@@ -238,7 +261,13 @@ static void by_table(FILE *f, const struct replay_result *r, int b, int saved_li
 				(int64_t)g[i].opt_rec - (int64_t)g[i].opt, g[i].saved_act[RP_ACT_SLACK],
 				g[i].saved_act[RP_ACT_CODE]);
 		fputc('\n', f);
+		neg |= group_has_negative(r, &g[i]);
 	}
+	if (neg)
+		fputs("A negative saving: the change made the group's timers run first in more "
+		      "passes.  A wake-up counts for the group whose timer its pass ran first, "
+		      "and merged passes move wake-ups between groups; the total saved is the "
+		      "verdict's.\n", f);
 }
 
 void replay_print_table(FILE *f, const char *name, const struct replay_result *r, int by)
@@ -275,6 +304,10 @@ void replay_print_table(FILE *f, const char *name, const struct replay_result *r
 			(double)r->optimal_wakeups : 0.0, what);
 	}
 	fputs(legend, f);
+	if (r->has_kernel && !r->kernel_incomplete && r->kernel.wakeups < r->optimal_wakeups)
+		fprintf(f, "kernel below the optimum (vs_opt < 1): the kernel ran timers after "
+			"their hard expiry (late_max %" PRId64 " ns), several in one late pass, "
+			"which no policy and not the optimum may do.\n", r->kernel.late_max);
 	if (r->slack)
 		fputs("saved_slack: the optimum's wake-ups for the group's windows as recorded "
 		      "minus as widened; by_slack: of it, on timers timer slack reaches "
@@ -299,53 +332,6 @@ void replay_print_table(FILE *f, const char *name, const struct replay_result *r
 
 /* JSON -------------------------------------------------------------------- */
 
-/* Length of the well-formed UTF-8 sequence at s (1-4), 0 if it is not one
- * (overlong forms, surrogates and code points past U+10FFFF included). */
-static int utf8_len(const unsigned char *s)
-{
-	unsigned c = s[0], n, min, cp;
-
-	if (c < 0x80)
-		return 1;
-	if (c >= 0xc2 && c <= 0xdf)
-		n = 2, min = 0x80, cp = c & 0x1f;
-	else if (c >= 0xe0 && c <= 0xef)
-		n = 3, min = 0x800, cp = c & 0x0f;
-	else if (c >= 0xf0 && c <= 0xf4)
-		n = 4, min = 0x10000, cp = c & 0x07;
-	else
-		return 0;
-	for (unsigned i = 1; i < n; i++) {
-		if ((s[i] & 0xc0) != 0x80)
-			return 0;
-		cp = cp << 6 | (s[i] & 0x3f);
-	}
-	if (cp < min || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff))
-		return 0;
-	return (int)n;
-}
-
-void replay_json_str(FILE *f, const char *str)
-{
-	const unsigned char *s = (const unsigned char *)str;
-
-	fputc('"', f);
-	while (*s) {
-		int n = utf8_len(s);
-
-		if (*s == '"' || *s == '\\')
-			fprintf(f, "\\%c", *s);
-		else if (*s < 0x20 || *s == 0x7f)
-			fprintf(f, "\\u%04x", *s);
-		else if (!n)
-			fputs("\\ufffd", f);    /* not UTF-8: the replacement character */
-		else
-			fwrite(s, 1, (size_t)n, f);
-		s += n ? n : 1;
-	}
-	fputc('"', f);
-}
-
 static void json_row(FILE *f, const struct replay_row *w, int kernel, int complete)
 {
 	fprintf(f, "{\"wakeups\": %" PRIu64 ", \"expired\": %" PRIu64 ", \"expired_greedy\": ",
@@ -368,7 +354,7 @@ static void json_groups(FILE *f, const struct replay_result *r, const struct rep
 	fputc('[', f);
 	for (int i = 0; i < n; i++) {
 		fprintf(f, "%s\n      {\"name\": ", i ? "," : "");
-		replay_json_str(f, g[i].name);
+		text_json_str(f, g[i].name);
 		if (r->has_kernel)
 			fprintf(f, ", \"kernel\": %" PRIu64, g[i].w[RP_NPOL]);
 		for (int p = 0; p < RP_NPOL; p++)
@@ -398,7 +384,7 @@ static void json_slack(FILE *f, const struct replay_result *r)
 
 	fprintf(f, ", \"optimal_wakeups_recorded\": %" PRIu64 ", \"slack\": {\"spec\": ",
 		r->optimal_wakeups_recorded);
-	replay_json_str(f, s->spec);
+	text_json_str(f, s->spec);
 	if (s->kind == SLACK_NS)
 		fprintf(f, ", \"ns\": %" PRIu64, s->amount);
 	else
@@ -411,7 +397,7 @@ static void json_slack(FILE *f, const struct replay_result *r)
 		fputc('[', f);
 		for (size_t i = 0; i < s->ncomms; i++, c += strlen(c) + 1) {
 			fprintf(f, "%s", i ? ", " : "");
-			replay_json_str(f, c);
+			text_json_str(f, c);
 		}
 		fputc(']', f);
 	} else {
@@ -439,7 +425,7 @@ void replay_print_json(FILE *f, const char *name, const struct replay_result *r,
 	FILE *vf;
 
 	fprintf(f, "{\"file\": ");
-	replay_json_str(f, name);
+	text_json_str(f, name);
 	fprintf(f, ", \"format\": \"%s\", \"events\": %" PRIu64 ", \"events_ignored\": %" PRIu64
 		", \"lines_skipped\": %" PRIu64 ", \"cpus\": %" PRIu64 ", \"timers\": %" PRIu64
 		", \"armings\": %" PRIu64 ", \"cancels\": %" PRIu64 ", \"optimal_wakeups\": %" PRIu64
@@ -451,7 +437,7 @@ void replay_print_json(FILE *f, const char *name, const struct replay_result *r,
 		fprintf(f, "%" PRIu64 ", \"unresolved_where\": {\"cpu\": %d, \"on_cpu\": %" PRIu64
 			", \"function\": ", r->armings_unresolved, r->unresolved_cpu,
 			r->unresolved_on_cpu);
-		replay_json_str(f, r->unresolved_fn);
+		text_json_str(f, r->unresolved_fn);
 		fprintf(f, ", \"with_function\": %" PRIu64 "}", r->unresolved_on_fn);
 	} else {
 		fprintf(f, "null");
@@ -459,12 +445,12 @@ void replay_print_json(FILE *f, const char *name, const struct replay_result *r,
 	if (r->slack)
 		json_slack(f, r);
 	fprintf(f, ", \"idle\": ");
-	replay_json_str(f, idle_name(r));
+	text_json_str(f, idle_name(r));
 	if ((vf = open_memstream(&v, &vlen))) {
 		replay_print_verdict(vf, r);
 		if (!fclose(vf)) {
 			fprintf(f, ",\n  \"verdict\": ");
-			replay_json_str(f, v);
+			text_json_str(f, v);
 		}
 		free(v);
 	}
@@ -511,23 +497,10 @@ void replay_print_csv_header(FILE *f, int by, const struct slack *slack)
 			"saved_by_slack,saved_needs_code,saved_kernel" : "");
 }
 
-/* Fields with commas, quotes or line breaks are quoted. */
-static void csv_field(FILE *f, const char *s)
-{
-	if (!strpbrk(s, ",\"\r\n")) {
-		fputs(s, f);
-		return;
-	}
-	fputc('"', f);
-	for (; *s; s++)
-		fprintf(f, *s == '"' ? "\"\"" : "%c", *s);
-	fputc('"', f);
-}
-
 static void csv_row(FILE *f, const char *name, const char *pol, const struct replay_result *r,
 		    const struct replay_row *w, int kernel)
 {
-	csv_field(f, name);
+	text_csv_field(f, name);
 	fprintf(f, ",%s,%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64
 		",%" PRIu64 ",%" PRIu64 ",", pol, r->events, r->cpus, r->timers, r->armings,
 		r->cancels, r->optimal_wakeups, w->wakeups, w->expired);
@@ -541,7 +514,7 @@ static void csv_row(FILE *f, const char *name, const char *pol, const struct rep
 		const char *c = s->comms;
 
 		fputc(',', f);
-		csv_field(f, s->spec);
+		text_csv_field(f, s->spec);
 		fputc(',', f);
 		if (s->who != SLACK_COMMS) {
 			fputs(s->who == SLACK_USER ? "user" : "all", f);
@@ -552,7 +525,7 @@ static void csv_row(FILE *f, const char *name, const char *pol, const struct rep
 
 			for (size_t i = 0; i < s->ncomms && n < sizeof(buf); i++, c += strlen(c) + 1)
 				n += (size_t)snprintf(buf + n, sizeof(buf) - n, "%s%s", i ? "," : "", c);
-			csv_field(f, buf);
+			text_csv_field(f, buf);
 		}
 		fprintf(f, ",%" PRIu64 ",%" PRIu64 ",%" PRId64 ",%" PRId64 ",%" PRId64,
 			r->optimal_wakeups_recorded, r->armings_widened, r->saved_act[RP_ACT_SLACK],
@@ -565,9 +538,9 @@ static void csv_groups(FILE *f, const char *name, const struct replay_result *r,
 		       const char *list, const struct replay_group *g, int n)
 {
 	for (int i = 0; i < n; i++) {
-		csv_field(f, name);
+		text_csv_field(f, name);
 		fprintf(f, ",%s,%s,", replay_by_names[by], list);
-		csv_field(f, g[i].name);
+		text_csv_field(f, g[i].name);
 		fputc(',', f);
 		if (r->has_kernel)
 			fprintf(f, "%" PRIu64, g[i].w[RP_NPOL]);
@@ -601,342 +574,4 @@ void replay_print_csv(FILE *f, const char *name, const struct replay_result *r, 
 	for (int p = 0; p < RP_NPOL; p++)
 		if (has(r, p))
 			csv_row(f, name, replay_policy_names[p], r, &r->pol[p], 0);
-}
-
-/* The command ------------------------------------------------------------- */
-
-static void usage(FILE *f)
-{
-	fprintf(f,
-		"usage: hrt replay [--policy off|idle|always|all] [--idle trace|always|never]\n"
-		"                  [--by process|thread|function|cpu] [--svg FILE]\n"
-		"                  [--slack D|P%%] [--slack-for user|all|COMM[,COMM...]]\n"
-		"                  [--json|--csv|--verdict] [--lenient] [--quiet] FILE...\n\n"
-		"Replays kernel hrtimer traces through libhrt, one virtual timer base per CPU,\n"
-		"and compares each greedy policy's wake-ups with the kernel's recorded ones and\n"
-		"with the offline optimum (see docs/REPLAY.md).  FILE is `perf script` text of\n"
-		"timer:hrtimer_start/cancel/expire_entry and sched:sched_switch (as written by\n"
-		"`hrt record`), the kernel's tracefs text of the same events (trace,\n"
-		"trace_pipe, `trace-cmd report`, `hrt record --tracefs`; recorded with\n"
-		"trace_clock mono) or hrt-trace v1 (`hrt convert`), detected automatically;\n"
-		"'-' is stdin; xz and gzip files are read through xz -dc / gzip -dc.\n\n"
-		"  --policy P   off, idle, always, or all (default: all)\n"
-		"  --idle M     when the CPU counts as idle for the idle policy and the busy\n"
-		"               counts: trace (from sched_switch next_pid=0; the default),\n"
-		"               always or never\n"
-		"  --by B       who the wake-ups are attributed to: process (the process\n"
-		"               whose thread armed the timer, or \"[kernel] FUNCTION\"; the\n"
-		"               default), thread, function or cpu; with --csv, one row per\n"
-		"               group (traces without processes: process = thread)\n"
-		"  --svg FILE   also write a picture: wake-ups over time per policy (the\n"
-		"               ones greedy removed marked) and where in [soft, hard] timers\n"
-		"               ran; with several trace files, of the first\n"
-		"  --slack D|P%% replay as if the selected timers had more slack: hard\n"
-		"               expiry max(hard, soft + D) (D with ns, us, ms or s), or\n"
-		"               max(hard, soft + P/100 x (soft - arming time)); every\n"
-		"               figure is then of the widened windows, and the verdict\n"
-		"               starts with what the widening saves on the optimum\n"
-		"  --slack-for W  whose timers --slack widens: user (the default: functions\n"
-		"               hrtimer_wakeup, timerfd_tmrproc, posix_timer_fn,\n"
-		"               it_real_fn - sleeps, poll/epoll/futex timeouts, timerfd,\n"
-		"               POSIX timers, itimers), all, or process names COMM,...\n"
-		"               (hrt-trace v1 has neither: only all selects there)\n"
-		"  --verdict    only the verdict (the sentences before the table)\n"
-		"  --json       JSON, one object per file (an array for several files)\n"
-		"  --csv        CSV, one row per policy (and one for the kernel)\n"
-		"  --lenient    skip bad lines (and say how many) instead of failing\n"
-		"  --quiet      no progress line (shown only when stderr is a terminal:\n"
-		"               bytes read of the total, rate, time left)\n"
-		"  -h, --help   this text\n\n"
-		"The output starts with a verdict, then one row per policy:\n"
-		"  wakeups    device firings (expiry passes) the policy needed\n"
-		"  vs_opt     wakeups / optimum (n/a for an incomplete kernel row)\n"
-		"  expired    timer runs; greedy: runs the greedy walk took early\n"
-		"  busy       runs while the CPU was busy (sched_switch, or --idle)\n"
-		"  late_p50, late_p99, late_max   run time - soft expiry, ns\n"
-		"  early_p50  hard expiry - run time, ns\n"
-		"  kernel     the recorded expiries; kernel* when armings ended with\n"
-		"             neither a traced expiry nor a cancel (lost events), so its\n"
-		"             counts are a lower bound\n"
-		"  optimum    the fewest wake-ups that run every timer in its window\n\n"
-		"Exit status: 0 success, 1 out of memory or a write error, 2 bad input or usage.\n");
-}
-
-enum {
-	OPT_POLICY = 256, OPT_IDLE, OPT_JSON, OPT_CSV, OPT_LENIENT, OPT_BY, OPT_SVG, OPT_VERDICT,
-	OPT_SLACK, OPT_SLACK_FOR, OPT_QUIET,
-};
-
-static int parse_by(const char *s)
-{
-	for (int b = 0; b < RP_NBY; b++)
-		if (!strcmp(s, replay_by_names[b]))
-			return b;
-	return -1;
-}
-
-/*
- * Writes the buffered output: the --svg picture of svgres (if any) to
- * its temporary first, then stdout, then the picture is put in place -
- * only if stdout took everything, so a failed replay leaves no picture.
- * 0, or 1 after one line saying why.
- */
-static int write_out(const char *out, size_t outlen, const char *svg, const char *name,
-		     const struct replay_result *svgres)
-{
-	struct outfile o;
-
-	if (svgres) {
-		if (outfile_open(&o, svg)) {
-			outfile_report(&o, "replay");
-			return 1;
-		}
-		replay_write_svg(o.f, name, svgres);
-	}
-	fwrite(out, 1, outlen, stdout);
-	if (tool_flush_stdout("replay")) {
-		if (svgres)
-			outfile_abort(&o);
-		return 1;
-	}
-	if (svgres && outfile_commit(&o)) {
-		outfile_report(&o, "replay");
-		return 1;
-	}
-	return 0;
-}
-
-static int parse_policy(const char *s, unsigned *mask)
-{
-	for (int p = 0; p < RP_NPOL; p++)
-		if (!strcmp(s, replay_policy_names[p])) {
-			*mask = 1u << p;
-			return 0;
-		}
-	if (!strcmp(s, "all")) {
-		*mask = RP_ALL;
-		return 0;
-	}
-	return -1;
-}
-
-/* The checks once every option is read: 0, or 2 after one line. */
-static int check_args(int argc, int formats, const struct slack *slack)
-{
-	if (formats > 1) {
-		fprintf(stderr, "hrt replay: --json, --csv and --verdict exclude each other\n");
-		return 2;
-	}
-	if (slack->kind == SLACK_NONE && (slack->who != SLACK_USER || slack->ncomms)) {
-		fprintf(stderr, "hrt replay: --slack-for needs --slack\n");
-		return 2;
-	}
-	if (optind >= argc) {
-		fprintf(stderr, "hrt replay: no trace file given\n");
-		usage(stderr);
-		return 2;
-	}
-	return 0;
-}
-
-int hrt_cmd_replay(int argc, char **argv)
-{
-	static const struct option opts[] = {
-		{ "policy", required_argument, NULL, OPT_POLICY },
-		{ "idle", required_argument, NULL, OPT_IDLE },
-		{ "json", no_argument, NULL, OPT_JSON },
-		{ "csv", no_argument, NULL, OPT_CSV },
-		{ "lenient", no_argument, NULL, OPT_LENIENT },
-		{ "by", required_argument, NULL, OPT_BY },
-		{ "svg", required_argument, NULL, OPT_SVG },
-		{ "verdict", no_argument, NULL, OPT_VERDICT },
-		{ "slack", required_argument, NULL, OPT_SLACK },
-		{ "slack-for", required_argument, NULL, OPT_SLACK_FOR },
-		{ "quiet", no_argument, NULL, OPT_QUIET },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
-	unsigned mask = RP_ALL;
-	enum replay_idle idle = RP_IDLE_TRACE;
-	int json = 0, csv = 0, lenient = 0, c, ret = 0, by = -1, verdict = 0, quiet = 0;
-	const char *svg = NULL;
-	struct replay_result *svgres = NULL;
-	struct slack slack = { 0 };
-	char why[200];
-	char *out = NULL, *warn = NULL;
-	size_t outlen = 0, warnlen = 0;
-	FILE *o, *w;
-
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
-		switch (c) {
-		case OPT_POLICY:
-			if (parse_policy(optarg, &mask)) {
-				fprintf(stderr, "hrt replay: unknown policy '%s' (off, idle, always, all)\n",
-					optarg);
-				return 2;
-			}
-			break;
-		case OPT_IDLE:
-			if (!strcmp(optarg, "trace"))
-				idle = RP_IDLE_TRACE;
-			else if (!strcmp(optarg, "always"))
-				idle = RP_IDLE_ALWAYS;
-			else if (!strcmp(optarg, "never"))
-				idle = RP_IDLE_NEVER;
-			else {
-				fprintf(stderr, "hrt replay: --idle takes trace, always or never\n");
-				return 2;
-			}
-			break;
-		case OPT_JSON: json = 1; break;
-		case OPT_CSV: csv = 1; break;
-		case OPT_LENIENT: lenient = 1; break;
-		case OPT_SVG: svg = optarg; break;
-		case OPT_VERDICT: verdict = 1; break;
-		case OPT_QUIET: quiet = 1; break;
-		case OPT_SLACK:
-			if (slack_parse(&slack, optarg, why, sizeof(why))) {
-				fprintf(stderr, "hrt replay: %s\n", why);
-				slack_free(&slack);
-				return 2;
-			}
-			break;
-		case OPT_SLACK_FOR:
-			if ((c = slack_parse_for(&slack, optarg, why, sizeof(why)))) {
-				fprintf(stderr, "hrt replay: %s\n", c == -2 ? "out of memory" : why);
-				slack_free(&slack);
-				return c == -2 ? 1 : 2;
-			}
-			break;
-		case OPT_BY:
-			if ((by = parse_by(optarg)) < 0) {
-				fprintf(stderr, "hrt replay: --by takes process, thread, function or cpu\n");
-				return 2;
-			}
-			break;
-		case 'h':
-			usage(stdout);
-			slack_free(&slack);
-			return 0;
-		default:
-			usage(stderr);
-			slack_free(&slack);
-			return 2;
-		}
-	}
-	ret = check_args(argc, json + csv + verdict, &slack);
-	if (ret) {
-		slack_free(&slack);
-		return ret;
-	}
-	o = open_memstream(&out, &outlen);
-	w = open_memstream(&warn, &warnlen);
-	if (!o || !w) {
-		fprintf(stderr, "hrt replay: out of memory\n");
-		slack_free(&slack);
-		return 1;
-	}
-	if (csv)
-		replay_print_csv_header(o, by, slack.kind != SLACK_NONE ? &slack : NULL);
-	if (json && argc - optind > 1)
-		fputc('[', o);
-	for (int i = optind; i < argc && !ret; i++) {
-		struct trace_reader *r;
-		struct replay_result *res = malloc(sizeof(*res));
-		const char *err;
-		int k;
-
-		if (!res) {
-			fprintf(stderr, "hrt replay: out of memory\n");
-			ret = 1;
-			break;
-		}
-		if (trace_open(&r, argv[i], lenient, TRACE_AUTO, &err)) {
-			fprintf(stderr, "hrt replay: %s\n", err);
-			free(res);
-			ret = 2;
-			break;
-		}
-		{
-			struct progress pr;
-			const struct replay_opts ro = { mask, idle, svg && i == optind, &slack, &pr };
-
-			progress_start(&pr, "replay", trace_name(r), quiet);
-			k = replay_trace_opts(r, &ro, res);
-			progress_end(&pr);
-		}
-		if (k == -1) {
-			fprintf(stderr, "hrt replay: %s\n", trace_error(r));
-			ret = trace_error_is_oom(r) ? 1 : 2;
-		} else if (k) {
-			fprintf(stderr, "hrt replay: %s: out of memory\n", argv[i]);
-			ret = 1;
-		} else {
-			if (json) {
-				if (i > optind)
-					fprintf(o, ",\n");
-				replay_print_json(o, argv[i], res, by);
-			} else if (csv) {
-				replay_print_csv(o, argv[i], res, by);
-			} else if (verdict) {
-				fprintf(o, "%s: ", argv[i]);
-				replay_print_verdict(o, res);
-			} else {
-				if (i > optind)
-					fputc('\n', o);
-				replay_print_table(o, argv[i], res, by < 0 ? RP_BY_PROCESS : by);
-			}
-
-			if (res->bad_lines)
-				fprintf(w, "hrt replay: %s: skipped %" PRIu64 " bad lines (--lenient)\n",
-					argv[i], res->bad_lines);
-			if (res->slack_blind)
-				fprintf(w, "hrt replay: %s: hrt-trace v1 has no timer functions or "
-					"process names: --slack-for %s widens nothing (use --slack-for "
-					"all)\n", argv[i], slack.who == SLACK_USER ? "user" : "COMM");
-			if (res->idle_fallback)
-				fprintf(w, "hrt replay: %s: no scheduler events; every CPU counts as "
-					"idle (--idle always)\n", argv[i]);
-			/* --verdict says it in its last line already. */
-			trace_warn_clock(r, w, "replay");
-			if (!verdict && res->format != TRACE_V1 && res->armings &&
-			    res->armings_unresolved * 10 > res->armings)
-				fprintf(w, "hrt replay: %s: warning: %" PRIu64 " of %" PRIu64 " armings "
-					"(%.0f %%, %" PRIu64 " on CPU %d) ended with neither a traced "
-					"expiry nor a cancel; the simulation does not use recorded "
-					"expiries, but the kernel row misses them\n", argv[i],
-					res->armings_unresolved, res->armings,
-					100.0 * (double)res->armings_unresolved / (double)res->armings,
-					res->unresolved_on_cpu, res->unresolved_cpu);
-		}
-		trace_close(r);
-		if (svg && i == optind && !k) {
-			svgres = res;   /* drawn once every file has replayed */
-			continue;
-		}
-		replay_result_free(res);
-		free(res);
-	}
-	if (json && argc - optind > 1)
-		fputc(']', o);
-	if (json)
-		fputc('\n', o);
-	if (fclose(o) | fclose(w)) {
-		fprintf(stderr, "hrt replay: out of memory\n");
-		ret = ret ? ret : 1;
-	}
-	if (!ret) {
-		ret = write_out(out, outlen, svg, argv[optind], svgres);
-		if (!ret)
-			fwrite(warn, 1, warnlen, stderr);
-	}
-	if (svgres) {
-		replay_result_free(svgres);
-		free(svgres);
-	}
-	free(out);
-	free(warn);
-	slack_free(&slack);
-	return ret;
 }

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * slack_cmd.c - `hrt slack D PID|NAME...` and `hrt slack --reset
+ * cmd_slack.c - `hrt slack D PID|NAME...` and `hrt slack --reset
  * PID|NAME...`: sets the timer slack of running processes through
  * /proc/PID/timerslack_ns (proc.h).
  *

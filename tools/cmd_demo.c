@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * demo_cmd.c - the 'hrt demo' command: options, then the model (demo.c),
+ * cmd_demo.c - the 'hrt demo' command: options, then the model (demo.c),
  * its text (demo_text.c) and its pictures (demo_svg.c).
  */
 #include <getopt.h>

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * top.c - `hrt top`: who wakes the CPUs right now, and what range timers
+ * cmd_top.c - `hrt top`: who wakes the CPUs right now, and what range timers
  * would save.  Events come from a private tracefs instance (live.h) - or,
  * with --input, from a recorded trace read as if live, a frame per -d
  * seconds of trace time - and feed the replay's model one by one
@@ -9,9 +9,10 @@
  * the model's per-group counts is taken; a frame shows the rates between
  * the newest snapshot and the one -w seconds older (top.h, top_view.c).
  *
- * On a terminal the screen is redrawn in place (q quits, b switches the
- * grouping process -> function -> cpu -> thread, H between processes and
- * threads as procps top's H does); -b (or an output that is not a
+ * On a terminal the screen is redrawn in place, cut to the terminal's size
+ * (q quits, b switches the grouping process -> function -> cpu -> thread,
+ * H between processes and threads as procps top's H does, h or ? shows
+ * what each column means); -b (or an output that is not a
  * terminal) prints frames one after the other, --csv as CSV rows.  The
  * instance is removed on every way out: q, -n, Ctrl-C, errors.
  */
@@ -28,6 +29,7 @@
 #include "cmds.h"
 #include "live.h"
 #include "outfile.h"
+#include "text.h"
 #include "top.h"
 
 struct top_opts {
@@ -51,9 +53,9 @@ static void usage(FILE *f)
 		"by event), over a sliding window; totals per CPU on top.  Traces in a\n"
 		"private tracefs instance (instances/hrt-PID, trace_clock mono, the hrtimer\n"
 		"and sched_switch events), removed on exit.\n\n"
-		"  -d SECONDS    refresh every SECONDS (default 1; (0, 3600])\n"
-		"  -w SECONDS    the window the rates are over (default 5; at least -d;\n"
-		"                0: since the start)\n"
+		"  -d SECONDS    refresh every SECONDS (default 1; 0.01 to 3600)\n"
+		"  -w SECONDS    the window the rates are over (default 5; at least -d, at\n"
+		"                most 1000 times -d; 0: since the start)\n"
 		"  -n FRAMES     stop after FRAMES frames (default: until q or Ctrl-C)\n"
 		"  -b            batch mode: no terminal control, frames one after another\n"
 		"                (also when stdout is not a terminal)\n"
@@ -64,21 +66,33 @@ static void usage(FILE *f)
 		"                if live, a frame per -d seconds of its time, without waiting\n"
 		"  -h, --help    this text\n\n"
 		"Keys: q quits, b switches the grouping (process, function, cpu, thread),\n"
-		"H between processes and threads.\n"
+		"H between processes and threads, h or ? shows what each column means.\n"
 		"Exit status: 0 success; 1 cannot trace (needs root or tracefs write access;\n"
 		"built without libtracefs-dev and libtraceevent-dev) or an output error; 2 bad\n"
 		"arguments or a bad --input trace.\n");
 }
 
-static int parse_seconds(const char *opt, const char *arg, double lo_open, double *out)
+/*
+ * Bounds of -d and -w.  Below 10 ms a frame shows less than the live
+ * reader's own hold-back (LIVE_LAG_NS) and --input prints frames by the
+ * million; a window keeps one snapshot of every group per frame, so -w / -d
+ * is bounded too (at 1000, a few MB for a busy machine).
+ */
+#define TOP_D_MIN 0.01
+#define TOP_D_MAX 3600.0
+#define TOP_FRAMES_PER_WINDOW 1000
+
+/* -d (zero_ok 0) or -w (zero_ok 1: 0 means since the start). */
+static int parse_seconds(const char *opt, const char *arg, int zero_ok, double *out)
 {
 	char *end;
 
 	errno = 0;
 	*out = strtod(arg, &end);
-	if (end == arg || *end || errno || !(*out > lo_open && *out <= 3600)) {
-		fprintf(stderr, "hrt top: %s '%s': expected seconds in %s, 3600]\n", opt, arg,
-			lo_open < 0 ? "[0" : "(0");
+	if (end == arg || *end || errno || !((*out >= TOP_D_MIN || (zero_ok && *out == 0)) &&
+					      *out <= TOP_D_MAX)) {
+		fprintf(stderr, "hrt top: %s '%s': expected seconds in [%g, %g]%s\n", opt, arg,
+			TOP_D_MIN, TOP_D_MAX, zero_ok ? ", or 0" : "");
 		return -1;
 	}
 	return 0;
@@ -111,7 +125,7 @@ static int parse_opts(int argc, char **argv, struct top_opts *o)
 				return 2;
 			break;
 		case 'w':
-			if (parse_seconds("-w", optarg, -1, &o->window))
+			if (parse_seconds("-w", optarg, 1, &o->window))
 				return 2;
 			break;
 		case 'n':
@@ -158,6 +172,11 @@ static int parse_opts(int argc, char **argv, struct top_opts *o)
 	}
 	if (o->window > 0 && o->window < o->interval)
 		o->window = o->interval;
+	if (o->window / o->interval > TOP_FRAMES_PER_WINDOW) {
+		fprintf(stderr, "hrt top: -w %g with -d %g: a window of more than %d frames "
+			"(raise -d or lower -w)\n", o->window, o->interval, TOP_FRAMES_PER_WINDOW);
+		return 2;
+	}
 	if (!isatty(STDOUT_FILENO))
 		o->batch = 1;
 	return 0;
@@ -175,7 +194,7 @@ struct top {
 	struct top_snap base;   /* at the start: -w 0 counts from it */
 	struct top_snap *ring;  /* snapshots, ring of nring (frame f at f % nring) */
 	long nring, frame;
-	int tty;
+	int tty, help;          /* help: the help screen is shown (h, ?) */
 	struct termios saved;
 	hrt_time_t frame_end;   /* --input: the end of the current frame (ns) */
 	struct trace_event held;/* --input: the first event of the next frame */
@@ -269,7 +288,7 @@ static int top_open(struct top *tp, struct top_opts *o)
 		}
 		e = replay_model_new(&tp->rp, &ro, top_name, tp->r, 1, &tp->res);
 	} else {
-		if ((e = live_open(&tp->lt, 1, err, sizeof(err)))) {
+		if ((e = live_open(&tp->lt, 1, "top", err, sizeof(err)))) {
 			fprintf(stderr, "hrt top: %s\n", err);
 			return 1;
 		}
@@ -316,16 +335,48 @@ static void window_of(const struct top *tp, long f, const struct top_snap **a,
 		*a = &tp->ring[from % tp->nring];
 }
 
-static int screen_rows(void)
+/* The terminal's size, 80x24 when it does not say. */
+static void screen_size(int *rows, int *cols)
 {
 	struct winsize ws;
 
-	return ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) || ws.ws_row < 12 ? 24 : ws.ws_row;
+	if (ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) || !ws.ws_row || !ws.ws_col) {
+		*rows = 24;
+		*cols = 80;
+		return;
+	}
+	*rows = ws.ws_row;
+	*cols = ws.ws_col;
+}
+
+/* Text for a screen of rows x cols: each line cut to cols - 1 columns (a
+ * full-width line wraps on some terminals), at most rows - 1 lines, then
+ * the keys on the last one when they are read (not with --input). */
+static void put_screen(const char *text, int rows, int cols, int keys)
+{
+	const char *p = text;
+
+	fputs("\033[H\033[2J", stdout);
+	for (int line = 0; *p && line < rows - 1; line++) {
+		size_t n = strcspn(p, "\n");
+		char buf[512];
+
+		snprintf(buf, sizeof(buf), "%.*s", (int)(n < sizeof(buf) ? n : sizeof(buf) - 1), p);
+		text_cell(stdout, buf, (int)text_cols(buf) < cols - 1 ? (int)text_cols(buf) : cols - 1);
+		fputc('\n', stdout);
+		p += n + (p[n] == '\n');
+	}
+	if (keys)
+		text_cell(stdout, "q quit  b grouping  H threads  h help", cols - 1 < 37 ? cols - 1 : 37);
 }
 
 static void draw(struct top *tp, long f)
 {
 	const struct top_snap *a, *b;
+	char *text = NULL;
+	size_t len = 0;
+	int rows, cols;
+	FILE *m;
 
 	if (tp->lt)
 		tp->v.lost = live_lost(tp->lt);
@@ -333,9 +384,16 @@ static void draw(struct top *tp, long f)
 	if (tp->o->csv) {
 		top_print_csv(stdout, &tp->v, f, a, b);
 	} else if (!tp->o->batch) {
-		fputs("\033[H\033[2J", stdout);
-		top_print_text(stdout, &tp->v, f, a, b, screen_rows() - 12);
-		fputs("\n(q quit, b grouping, H threads/processes)", stdout);
+		screen_size(&rows, &cols);
+		if (!(m = open_memstream(&text, &len)))
+			return;
+		if (tp->help)
+			top_print_help(m);
+		else
+			top_print_text(m, &tp->v, f, a, b, rows - 1);
+		if (!fclose(m))
+			put_screen(text, rows, cols, tp->tty);
+		free(text);
 	} else {
 		if (f > 1)
 			fputc('\n', stdout);
@@ -368,7 +426,13 @@ static int wait_frame(struct top *tp, double until, long f, int *err)
 
 			if (read(STDIN_FILENO, &ch, 1) != 1 || ch == 'q' || ch == 'Q')
 				return 1;
-			if (ch == 'b' || ch == 'H') {   /* redraws the last frame */
+			if (tp->help || ch == 'h' || ch == '?') {
+				/* the help, or back from it: any key */
+				tp->help = !tp->help;
+				if (f > 1 || tp->help)
+					draw(tp, f > 1 ? f - 1 : 1);
+				fflush(stdout);
+			} else if (ch == 'b' || ch == 'H') {   /* redraws the last frame */
 				/* H: processes <-> threads, as procps top's H */
 				tp->v.by = ch == 'b' ? (tp->v.by + 1) % RP_NBY :
 					   tp->v.by == RP_BY_THREAD ? RP_BY_PROCESS : RP_BY_THREAD;

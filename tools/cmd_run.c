@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * run_cmd.c - `hrt run --slack D -- CMD [ARGS...]`: runs CMD with timer
+ * cmd_run.c - `hrt run --slack D -- CMD [ARGS...]`: runs CMD with timer
  * slack D.  The slack is set on this process (PR_SET_TIMERSLACK), which
  * then becomes CMD (execvp): the kernel keeps a task's slack across execve
  * and gives it to every thread and child the task makes, so no root is

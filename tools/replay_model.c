@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * replay_sim.c - the replay model (docs/REPLAY.md): one virtual libhrt base
+ * replay_model.c - the replay model (docs/REPLAY.md): one virtual libhrt base
  * per CPU and policy, driven by the trace's start and cancel events; each
  * CPU's device fires at hrt_base_next_event() (never before the last event
  * applied to it); the kernel row from the recorded expiries; the offline
@@ -44,87 +44,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "hist.h"
 #include "replay.h"
 #include "slack.h"
 
 const char *const replay_policy_names[RP_NPOL] = { "off", "idle", "always" };
 const char *const replay_by_names[RP_NBY] = { "process", "function", "cpu", "thread" };
 const char *const replay_act_names[RP_NACT] = { "slack", "code", "other" };
-
-/* Histograms of signed ns: exact below 512, then 8 bits below the leading
- * one (relative error < 1/256); a reported percentile is its bucket's
- * value nearest zero, the max is exact. */
-#define HB 14592
-
-struct hist {
-	uint64_t *pos, *neg;
-	uint64_t n;
-	int64_t max;
-};
-
-static int hidx(uint64_t v)
-{
-	int e;
-
-	if (v < 512)
-		return (int)v;
-	e = 63 - __builtin_clzll(v);
-	return 512 + (e - 9) * 256 + (int)((v >> (e - 8)) & 255);
-}
-
-static uint64_t hval(int i)
-{
-	if (i < 512)
-		return (uint64_t)i;
-	return (uint64_t)(256 + (i - 512) % 256) << ((i - 512) / 256 + 1);
-}
-
-static int hist_init(struct hist *h)
-{
-	h->pos = calloc(HB, sizeof(*h->pos));
-	h->neg = calloc(HB, sizeof(*h->neg));
-	h->n = 0;
-	h->max = INT64_MIN;
-	return h->pos && h->neg ? 0 : -ENOMEM;
-}
-
-static void hist_free(struct hist *h)
-{
-	free(h->pos);
-	free(h->neg);
-}
-
-static void hist_add(struct hist *h, int64_t v)
-{
-	if (v >= 0)
-		h->pos[hidx((uint64_t)v)]++;
-	else
-		h->neg[hidx(v == INT64_MIN ? (uint64_t)INT64_MAX : (uint64_t)-v)]++;
-	h->n++;
-	if (v > h->max)
-		h->max = v;
-}
-
-/* The value at rank ceil(q * n / 100), 1-based. */
-static int64_t hist_pct(const struct hist *h, unsigned q)
-{
-	uint64_t rank = (h->n * q + 99) / 100, seen = 0;
-
-	if (!h->n)
-		return 0;
-	if (!rank)
-		rank = 1;
-	for (int i = HB - 1; i >= 0; i--)
-		if ((seen += h->neg[i]) >= rank)
-			return -(int64_t)hval(i);
-	for (int i = 0; i < HB; i++)
-		if ((seen += h->pos[i]) >= rank) {
-			int64_t v = (int64_t)hval(i);
-
-			return v > h->max ? h->max : v;
-		}
-	return h->max;
-}
 
 /* State ------------------------------------------------------------------- */
 
@@ -531,15 +457,17 @@ static void on_task_expire(struct task *tk, int p, hrt_time_t now)
 	task_ran(tk, p, now);
 }
 
-#define TASK_CB(P) \
-	static enum hrt_restart task_cb_##P(struct hrt_timer *t, hrt_time_t now) \
+/* The expiry callback of policy P's timer t[P] in a TYPE: HANDLER(obj, P,
+ * now) (the three policies' timers of a task and of an arming). */
+#define POLICY_CB(NAME, TYPE, HANDLER, P) \
+	static enum hrt_restart NAME##_##P(struct hrt_timer *t, hrt_time_t now) \
 	{ \
-		on_task_expire(HRT_CONTAINER_OF(t, struct task, t[P]), P, now); \
+		HANDLER(HRT_CONTAINER_OF(t, TYPE, t[P]), P, now); \
 		return HRT_NORESTART; \
 	}
-TASK_CB(0)
-TASK_CB(1)
-TASK_CB(2)
+POLICY_CB(task_cb, struct task, on_task_expire, 0)
+POLICY_CB(task_cb, struct task, on_task_expire, 1)
+POLICY_CB(task_cb, struct task, on_task_expire, 2)
 static const hrt_callback task_cb[RP_NPOL] = { task_cb_0, task_cb_1, task_cb_2 };
 
 /* The chain state of task tid, created on first use; NULL on ENOMEM. */
@@ -679,22 +607,18 @@ static void on_expire(struct live *l, int p, hrt_time_t now)
 	maybe_free(l);
 }
 
-#define POLICY_CB(P) \
-	static enum hrt_restart cb_##P(struct hrt_timer *t, hrt_time_t now) \
-	{ \
-		on_expire(HRT_CONTAINER_OF(t, struct live, t[P]), P, now); \
-		return HRT_NORESTART; \
-	}
-POLICY_CB(0)
-POLICY_CB(1)
-POLICY_CB(2)
+POLICY_CB(cb, struct live, on_expire, 0)
+POLICY_CB(cb, struct live, on_expire, 1)
+POLICY_CB(cb, struct live, on_expire, 2)
 static const hrt_callback policy_cb[RP_NPOL] = { cb_0, cb_1, cb_2 };
 
 static void unresolved(struct live *l)
 {
 	l->rp->res->armings_unresolved++;
 	l->rp->cpu[l->cpu].unresolved++;
-	l->rp->gt[RP_BY_FUNCTION].g[l->grp[RP_BY_FUNCTION]].unresolved++;
+	/* every table's group: top marks the rows whose kernel count is short */
+	for (int b = 0; b < RP_NBY; b++)
+		l->rp->gt[b].g[l->grp[b]].unresolved++;
 	l->flags &= ~L_ARMED;
 }
 
@@ -1357,20 +1281,6 @@ void replay_result_free(struct replay_result *res)
 	}
 }
 
-int replay_trace(struct trace_reader *r, unsigned policies, enum replay_idle idle,
-		 struct replay_result *res)
-{
-	return replay_trace_keep(r, policies, idle, 0, res);
-}
-
-int replay_trace_keep(struct trace_reader *r, unsigned policies, enum replay_idle idle,
-		      int keep_wakes, struct replay_result *res)
-{
-	const struct replay_opts o = { policies, idle, keep_wakes, NULL, NULL };
-
-	return replay_trace_opts(r, &o, res);
-}
-
 /* The model fed event by event ---------------------------------------------- */
 
 int replay_model_new(struct replay **out, const struct replay_opts *o, replay_name_fn name,
@@ -1444,6 +1354,7 @@ int replay_model_groups(const struct replay *rp, int by, struct replay_tally **o
 		memcpy(a[k].w, g->w, sizeof(a[k].w));
 		a[k].opt_rec = g->opt_all;
 		a[k].opt = rp->slack ? g->opt : g->opt_all;
+		a[k].unresolved = g->unresolved;
 		memcpy(a[k].opt_act, g->opt_act, sizeof(a[k].opt_act));
 		memcpy(a[k].opt_rec_act, g->opt_rec_act, sizeof(a[k].opt_rec_act));
 	}
@@ -1487,8 +1398,7 @@ static const char *reader_name(const void *src, uint32_t i)
 	return trace_fn_name(src, i);
 }
 
-int replay_trace_opts(struct trace_reader *r, const struct replay_opts *o,
-		      struct replay_result *res)
+int replay_trace(struct trace_reader *r, const struct replay_opts *o, struct replay_result *res)
 {
 	struct replay *rp;
 	struct trace_event ev;

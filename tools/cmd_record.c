@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * record.c - `hrt record`: records kernel hrtimer traffic with perf.
+ * cmd_record.c - `hrt record`: records kernel hrtimer traffic with perf.
  *
  * Runs `perf record -k CLOCK_MONOTONIC -a` with timer:hrtimer_start,
  * timer:hrtimer_cancel, timer:hrtimer_expire_entry and sched:sched_switch

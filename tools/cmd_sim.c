@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * sim_cmd.c - the 'hrt sim' command: options (getopt_long, as every
+ * cmd_sim.c - the 'hrt sim' command: options (getopt_long, as every
  * subcommand), then the model (sim.c) for each target load and policy, the
  * text (sim_text.c) and the picture (sim_svg.c).
  */
