@@ -292,6 +292,7 @@ bench-slack-docs: $(HRT_BIN) $(O)/slack_sleepers
 # that this file is what the tool prints today).
 docs-replay: $(HRT_BIN)
 	$(HRT_BIN) replay --slack 1ms --verdict data/trace.hrt.xz > docs/perf/replay-verdict.txt
+	$(HRT_BIN) replay --slack 1ms --verdict data/vm-2cpu-busy-2s.tracefs.txt.xz > docs/perf/replay-verdict-vm.txt
 
 bench-before-after: $(LIB_A)
 	$(PEERS) before-after

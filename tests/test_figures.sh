@@ -13,11 +13,13 @@ scratch out
 # writes it); without xz the shipped trace cannot be read.
 if command -v xz >/dev/null 2>&1; then
 	HRT=${HRT:-build/hrt}
-	"$HRT" replay --slack 1ms --verdict data/trace.hrt.xz >"$t/verdict" 2>&1 ||
-		fail "hrt replay --verdict of the shipped trace"
-	cmp -s "$t/verdict" docs/perf/replay-verdict.txt ||
-		fail "docs/perf/replay-verdict.txt is not what the tool prints now: make docs-replay"
-	ok
+	for v in trace.hrt.xz:replay-verdict vm-2cpu-busy-2s.tracefs.txt.xz:replay-verdict-vm; do
+		"$HRT" replay --slack 1ms --verdict "data/${v%%:*}" >"$t/verdict" 2>&1 ||
+			fail "hrt replay --verdict of data/${v%%:*}"
+		cmp -s "$t/verdict" "docs/perf/${v##*:}.txt" ||
+			fail "docs/perf/${v##*:}.txt is not what the tool prints now: make docs-replay"
+		ok
+	done
 fi
 sh tests/check_figures.sh README.md >"$t/out" 2>&1 || fail "README.md: a figure differs from its source"
 nfig=$(sed -n 's/^check_figures: \([0-9]*\) figures.*/\1/p' "$t/out")
