@@ -103,12 +103,12 @@ extern "C" {
 #define HRT_EXTERN
 #endif
 
-#define HRT_VERSION_MAJOR 0
-#define HRT_VERSION_MINOR 2
+#define HRT_VERSION_MAJOR 1
+#define HRT_VERSION_MINOR 0
 #define HRT_VERSION_PATCH 0
-#define HRT_VERSION_STRING "0.2.0"
+#define HRT_VERSION_STRING "1.0.0"
 
-/* The library's version at run time ("0.2.0"); HRT_VERSION_STRING is the
+/* The library's version at run time ("1.0.0"); HRT_VERSION_STRING is the
  * version of the header compiled against.  It cannot fail. */
 HRT_EXTERN const char *hrt_version(void);
 

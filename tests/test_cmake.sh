@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: MIT
 # The CMake package make install writes beside hrt.pc: staged (DESTDIR)
 # under /usr/local with a multiarch LIBDIR, as a distribution lays it out,
-# find_package(hrt 0.2) from that root must give hrt::hrt, with which the
+# find_package(hrt 1.0) from that root must give hrt::hrt, with which the
 # README example builds and runs; a newer major version than installed must
 # not be found, nor a package whose library was removed.  Needs cmake.
 set -u
@@ -30,7 +30,7 @@ CM
 	cmake -S "$t/src" -B "$t/b" -DCMAKE_PREFIX_PATH="$dest/usr/local" \
 		-DCMAKE_C_FLAGS="-Wall -Wextra -Werror ${SAN_FLAGS:-}" >"$t/log" 2>&1
 }
-project 0.2 || fail "cmake: find_package(hrt 0.2) against $dest"
+project 1.0 || fail "cmake: find_package(hrt 1.0) against $dest"
 cmake --build "$t/b" >"$t/log" 2>&1 || fail "cmake --build"
 LD_LIBRARY_PATH="$dest$libdir" "$t/b/example" >"$t/out" 2>"$t/log" || fail "the example built with cmake failed"
 [ "$(grep -c '^run ' "$t/out")" -eq 3 ] || fail "the example built with cmake did not run 3 timers"
@@ -40,7 +40,7 @@ project 99 && fail "find_package(hrt 99) found version $(sed -n 's/.*PACKAGE_VER
 grep -q 'hrt-config.cmake, version: ' "$t/log" || fail "find_package(hrt 99) failed for another reason"
 ok
 rm "$dest$libdir/libhrt.so.1"
-project 0.2 && fail "find_package(hrt) succeeded with libhrt.so.1 removed"
+project 1.0 && fail "find_package(hrt) succeeded with libhrt.so.1 removed"
 # (cmake wraps the message where the path's length puts it)
 tr -s ' \n' '  ' <"$t/log" | grep -q 'libhrt\.so\.1 or [^ ]*/include/hrt\.h is missing' ||
 	fail "no message naming the missing library"
