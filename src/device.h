@@ -68,6 +68,13 @@ struct hrt_device {
 #define HRT_DEV_SAME    1
 #define HRT_DEV_UNKNOWN 2
 struct hrt_device *hrt__base_set_device(struct hrt_base *b, struct hrt_device *d, int holds);
+/* hrt__base_set_device only if b's device is still `old` (tested and
+ * installed under the base lock): 0, or -EBUSY with nothing changed.  The
+ * loop stacks itself so, and a hold (hrt_base_hold_fd) landing between
+ * its look at the device and its install makes it refuse, not stack on
+ * the hold. */
+int hrt__base_replace_device(struct hrt_base *b, struct hrt_device *old, struct hrt_device *d,
+			     int holds);
 /* b's device, NULL if none yet. */
 struct hrt_device *hrt__base_device(struct hrt_base *b);
 

@@ -495,9 +495,9 @@ static int loop_run(struct hrt_base *b, struct hrt_loop *l)
 	if (err)
 		return err;
 	/* Stack on the device: only this loop changes it while it runs.  A
-	 * held timerfd (hrt_base_hold_fd) is a host loop's: not ours. */
-	if (!hrt__timerfd_is(hrt__base_device(b)))
-		return -EBUSY;
+	 * held timerfd (hrt_base_hold_fd) is a host loop's: not ours - also
+	 * one held after this look, which the install under the base lock
+	 * sees (the device is not the one looked at any more). */
 	loop_lock(l);
 	l->below = hrt__base_device(b);
 	l->arm_failed = 0;
@@ -505,7 +505,9 @@ static int loop_run(struct hrt_base *b, struct hrt_loop *l)
 	l->coalescing = co;
 	l->tfd_at = 1;                  /* unknown: the first plan sets it */
 	loop_unlock(l);
-	hrt__base_set_device(b, &l->dev, HRT_DEV_SAME);
+	if (!hrt__timerfd_is(l->below) ||
+	    hrt__base_replace_device(b, l->below, &l->dev, HRT_DEV_SAME))
+		return -EBUSY;
 	err = co ? coalesce_loop(b, l, tfd) : 1;
 	if (err == 1) {
 		if (co)                 /* not coalescing now: arm through */

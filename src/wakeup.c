@@ -26,20 +26,40 @@ struct hrt_device *hrt__base_device(struct hrt_base *b)
 	return __atomic_load_n(&b->dev, __ATOMIC_ACQUIRE);
 }
 
-struct hrt_device *hrt__base_set_device(struct hrt_base *b, struct hrt_device *d, int holds)
+/* Lock held: d installed, armed for what `holds` says. */
+static void install_device(struct hrt_base *b, struct hrt_device *d, int holds)
 {
-	struct hrt_device *old;
-
-	base_lock(b);
-	old = b->dev;
 	__atomic_store_n(&b->dev, d, __ATOMIC_RELEASE);
 	if (holds == HRT_DEV_NEW)
 		b->armed = HRT_TIME_MAX;
 	else if (holds != HRT_DEV_SAME)
 		b->armed = HRT_ARMED_EXPIRED;
 	base_wakeup_update(b);
+}
+
+struct hrt_device *hrt__base_set_device(struct hrt_base *b, struct hrt_device *d, int holds)
+{
+	struct hrt_device *old;
+
+	base_lock(b);
+	old = b->dev;
+	install_device(b, d, holds);
 	base_unlock(b);
 	return old;
+}
+
+int hrt__base_replace_device(struct hrt_base *b, struct hrt_device *old, struct hrt_device *d,
+			     int holds)
+{
+	int err = 0;
+
+	base_lock(b);
+	if (b->dev == old)
+		install_device(b, d, holds);
+	else
+		err = -EBUSY;
+	base_unlock(b);
+	return err;
 }
 
 /* The hold ------------------------------------------------------------ */

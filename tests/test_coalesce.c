@@ -21,6 +21,7 @@
  */
 #include <errno.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -566,6 +567,62 @@ static void test_hold_fd_keeps_timerfd_disarmed(void **state)
 	assert_int_equal(hrt_base_free(vb), 0);
 }
 
+/* hrt.h: a held timerfd refuses hrt_base_loop (-EBUSY), and a hold while
+ * the loop runs is refused (-EBUSY): of a hold and a loop's start racing
+ * each other exactly one wins.  The loop runs on a thread until stopped
+ * after the hold returned, so both returning 0 means the loop ran on a
+ * held base.  Before, the loop looked at the device without the lock and
+ * installed itself later: a hold landing in between returned 0 and the
+ * loop stacked on it, sleeping on a disarmed timerfd (issue 32, defect 1). */
+struct hold_race {
+	struct hrt_base *b;
+	atomic_int go;
+	int r;
+};
+
+static void *loop_racer(void *p)
+{
+	struct hold_race *h = p;
+
+	atomic_store(&h->go, 1);        /* about to start */
+	h->r = hrt_base_loop(h->b);
+	return NULL;
+}
+
+static void test_hold_and_loop_start_racing_one_wins(void **state)
+{
+	int both = 0, holds = 0, loops = 0;
+
+	(void)state;
+	for (int i = 0; i < 1000; i++) {
+		struct hold_race h = { .b = tv_new(CLOCK_MONOTONIC, 0), .r = 1 };
+		pthread_t th;
+		hrt_time_t t0;
+		int r;
+
+		assert_non_null(h.b);
+		assert_true(hrt_base_fd(h.b) >= 0);
+		assert_int_equal(hrt_base_set_coalesce(h.b, i % 2), 0);
+		assert_int_equal(pthread_create(&th, NULL, loop_racer, &h), 0);
+		while (!atomic_load(&h.go))
+			;
+		t0 = mono();            /* the hold anywhere in the loop's first 60 us */
+		for (hrt_time_t d = (hrt_time_t)(rnd() % 60000); mono() - t0 < d;)
+			;
+		r = hrt_base_hold_fd(h.b, 1);
+		assert_true(r == 0 || r == -EBUSY);
+		assert_int_equal(hrt_base_stop(h.b), 0);
+		assert_int_equal(pthread_join(th, NULL), 0);
+		assert_true(h.r == 0 || h.r == -EBUSY);
+		both += r == 0 && h.r == 0;
+		holds += r == 0;
+		loops += h.r == 0;
+		assert_int_equal(hrt_base_free(h.b), 0);
+	}
+	printf("1000 races: the hold won %d, the loop ran %d, both %d\n", holds, loops, both);
+	assert_int_equal(both, 0);
+}
+
 int main(void)
 {
 	static const struct CMUnitTest tests[] = {
@@ -578,6 +635,7 @@ int main(void)
 		cmocka_unit_test(test_pass_without_sleep_is_no_wakeup),
 		cmocka_unit_test(test_start_from_other_thread_wakes_long_sleep),
 		cmocka_unit_test(test_hold_fd_keeps_timerfd_disarmed),
+		cmocka_unit_test(test_hold_and_loop_start_racing_one_wins),
 	};
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
