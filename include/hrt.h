@@ -350,9 +350,13 @@ HRT_EXTERN int hrt_timer_init(struct hrt_timer *timer, hrt_callback fn);
  * Re-queues a queued timer, onto `base` even if it was on another base -
  * except while its callback runs: then it stays on the base running it (so
  * one timer's callbacks never overlap, and a cancel finds the callback to
- * wait for).  Never waits for a callback; allowed from any thread, also
+ * wait for); if that base keeps another time than `base` (another clock,
+ * or either is virtual: a virtual base's time is its own), the instant
+ * would mean another moment there, and the start is refused with -EXDEV,
+ * nothing changed.  Never waits for a callback; allowed from any thread, also
  * while the timer's callback runs.  -EINVAL: NULL argument, no callback,
- * slack < 0, unknown mode; -EDEADLK from a hrt_base_walk_tree callback. */
+ * slack < 0, unknown mode; -EDEADLK from a hrt_base_walk_tree callback;
+ * -EXDEV (above). */
 HRT_EXTERN int hrt_timer_start_range(struct hrt_timer *timer, struct hrt_base *base,
 				     hrt_time_t soft, hrt_time_t slack, enum hrt_mode mode);
 /* hrt_timer_start_range with slack 0. */

@@ -86,6 +86,13 @@ static inline struct hrt_tset *same_kind(struct hrt_base *b, struct hrt_base *nb
 	return b != nb && base_set_is_rel(nb, ns) && b->split ? b->rel : b == nb ? ns : &b->set;
 }
 
+/* a and b keep one time: the same real clock (a virtual base's time is
+ * its own). */
+static inline int same_time_line(const struct hrt_base *a, const struct hrt_base *b)
+{
+	return a == b || (!base_is_virtual(a) && !base_is_virtual(b) && a->clock == b->clock);
+}
+
 /* Locking a timer's base ---------------------------------------------- */
 
 /* Locks t's base into *bp (NULL, nothing locked, if it has none): 0, or
@@ -236,8 +243,13 @@ start_locked(struct hrt_timer *t, struct hrt_base *nb, struct hrt_tset *ns, hrt_
 	if (!ob)
 		return -EPERM;
 	/* A timer whose callback is running stays on its base (cancel must
-	 * find the callback to wait for it). */
+	 * find the callback to wait for it) - so the instant, computed on
+	 * nb's clock, must mean the same there (hrt.h: -EXDEV). */
 	target = ob != nb && ob->running == t ? ob : nb;
+	if (target == ob && ob != nb && !same_time_line(ob, nb)) {
+		unlock_two(ob, nb);
+		return -EXDEV;
+	}
 	os = hrt__tset_of(s);
 	ts = same_kind(target, nb, ns);
 	if (os == ts) {

@@ -22,6 +22,7 @@
 #include "wheel.h"
 
 #define US 1000
+#define SEC 1000000000LL
 
 _Static_assert(sizeof(struct hrt_timer) <= 64, "a timer is one cache line");
 
@@ -652,6 +653,63 @@ static void test_set_greedy_in_callback_takes_effect_next_pass(void **s)
 	assert_int_equal(hrt_base_free(greedy_base), 0);
 }
 
+/* hrt.h: a timer started from its own callback stays on the base running
+ * it; onto a base that keeps another time (another clock, or a virtual
+ * one) the instant would mean another moment there, so the start is
+ * refused with -EXDEV (issue 32, defect 2: "in 1 s" from a CLOCK_REALTIME
+ * callback onto a monotonic base ran at the very next pass).  Onto a base
+ * of the same clock it is allowed, and stays. */
+static struct hrt_base *restart_target;
+static int restart_result;
+
+static enum hrt_restart restart_onto(struct hrt_timer *t, hrt_time_t now)
+{
+	(void)now;
+	restart_result = hrt_timer_start_range(t, restart_target, SEC, 0, HRT_MODE_REL);
+	return HRT_NORESTART;
+}
+
+static void run_restart_onto(struct hrt_base *from, struct hrt_base *to, int want)
+{
+	struct hrt_timer t;
+	hrt_time_t now = tv_now(from);
+
+	hrt_timer_init(&t, restart_onto);
+	restart_target = to;
+	restart_result = 1;
+	assert_int_equal(hrt_timer_start(&t, from, now, HRT_MODE_ABS), 0);
+	assert_int_equal(hrt_base_run(from, now, 0), 1);
+	assert_int_equal(restart_result, want);
+	if (want) {
+		assert_int_equal(hrt_timer_is_queued(&t), 0);   /* nothing changed */
+	} else {
+		/* queued on the running base, a second on */
+		assert_ptr_equal(tv_base(&t), from);
+		assert_true(tv_hard(&t) >= now + SEC && tv_hard(&t) < tv_now(from) + 2 * SEC);
+		assert_int_equal(hrt_timer_cancel(&t), 1);
+	}
+}
+
+static void test_restart_onto_base_of_another_time_is_refused(void **s)
+{
+	struct hrt_base *rt = tv_new(CLOCK_REALTIME, 0), *mono = tv_new(CLOCK_MONOTONIC, 0),
+			*mono2 = tv_new(CLOCK_MONOTONIC, 0), *v1 = tv_virtual(0), *v2 = tv_virtual(0);
+
+	(void)s;
+	hrt_base_set_time(v1, 10 * SEC);
+	run_restart_onto(rt, mono, -EXDEV);
+	run_restart_onto(mono, rt, -EXDEV);
+	run_restart_onto(v1, v2, -EXDEV);
+	run_restart_onto(mono, v1, -EXDEV);
+	run_restart_onto(mono, mono2, 0);
+	run_restart_onto(rt, rt, 0);
+	assert_int_equal(hrt_base_free(rt), 0);
+	assert_int_equal(hrt_base_free(mono), 0);
+	assert_int_equal(hrt_base_free(mono2), 0);
+	assert_int_equal(hrt_base_free(v1), 0);
+	assert_int_equal(hrt_base_free(v2), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -668,6 +726,7 @@ int main(void)
 		cmocka_unit_test(test_restart_costs_bounded_tree_ops),
 		cmocka_unit_test(test_wheel_placement),
 		cmocka_unit_test(test_set_greedy_in_callback_takes_effect_next_pass),
+		cmocka_unit_test(test_restart_onto_base_of_another_time_is_refused),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

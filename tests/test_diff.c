@@ -215,19 +215,23 @@ static void m_enqueue(int i, int b)
 	M[i].seq = ++mseq;
 }
 
-static void m_start(int i, int b, hrt_time_t soft, hrt_time_t slack, int rel)
+/* 0, or -EXDEV: a timer whose callback runs stays on its base, and the
+ * two virtual bases keep two times (hrt.h), so a start of it onto the
+ * other is refused, nothing changed. */
+static int m_start(int i, int b, hrt_time_t soft, hrt_time_t slack, int rel)
 {
 	int target = b;
 
+	if (i == m_running && b != m_running_base)
+		return -EXDEV;
 	if (rel)
 		soft = sat_add(MB[b].now, soft);
-	if (i == m_running && b != m_running_base)
-		target = m_running_base;        /* no migration while running */
 	M[i].soft = soft;
 	M[i].hard = cap_hard(soft, sat_add(soft, slack));
 	M[i].queued = 0;
 	m_enqueue(i, target);
 	MB[target].st.starts++;
+	return 0;
 }
 
 static int m_cancel(int i)
@@ -507,7 +511,8 @@ static void m_callback(int i, int b, hrt_time_t now)
 		break;
 	case A_START_OTHER:
 		v = plan_start(w, MB[w->other_base].now, &slack, &abs);
-		m_start(w->other, w->other_base, v, slack, !abs);
+		if (m_start(w->other, w->other_base, v, slack, !abs))
+			res = -99;
 		break;
 	case A_CANCEL_OTHER:
 		res = m_cancel(w->other);
@@ -515,7 +520,7 @@ static void m_callback(int i, int b, hrt_time_t now)
 	case A_START_SELF:
 	case A_START_SELF_NORESTART:
 		v = plan_start(w, MB[w->other_base].now, &slack, &abs);
-		m_start(i, w->other_base, v, slack, !abs);
+		res2 = m_start(i, w->other_base, v, slack, !abs);
 		restart = w->action == A_START_SELF;
 		break;
 	case A_START_CANCEL_SELF:
@@ -612,8 +617,8 @@ static enum hrt_restart r_callback(struct hrt_timer *t, hrt_time_t now)
 		if (!hrt_timer_is_running(t))
 			res = -98;
 		v = plan_start(w, tv_now(B[w->other_base]), &slack, &abs);
-		hrt_timer_start_range(t, B[w->other_base], v, slack,
-				      abs ? HRT_MODE_ABS : HRT_MODE_REL);
+		res2 = hrt_timer_start_range(t, B[w->other_base], v, slack,
+					     abs ? HRT_MODE_ABS : HRT_MODE_REL);
 		restart = w->action == A_START_SELF;
 		break;
 	case A_START_CANCEL_SELF:
