@@ -304,7 +304,10 @@ HRT_EXTERN ssize_t hrt_base_count(const struct hrt_base *base);
  * test) and so does hrt for exact timers; the soft tie-break is on purpose:
  * of two timers due by the same instant, the one runnable first goes
  * first, and it lets the far-timer wheel place timers by their soft expiry
- * with no start order kept in the tree.  A timer that
+ * with no start order kept in the tree.  On a CLOCK_REALTIME base the
+ * absolute and the relative timers are one queue, by hard expiry in the
+ * base's clock, an absolute timer first on a tie: the leftmost run ends
+ * at the first timer of either kind that is not due.  A timer that
  * already ran and is re-queued during the pass waits for the next pass (one
  * moved to another base in between counts as new there; one re-armed in
  * the other mode on a CLOCK_REALTIME base, which moves it between the

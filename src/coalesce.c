@@ -39,7 +39,8 @@ static hrt_time_t slack_round_down(hrt_time_t x)
 }
 
 /* Lock held: the window of both sets, in the base's clock: the earlier
- * hard expiry's, and the earlier soft start (a pass runs both sets). */
+ * hard expiry's, and the earlier soft start if greedy (a pass walks both
+ * sets), else the owner's. */
 static int window_locked(struct hrt_base *b, hrt_time_t *owner, hrt_time_t *soft,
 			 hrt_time_t *hard)
 {
@@ -57,7 +58,12 @@ static int window_locked(struct hrt_base *b, hrt_time_t *owner, hrt_time_t *soft
 		*owner = o;
 		*hard = h;
 	}
-	if (!have || s < *soft)
+	/* Greedy off, a pass runs the leftmost run of both sets in one order:
+	 * nothing before the owner's soft expiry (the other set's may be
+	 * earlier but behind it). */
+	if (!greedy)
+		*soft = *owner;
+	else if (!have || s < *soft)
 		*soft = s;
 	return 1;
 }

@@ -65,6 +65,26 @@ static struct hrt_timer *pick(struct hrt_base *b, struct hrt_timer *a, struct hr
 	return a;
 }
 
+/* A split base's leftmost run: of its two sets' first timers in queue
+ * order, the one with the earlier hard expiry in the base's clock (the
+ * absolute one on a tie), if it is due; else NULL, the run is over.  (Each
+ * set's own due candidate alone would run a relative timer behind an
+ * absolute one that is not due.) */
+static struct hrt_timer *leftmost_both(struct hrt_base *b, hrt_time_t now, hrt_time_t mnow,
+				       hrt_time_t off, struct hrt_tset **on)
+{
+	hrt_time_t ea, er;
+	struct hrt_timer *a = hrt__tset_first_due(&b->set, now, &ea);
+	struct hrt_timer *r = hrt__tset_first_due(b->rel, mnow, &er);
+
+	if (er != HRT_TIME_MAX && (ea == HRT_TIME_MAX || base_from_mono(er, off) < ea)) {
+		*on = b->rel;
+		return r;
+	}
+	*on = &b->set;
+	return a;
+}
+
 /* Lock held (and held again on return): the pass at `now`, then the
  * re-arm; -EBUSY if a pass runs already (step 5 of the guard). */
 ssize_t hrt__base_run_locked(struct hrt_base *b, hrt_time_t now, int idle)
@@ -103,13 +123,16 @@ ssize_t hrt__base_run_locked(struct hrt_base *b, hrt_time_t now, int idle)
 		hrt__tset_pass_begin(rel, id, mnow);
 	}
 
-	/* Leftmost run: the stock kernel pass (one per clock base there). */
+	/* Leftmost run: the stock kernel pass (one per clock base there),
+	 * over both sets of a split base in one order: it ends at the first
+	 * timer of either that is not due. */
 	for (;;) {
-		t = hrt__tset_first_due(ts, now);
-		if (rel)
-			t = pick(b, t, hrt__tset_first_due(rel, mnow), off, &on);
-		else
+		if (rel) {
+			t = leftmost_both(b, now, mnow, off, &on);
+		} else {
+			t = hrt__tset_first_due(ts, now, NULL);
 			on = ts;
+		}
 		if (!t)
 			break;
 		run_one(b, on, t, on == ts ? now : mnow, now);

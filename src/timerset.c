@@ -156,24 +156,23 @@ void hrt__tset_pass_begin(struct hrt_tset *ts, uint64_t id, hrt_time_t now)
 	hrt__tset_add_out(ts, &out);
 }
 
-struct hrt_timer *hrt__tset_first_due(struct hrt_tset *ts, hrt_time_t now)
+struct hrt_timer *hrt__tset_first_due(struct hrt_tset *ts, hrt_time_t now, hrt_time_t *ends)
 {
 	struct hrt_timer *t = first_untaken(ts), *w;
-	hrt_time_t hard;
+	hrt_time_t hard = t ? t->hrt__hard : HRT_TIME_MAX;
 
-	if (!t || t->hrt__soft > now)
-		return NULL;    /* (no wheel timer is soft-expired: S3) */
+	/* Without ends: nothing due in the trees is the answer (no wheel
+	 * timer is soft-expired: S3), and the wheel need not be searched. */
+	if (!ends && (!t || t->hrt__soft > now))
+		return NULL;
 	/* A wheel timer with an earlier hard expiry comes first and is not
 	 * due (S3), which ends the run - unless it ran in this pass (a
 	 * restart): the run passes over those.  One with an equal hard expiry
-	 * has a later soft expiry than t (> now), so comes after it. */
-	hard = t->hrt__hard;
-	w = hrt__wheel_min(&ts->wheel, &hard);
-	if (!w)
-		return t;
-	if (w->hrt__ran_pass != ts->pass_id)
-		return NULL;
-	return hrt__wheel_any_before(&ts->wheel, t->hrt__hard, ts->pass_id) ? NULL : t;
+	 * has a later soft expiry than a due t (> now), so comes after it. */
+	w = hrt__wheel_min_not_ran(&ts->wheel, &hard, ts->pass_id);
+	if (ends)
+		*ends = w ? w->hrt__hard : t ? t->hrt__hard : HRT_TIME_MAX;
+	return !w && t && t->hrt__soft <= now ? t : NULL;
 }
 
 struct hrt_timer *hrt__tset_next_due(struct hrt_tset *ts, hrt_time_t now, uint64_t *visited)

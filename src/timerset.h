@@ -249,8 +249,10 @@ void hrt__tset_init(struct hrt_tset *ts, hrt_time_t now);
  * never 0) starts: the wheel's horizon moves past now (S3). */
 void hrt__tset_pass_begin(struct hrt_tset *ts, uint64_t id, hrt_time_t now);
 /* The first timer in queue order that this pass has not taken, if its soft
- * expiry is <= now; else NULL.  The leftmost run. */
-struct hrt_timer *hrt__tset_first_due(struct hrt_tset *ts, hrt_time_t now);
+ * expiry is <= now; else NULL.  The leftmost run.  ends (optional, a split
+ * base's pass compares its two sets with it): the hard expiry of that first
+ * timer, which ends the run if it is not due (HRT_TIME_MAX: none left). */
+struct hrt_timer *hrt__tset_first_due(struct hrt_tset *ts, hrt_time_t now, hrt_time_t *ends);
 /* The first timer in queue order, not taken in this pass, whose soft
  * expiry is <= now, or NULL; adds the tree nodes examined to *visited.
  * The greedy walk. */

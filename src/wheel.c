@@ -393,28 +393,42 @@ struct hrt_timer *hrt__wheel_least_soft(const struct hrt_wheel *w, hrt_time_t be
 	return best;
 }
 
-int hrt__wheel_any_before(struct hrt_wheel *w, hrt_time_t limit, uint64_t pass)
+struct hrt_timer *hrt__wheel_min_not_ran(struct hrt_wheel *w, hrt_time_t *limit, uint64_t pass)
 {
+	struct hrt_timer *best = NULL;
 	struct slot_iter it;
+	hrt_time_t lim = *limit;
 	int key;
 
 	slot_iter_init(w, &it);
-	while ((key = slot_next(w, &it, limit)) >= 0) {
-		const struct hrt_wheel_slot *sl = &w->slot[key];
-		const struct hrt_list_node *l;
+	while ((key = slot_next(w, &it, lim)) >= 0) {
+		struct hrt_wheel_slot *sl = &w->slot[key];
+		struct hrt_timer *first = NULL;
+		struct hrt_list_node *l;
 
-		if (sl->hard >= limit)
+		if (sl->hard >= lim)
 			continue;
-		if (sl->min && sl->min->hrt__ran_pass != pass)
-			return 1;
-		for (l = sl->head.hrt__next; l != &sl->head; l = l->hrt__next) {
-			const struct hrt_timer *t = hrt__wheel_timer(l);
+		if (!sl->min)
+			scan_slot(w, sl);
+		if (sl->min && sl->min->hrt__ran_pass != pass) {
+			first = sl->min;        /* the slot's first, and it did not run */
+		} else {
+			for (l = sl->head.hrt__next; l != &sl->head; l = l->hrt__next) {
+				struct hrt_timer *t = hrt__wheel_timer(l);
 
-			if (t->hrt__hard < limit && t->hrt__ran_pass != pass)
-				return 1;
+				if (t->hrt__ran_pass != pass && (!first || before(t, first)))
+					first = t;
+			}
+		}
+		/* Slots in soft order: a later slot's equal hard comes after. */
+		if (first && first->hrt__hard < lim) {
+			lim = first->hrt__hard;
+			best = first;
 		}
 	}
-	return 0;
+	if (best)
+		*limit = lim;
+	return best;
 }
 
 void hrt__wheel_take_all(struct hrt_wheel *w, struct hrt_list_node *out)

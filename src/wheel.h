@@ -372,11 +372,10 @@ void hrt__wheel_advance(struct hrt_wheel *w, uint64_t hz, struct hrt_list_node *
  * best so far, and scans a slot whose bound lost its timer (O(its size),
  * once per such loss).  No timer moves. */
 struct hrt_timer *hrt__wheel_min(struct hrt_wheel *w, hrt_time_t *limit);
-/* 1 if a wheel timer with hard expiry < limit did not run in pass `pass`
- * (its hrt__ran_pass): hrt__wheel_min's search, scanning the slots whose
- * least is a timer that ran.  A pass's leftmost run asks when a callback's
- * restart is the wheel's earliest. */
-int hrt__wheel_any_before(struct hrt_wheel *w, hrt_time_t limit, uint64_t pass);
+/* hrt__wheel_min among the timers that did not run in pass `pass` (their
+ * hrt__ran_pass): a slot whose least ran is scanned.  A pass's leftmost
+ * run asks, to pass over a callback's restart. */
+struct hrt_timer *hrt__wheel_min_not_ran(struct hrt_wheel *w, hrt_time_t *limit, uint64_t pass);
 /* Of the first `budget` timers of the first non-empty slot (where the
  * wheel's least soft expiry is, W1), the first by soft expiry, then start
  * order; NULL if the wheel is empty or that slot starts at or after

@@ -179,8 +179,9 @@ static long m_count(void)
 	return n;
 }
 
-/* Of set `rel`: the leftmost timer (hard, soft, seq) if due at now (leftmost
- * run), or the earliest soft-due one (greedy); -1 if none. */
+/* Of set `rel`: the first timer in queue order (hard, soft, seq) not run in
+ * this pass, due or not (the leftmost run's), or the first soft-due one
+ * (greedy); -1 if none. */
 static int m_cand(int rel, hrt_time_t now, int greedy)
 {
 	int best = -1;
@@ -194,8 +195,6 @@ static int m_cand(int rel, hrt_time_t now, int greedy)
 		     (M[i].soft == M[best].soft && M[i].seq < M[best].seq))))
 			best = i;
 	}
-	if (best >= 0 && M[best].soft > now)
-		best = -1;
 	return best;
 }
 
@@ -289,11 +288,14 @@ static void m_pass(int greedy)
 		for (;;) {
 			int a = m_cand(0, rt_now, g), r = m_cand(1, mnow, g), i;
 
+			/* The earlier of the two in the base's clock (the
+			 * absolute one on a tie); the leftmost run ends at it
+			 * if it is not due, in either set. */
 			if (r >= 0 && (a < 0 || m_key(r) < M[a].hard))
 				i = r;
 			else
 				i = a;
-			if (i < 0)
+			if (i < 0 || M[i].soft > (M[i].rel ? mnow : rt_now))
 				break;
 			n_ties += r >= 0 && a >= 0 && m_key(r) == M[a].hard;
 			n_greedy += g;

@@ -254,6 +254,39 @@ static void test_pass_order_across_sets(void **state)
 	drop(b);
 }
 
+/* Greedy off, the leftmost run is one run over both sets in hard order: a
+ * due relative timer behind an absolute one that is not due waits, and so
+ * does the coalescing window's start (issue 32, defect 3: it ran, and the
+ * window opened at the relative timer's soft expiry). */
+static void test_leftmost_run_ends_at_either_sets_first_not_due(void **state)
+{
+	struct hrt_base *b = new_base();
+	hrt_time_t owner, soft, hard;
+
+	(void)state;
+	init_recs();
+	assert_int_equal(hrt_base_set_greedy(b, HRT_GREEDY_OFF), 0);
+	/* absolute: soft +1 s, hard +1.05 s; relative: soft +0.1 s, hard +1.1 s */
+	hrt_timer_start_range(&recs[0].t, b, rt_now + 1 * S, 50 * MS, HRT_MODE_ABS);
+	hrt_timer_start_range(&recs[1].t, b, 100 * MS, 1 * S, HRT_MODE_REL);
+	assert_int_equal(hrt__base_window(b, &owner, &soft, &hard), 1);
+	assert_int_equal(hard, rt_now + 1 * S + 50 * MS);
+	assert_int_equal(owner, rt_now + 1 * S);
+	assert_int_equal(soft, rt_now + 1 * S);         /* not +0.1 s */
+	advance(120 * MS);
+	assert_int_equal(hrt_base_run(b, rt_now, 0), 0); /* the relative one waits */
+	assert_int_equal(hrt_base_set_greedy(b, HRT_GREEDY_ALWAYS), 0);
+	assert_int_equal(hrt__base_window(b, &owner, &soft, &hard), 1);
+	assert_int_equal(soft, rt_now - 20 * MS);       /* greedy: the relative one's */
+	assert_int_equal(hrt_base_run(b, rt_now, 0), 1); /* the walk runs it */
+	assert_int_equal(order[0], 1);
+	advance(1 * S);
+	assert_int_equal(hrt_base_run(b, rt_now, 0), 1);
+	assert_int_equal(order[1], 0);
+	checked(b);
+	drop(b);
+}
+
 /* Re-arm between the sets; forward keeps the set's clock. */
 static enum hrt_restart fwd_cb(struct hrt_timer *t, hrt_time_t now)
 {
@@ -487,6 +520,7 @@ int main(void)
 		cmocka_unit_test(test_next_event_both_sets),
 		cmocka_unit_test(test_soft_hard_in_base_clock),
 		cmocka_unit_test(test_pass_order_across_sets),
+		cmocka_unit_test(test_leftmost_run_ends_at_either_sets_first_not_due),
 		cmocka_unit_test(test_rearm_between_sets_and_forward),
 		cmocka_unit_test(test_walk_count_check_both),
 		cmocka_unit_test(test_virtual_realtime_unchanged),

@@ -165,17 +165,20 @@ static void check_min(void)
 	mins++;
 }
 
-/* hrt__wheel_any_before against the model, one "pass" marked as having
- * run some timers. */
-static void check_any_before(void)
+/* hrt__wheel_min_not_ran against the model: the first in queue order of
+ * the timers not marked as run in "pass" 7, below a limit or none. */
+static void check_min_not_ran(void)
 {
-	hrt_time_t limit = timers[unit_rng() % N].hrt__hard;
-	int want = 0;
+	hrt_time_t limit = unit_rng() % 4 ? timers[unit_rng() % N].hrt__hard : HRT_TIME_MAX, got = limit;
+	struct hrt_timer *t;
+	int want = -1;
 
 	for (int i = 0; i < N; i++)
-		if (in[i] && timers[i].hrt__hard < limit && ran[i] != 7)
-			want = 1;
-	assert_int_equal(hrt__wheel_any_before(&w, limit, 7), want);
+		if (in[i] && timers[i].hrt__hard < limit && ran[i] != 7 && (want < 0 || before(i, want)))
+			want = i;
+	t = hrt__wheel_min_not_ran(&w, &got, 7);
+	assert_ptr_equal(t, want < 0 ? NULL : &timers[want]);
+	assert_int_equal(got, want < 0 ? limit : timers[want].hrt__hard);
 }
 
 static void check_all(void)
@@ -282,7 +285,7 @@ static void test_wheel_matches_model(void **state)
 			take_out(&out, w.hz);
 			break;
 		case 11:
-			check_any_before();
+			check_min_not_ran();
 			break;
 		case 13:
 			if (unit_rng() % 64 == 0) {
