@@ -177,7 +177,6 @@ static int parse_opts(int argc, char **argv, struct replay_cmd *cmd)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	char why[200];
 	int c, k;
 
 	optind = 1;
@@ -209,16 +208,9 @@ static int parse_opts(int argc, char **argv, struct replay_cmd *cmd)
 		case OPT_VERDICT: cmd->verdict = 1; break;
 		case OPT_QUIET: cmd->quiet = 1; break;
 		case OPT_SLACK:
-			if (slack_parse(&cmd->slack, optarg, why, sizeof(why))) {
-				fprintf(stderr, "hrt replay: %s\n", why);
-				return 2;
-			}
-			break;
 		case OPT_SLACK_FOR:
-			if ((k = slack_parse_for(&cmd->slack, optarg, why, sizeof(why)))) {
-				fprintf(stderr, "hrt replay: %s\n", k == -2 ? "out of memory" : why);
-				return k == -2 ? 1 : 2;
-			}
+			if ((k = slack_option(&cmd->slack, c == OPT_SLACK_FOR, optarg, "hrt replay")))
+				return k;
 			break;
 		case OPT_BY:
 			if ((cmd->by = parse_by(optarg)) < 0) {

@@ -111,7 +111,7 @@ static int parse_opts(int argc, char **argv, struct top_opts *o)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	char why[256], *end;
+	char *end;
 	int c, k;
 
 	o->interval = 1;
@@ -149,16 +149,9 @@ static int parse_opts(int argc, char **argv, struct top_opts *o)
 			o->by = k;
 			break;
 		case O_SLACK:
-			if (slack_parse(&o->slack, optarg, why, sizeof(why))) {
-				fprintf(stderr, "hrt top: %s\n", why);
-				return 2;
-			}
-			break;
 		case O_SLACK_FOR:
-			if ((k = slack_parse_for(&o->slack, optarg, why, sizeof(why)))) {
-				fprintf(stderr, "hrt top: %s\n", k == -2 ? "out of memory" : why);
-				return 2;
-			}
+			if ((k = slack_option(&o->slack, c == O_SLACK_FOR, optarg, "hrt top")))
+				return k;
 			break;
 		case O_INPUT: o->input = optarg; break;
 		case 'h': usage(stdout); return 1;

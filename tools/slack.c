@@ -155,6 +155,17 @@ int slack_parse_for(struct slack *s, const char *arg, char *why, size_t len)
 	return 0;
 }
 
+int slack_option(struct slack *s, int for_, const char *arg, const char *cmd)
+{
+	char why[256];
+	int k = for_ ? slack_parse_for(s, arg, why, sizeof(why)) : slack_parse(s, arg, why, sizeof(why));
+
+	if (!k)
+		return 0;
+	fprintf(stderr, "%s: %s\n", cmd, k == -2 ? "out of memory" : why);
+	return k == -2 ? 1 : 2;
+}
+
 void slack_free(struct slack *s)
 {
 	free(s->comms);

@@ -60,6 +60,10 @@ int slack_parse_duration(const char *arg, uint64_t *ns, char *why, size_t len);
 int slack_parse(struct slack *s, const char *arg, char *why, size_t len);
 /* Parses --slack-for's value.  0, -1 with why (bad), -2 (out of memory). */
 int slack_parse_for(struct slack *s, const char *arg, char *why, size_t len);
+/* The --slack (for = 0) or --slack-for (1) option of command `cmd` ("hrt
+ * replay"): parsed into s, or one line on stderr; the exit status then
+ * (2: a bad value, 1: out of memory), else 0. */
+int slack_option(struct slack *s, int for_, const char *arg, const char *cmd);
 void slack_free(struct slack *s);
 
 /* The widened hard expiry of an arming at t with [soft, hard]. */
