@@ -153,12 +153,6 @@ static void take_slot(struct hrt_wheel *w, unsigned level, unsigned idx,
 	sl->hard = HRT_TIME_MAX;
 }
 
-void hrt__wheel_take_slot(struct hrt_wheel *w, unsigned level, unsigned idx,
-			  struct hrt_list_node *out)
-{
-	take_slot(w, level, idx, out, 1);
-}
-
 /* t before u in queue order: hard, soft, start sequence (W2, W3). */
 static int before(const struct hrt_timer *t, const struct hrt_timer *u)
 {
@@ -437,7 +431,7 @@ void hrt__wheel_take_all(struct hrt_wheel *w, struct hrt_list_node *out)
 
 	for (level = 0; level < HRT_WHEEL_LEVELS; level++)
 		while (w->occupied[level])
-			hrt__wheel_take_slot(w, level, (unsigned)__builtin_ctzll(w->occupied[level]), out);
+			take_slot(w, level, (unsigned)__builtin_ctzll(w->occupied[level]), out, 1);
 }
 
 const char *hrt__wheel_check(const struct hrt_wheel *w,

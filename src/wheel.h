@@ -32,7 +32,7 @@
  *      neighbour is written) and marks the slot unsorted, or, unless the
  *      re-arm before went to that slot too, moves it to the tail
  *      (hrt__wheel_move_); a slot is sorted by sequence before it leaves
- *      (hrt__wheel_take_slot), so timers with equal soft expiry - always in
+ *      (take_slot, wheel.c), so timers with equal soft expiry - always in
  *      one slot - leave for the tree in start order (the tie rule, hrt.h).
  *
  * Timers leave the wheel in slot order on a list ("out"), which the timer
@@ -175,9 +175,6 @@ static inline unsigned hrt__wheel_slot(uint64_t j, unsigned level)
 }
 
 void hrt__wheel_init(struct hrt_wheel *w, hrt_time_t now);
-/* Takes slot (level, idx) whole to the end of out, in sequence order. */
-void hrt__wheel_take_slot(struct hrt_wheel *w, unsigned level, unsigned idx,
-			  struct hrt_list_node *out);
 
 /* The slot (level * HRT_WHEEL_SLOTS + index) of the wheel that a timer
  * with this soft expiry goes to, or -1: it is behind the horizon (W1).
@@ -225,11 +222,6 @@ hrt__wheel_number_(struct hrt_wheel *w, struct hrt_timer *t, unsigned key, int r
 	w->seq += UINT64_C(1) << HRT_WHEEL_KEY_BITS;
 	if (renumber && __builtin_expect(!w->seq, 0))
 		hrt__wheel_renumber(w);
-}
-
-static inline void hrt__wheel_number(struct hrt_wheel *w, struct hrt_timer *t, unsigned key)
-{
-	hrt__wheel_number_(w, t, key, 1);
 }
 
 /* Slot `key`'s list head, and its bit in its level's bitmaps. */
