@@ -34,6 +34,65 @@
 #include "queue.h"
 #include "wheel.h"
 
+/*
+ * Where a timer is, and what its words say there (hrt.h's struct
+ * hrt_timer; hrt__tset_check checks what it can see):
+ *   state  hrt__base_state: the set ts | HRT_TS_* (Q queued, P pending, W wheel)
+ *   X      HRT_Q_EXCLUDED, bit 1 of hrt__pc (queue.h); "-": no meaning there
+ *          (stale, or the wheel link's next pointer)
+ *   word5  the union: hrt__subtree_soft in a tree (least soft expiry below,
+ *          an excluded node counting as HRT_TIME_MAX), else hrt__ran_pass
+ *   slot   hrt__off.hrt__slot = key | seq << 9 (W3); in a tree the same
+ *          word is hrt__node.hrt__right
+ *   seen   F first_due, D next_due, N next, Wi window, K walk, C count
+ *
+ *   place          state   X  word5         slot         seen
+ *   unqueued       ts|0    -  ran_pass      stale        -
+ *   main           ts|Q    0  subtree_soft  right child  F D N Wi K C
+ *   main excluded  ts|Q    1  subtree_soft  right child  N C
+ *   pend           ts|Q|P  0  subtree_soft  right child  F D N Wi K C
+ *   pend excluded  ts|Q|P  1  subtree_soft  right child  N C
+ *   wheel slot     ts|Q|W  -  ran_pass      key|seq      N Wi C, F (*)
+ *   wheel out      ts|Q|W  -  ran_pass      old key|seq  - (inside a call)
+ * unqueued: never started (state 0: no set), stopped, or taken and running
+ *   its callback.  ran_pass: 0, or a pass of this base that took it; it
+ *   ran in the current pass iff ran_pass == pass_id while in_pass.  Pass
+ *   numbers rise on a set and a base's sets share them (pass.c), so
+ *   ran_pass <= pass_id.
+ * main, pend (not excluded): did not run in the current pass (del leaves
+ *   ran_pass 0).  Excluded: ran in it (del restores ran_pass = pass_id).
+ * main excluded: only in a pass; exactly the timers of ran[] (ran_n <=
+ *   HRT_TSET_RAN_MAX).  pend excluded: not in ran[].
+ * pend: non-empty only in a pass; its timers were all queued after those
+ *   of `queue` (once pend is non-empty, every tree add of the pass goes
+ *   there): a full tie goes to `queue` (S1).
+ * wheel slot: soft expiry past the horizon (W1), so D never needs it (S3);
+ *   ran_pass kept by every wheel move.  (*) F never returns it: one with
+ *   an earlier hard expiry that did not run in the pass ends the run.
+ * wheel out: taken off its slot onto a list local to pass_begin or
+ *   gather, still in wheel.count, until add_out puts it in a tree.
+ *
+ * Moves:
+ *   hrt__tset_bind, _claim: no set (state 0) -> unqueued
+ *   hrt__tset_add:      unqueued -> wheel slot (a slot takes its soft) | as add_tree
+ *   hrt__tset_add_tree: unqueued -> main (outside a pass; or did not run
+ *                       and pend empty) | main excluded, into ran[] (ran,
+ *                       pend empty, ran[] not full) | pend (did not run,
+ *                       pend non-empty) | pend excluded (ran, else)
+ *   hrt__tset_del:      any queued -> unqueued
+ *   hrt__tset_del_wheel: wheel slot -> unqueued; else returns 0, no change
+ *   hrt__tset_take:     any queued -> unqueued, ran_pass = pass_id
+ *   hrt__tset_rearm:    wheel slot -> wheel slot (state, ran_pass kept) |
+ *                       any -> del, then wheel slot or as add_tree
+ *   hrt__tset_rearm_wheel: unqueued | wheel slot -> wheel slot (a slot takes
+ *                       the new soft, no renumber due); else 0, no change
+ *   hrt__tset_forget_pass: unqueued, ran_pass = 0 (it moves to another base)
+ *   hrt__tset_pass_begin: wheel slot -> wheel slot (cascade: new key, seq
+ *                       kept) | -> wheel out -> main (a new pass: none ran)
+ *   hrt__tset_gather:   wheel slot -> wheel out -> as add_tree
+ *   hrt__tset_pass_end: main excluded -> main; pend, pend excluded -> main
+ */
+
 /* State bits in the low bits of timer->hrt__base_state. */
 #define HRT_TS_QUEUED   1u      /* on the set (either tree or the wheel) */
 #define HRT_TS_PENDING  2u      /* in `pend` (only during a pass) */
@@ -245,8 +304,9 @@ static inline void hrt__tset_take(struct hrt_tset *ts, struct hrt_timer *t)
 /* The rest (timerset.c) ------------------------------------------------- */
 
 void hrt__tset_init(struct hrt_tset *ts, hrt_time_t now);
-/* A pass at `now` (<= HRT_QUEUE_NOW_MAX) numbered `id` (unique on this set,
- * never 0) starts: the wheel's horizon moves past now (S3). */
+/* A pass at `now` (<= HRT_QUEUE_NOW_MAX) numbered `id` (above the set's
+ * last, never 0; a base's sets share them) starts: the wheel's horizon
+ * moves past now (S3). */
 void hrt__tset_pass_begin(struct hrt_tset *ts, uint64_t id, hrt_time_t now);
 /* The first timer in queue order that this pass has not taken, if its soft
  * expiry is <= now; else NULL.  The leftmost run.  ends (optional, a split
