@@ -305,41 +305,87 @@ size_t hrt__tset_walk(const struct hrt_tset *ts,
 	return shown;
 }
 
-static int wheel_state_bad(const struct hrt_timer *t, const void *ts)
+/* t is one of the restart marks. */
+static int marked(const struct hrt_tset *ts, const struct hrt_timer *t)
 {
-	return hrt__tset_state(t) != ((uintptr_t)ts | HRT_TS_QUEUED | HRT_TS_WHEEL);
+	for (unsigned i = 0; i < ts->ran_n; i++)
+		if (ts->ran[i] == t)
+			return 1;
+	return 0;
 }
 
-const char *hrt__tset_check(const struct hrt_tset *ts)
+/* The main queue's state words, and its excluded timers: exactly the
+ * restart marks, only in a pass. */
+static const char *check_main(const struct hrt_tset *ts)
 {
 	const uintptr_t me = (uintptr_t)ts;
 	const struct hrt_rb_node *n;
 	unsigned excluded = 0, i;
-	int err;
 
-	if ((err = hrt__queue_check(&ts->queue)) || (err = hrt__queue_check(&ts->pend)))
-		return hrt__rb_strerror(err);
 	for (n = ts->queue.leftmost; n; n = hrt__rb_next(n)) {
 		const struct hrt_timer *t = hrt__queue_timer(n);
 
 		if (hrt__tset_state(t) != (me | HRT_TS_QUEUED))
 			return "queued timer with a wrong state word";
-		if (hrt__queue_is_excluded(t))
-			excluded++;
+		if (!hrt__queue_is_excluded(t))
+			continue;
+		if (!marked(ts, t))
+			return "an excluded timer in the main queue is not among the restart marks";
+		excluded++;
 	}
-	/* Excluded timers in the main queue: exactly the remembered ones. */
 	if (excluded != ts->ran_n || (ts->ran_n && !ts->in_pass))
 		return "excluded timers in the main queue not the re-queued ones";
 	for (i = 0; i < ts->ran_n; i++)
 		if (hrt__tset_state(ts->ran[i]) != (me | HRT_TS_QUEUED) ||
 		    !hrt__queue_is_excluded(ts->ran[i]))
 			return "a re-queued timer is not excluded in the main queue";
+	return NULL;
+}
+
+/* What a wheel timer's words must say: its state word, and a pass number
+ * no later than the set's (ran_pass <= pass_id).  `why` names which. */
+struct wheel_rules {
+	const struct hrt_tset *ts;
+	const char **why;
+};
+
+static int wheel_timer_bad(const struct hrt_timer *t, const void *ctx)
+{
+	const struct wheel_rules *r = ctx;
+
+	if (hrt__tset_state(t) != ((uintptr_t)r->ts | HRT_TS_QUEUED | HRT_TS_WHEEL))
+		*r->why = "wheel timer with a wrong state word";
+	else if (t->hrt__ran_pass > r->ts->pass_id)
+		*r->why = "wheel timer ran in a pass after the set's current one";
+	else
+		return 0;
+	return 1;
+}
+
+/* The rules of the table in timerset.h that the set can see. */
+const char *hrt__tset_check(const struct hrt_tset *ts)
+{
+	const char *why = NULL, *err_wheel;
+	struct wheel_rules rules = { ts, &why };
+	const struct hrt_rb_node *n;
+	int err;
+
+	if (ts->ran_n > HRT_TSET_RAN_MAX)
+		return "more restart marks than ran[] holds";
+	if (ts->in_pass && !ts->pass_id)
+		return "a pass numbered 0";
+	if ((err = hrt__queue_check(&ts->queue)) || (err = hrt__queue_check(&ts->pend)))
+		return hrt__rb_strerror(err);
+	if ((why = check_main(ts)))
+		return why;
 	for (n = ts->pend.leftmost; n; n = hrt__rb_next(n))
-		if (hrt__tset_state(hrt__queue_timer(n)) != (me | HRT_TS_QUEUED | HRT_TS_PENDING))
+		if (hrt__tset_state(hrt__queue_timer(n)) !=
+		    ((uintptr_t)ts | HRT_TS_QUEUED | HRT_TS_PENDING))
 			return "pending timer with a wrong state word";
 	if (!ts->in_pass && ts->pend.count)
 		return "pending timers outside a pass";
-	return hrt__wheel_check(&ts->wheel, wheel_state_bad, ts);
+	err_wheel = hrt__wheel_check(&ts->wheel, wheel_timer_bad, &rules);
+	return why ? why : err_wheel;
 }
 
 void hrt__tset_get_stats(const struct hrt_tset *ts, struct hrt_stats *out)

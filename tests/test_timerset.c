@@ -415,12 +415,91 @@ static void test_timerset_check_catches_a_wrong_state_word(void **state)
 	assert_null(hrt__tset_check(&ts));
 }
 
+/* A set in pass 5 with two timers that ran in it and were re-queued
+ * excluded into the main queue (ran[] holds both) and one in the wheel:
+ * a state the checker passes, for the tests below to break one rule of
+ * timerset.h's table each. */
+static void set_in_pass_with_marks(void)
+{
+	memset(timers, 0, sizeof(timers));
+	hrt__tset_init(&ts, 0);
+	timers[0].hrt__soft = timers[0].hrt__hard = 10;
+	timers[1].hrt__soft = timers[1].hrt__hard = 11;
+	timers[2].hrt__soft = timers[2].hrt__hard = (hrt_time_t)1 << 40;
+	for (int i = 0; i < 3; i++) {
+		hrt__tset_bind(&timers[i], &ts);
+		hrt__tset_add(&ts, &timers[i]);
+	}
+	hrt__tset_pass_begin(&ts, 5, 100);
+	for (int i = 0; i < 2; i++) {
+		struct hrt_timer *t = hrt__tset_first_due(&ts, 100, NULL);
+
+		assert_ptr_equal(t, &timers[i]);
+		hrt__tset_take(&ts, t);
+		t->hrt__soft = t->hrt__hard = 100;      /* due again: excluded */
+		hrt__tset_add(&ts, t);
+	}
+	assert_int_equal(ts.ran_n, 2);
+	assert_true(hrt__tset_state(&timers[2]) & HRT_TS_WHEEL);
+	assert_null(hrt__tset_check(&ts));
+}
+
+static void test_timerset_check_catches_more_marks_than_room(void **state)
+{
+	(void)state;
+	set_in_pass_with_marks();
+	ts.ran_n = HRT_TSET_RAN_MAX + 1;
+	assert_string_equal(hrt__tset_check(&ts), "more restart marks than ran[] holds");
+	ts.ran_n = 2;
+	assert_null(hrt__tset_check(&ts));
+}
+
+static void test_timerset_check_catches_a_pass_numbered_0(void **state)
+{
+	(void)state;
+	set_in_pass_with_marks();
+	ts.pass_id = 0;
+	assert_string_equal(hrt__tset_check(&ts), "a pass numbered 0");
+	ts.pass_id = 5;
+	assert_null(hrt__tset_check(&ts));
+}
+
+/* Two marks for one timer: the count of excluded timers still agrees. */
+static void test_timerset_check_catches_an_excluded_timer_without_a_mark(void **state)
+{
+	struct hrt_timer *keep;
+
+	(void)state;
+	set_in_pass_with_marks();
+	keep = ts.ran[1];
+	ts.ran[1] = ts.ran[0];
+	assert_string_equal(hrt__tset_check(&ts),
+			    "an excluded timer in the main queue is not among the restart marks");
+	ts.ran[1] = keep;
+	assert_null(hrt__tset_check(&ts));
+}
+
+static void test_timerset_check_catches_a_wheel_timer_run_in_a_later_pass(void **state)
+{
+	(void)state;
+	set_in_pass_with_marks();
+	timers[2].hrt__ran_pass = 6;
+	assert_string_equal(hrt__tset_check(&ts),
+			    "wheel timer ran in a pass after the set's current one");
+	timers[2].hrt__ran_pass = 5;            /* ran in this pass: allowed */
+	assert_null(hrt__tset_check(&ts));
+}
+
 int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_timerset_matches_oracle),
 		cmocka_unit_test(test_timerset_restarts_past_the_marks),
 		cmocka_unit_test(test_timerset_check_catches_a_wrong_state_word),
+		cmocka_unit_test(test_timerset_check_catches_more_marks_than_room),
+		cmocka_unit_test(test_timerset_check_catches_a_pass_numbered_0),
+		cmocka_unit_test(test_timerset_check_catches_an_excluded_timer_without_a_mark),
+		cmocka_unit_test(test_timerset_check_catches_a_wheel_timer_run_in_a_later_pass),
 	};
 
 	return cmocka_run_seeded_tests(tests, argc, argv, 20000);
