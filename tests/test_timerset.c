@@ -4,14 +4,18 @@
  * base, against a sorted-array oracle: timers ordered by (hard expiry,
  * soft expiry, when added: the tie rule), each with a "taken in this
  * pass" flag.  Random adds with windows of 0 to 100 % of the delay
- * (re-adds of queued timers through a delete and an add, the fused
- * re-arm or its wheel-only fast path, as the starts do), deletes and
- * passes; inside a pass the leftmost run and the greedy walk take timers
- * one by one and, as callbacks would, restart them and add and delete
- * others.  After every step: the set's answer to each search equals the
- * oracle's (rules S1-S3: FIFO, once per pass, nothing hidden in the
- * wheel), the count and every state word agree, and the set's checker
- * passes.  Expiries spread over every wheel level, with many ties.
+ * (first bound or claimed; re-adds of queued timers through a delete and
+ * an add or add_tree, the fused re-arm or its wheel-only fast path, as
+ * the starts do), deletes (del, or the fast cancel's del_wheel; then
+ * maybe forget_pass), walks (gather) and passes; inside a pass the
+ * leftmost run and the greedy walk take timers one by one and, as
+ * callbacks would, restart them, add, delete and walk.  Every mutation is
+ * driven both outside and inside a pass (counted; the run fails if one
+ * is not), and a fast path that refuses must change nothing.  After every
+ * change: the set's answer to each search equals the oracle's (rules
+ * S1-S3: FIFO, once per pass, nothing hidden in the wheel), the count and
+ * every state word agree, and the set's checker passes.  Expiries spread
+ * over every wheel level, with many ties.
  *     build/tests/test_timerset [SEED [STEPS]]
  * A failure prints the seed and the step; both replay from the command line.
  */
@@ -35,8 +39,25 @@ static uint64_t seq, pass_id;
 static hrt_time_t now;
 static int active = N;          /* timers in play: few empty the near range */
 static struct {
-	uint64_t passes, taken, restarts, visited, fast;
+	uint64_t passes, taken, restarts, visited;
 } tally;
+
+/* Every way the test changes the set, counted outside [0] and inside [1]
+ * a pass: the run fails unless each was driven both ways. */
+enum op {
+	OP_ADD, OP_ADD_TREE, OP_REARM, OP_REARM_WHEEL, OP_REARM_WHEEL_NO, OP_DEL,
+	OP_DEL_WHEEL, OP_DEL_WHEEL_NO, OP_CLAIM, OP_FORGET, OP_GATHER, OP_N
+};
+static const char *const op_name[OP_N] = {
+	"add", "add_tree", "rearm", "rearm_wheel", "rearm_wheel refused", "del",
+	"del_wheel", "del_wheel refused", "claim", "forget_pass", "gather",
+};
+static uint64_t drove[OP_N][2];
+
+static void count_op(enum op op)
+{
+	drove[op][!!hrt__tset_in_pass(&ts)]++;
+}
 
 static hrt_time_t sat_add(hrt_time_t a, uint64_t d)
 {
@@ -117,18 +138,61 @@ static struct hrt_timer *ptr(int i)
 	return i < 0 ? NULL : &timers[i];
 }
 
-/* Queued again (or first): a del and an add, the fused re-arm, or its
- * wheel-only fast path (which may refuse: then the re-arm), as the base's
- * start paths do. */
+static void check_all(void);
+
+/* A timer of no set becomes ts's: bound, or claimed (which must win: no
+ * other set wants it).  A bound one's claim from "no set" fails and
+ * reports its state word. */
+static uintptr_t bind_or_claim(struct hrt_timer *t)
+{
+	uintptr_t s = hrt__tset_state(t), z = 0;
+
+	if (hrt__tset_of(s)) {
+		if (unit_rng() % 16 == 0) {
+			assert_false(hrt__tset_claim(t, &ts, &z));
+			assert_int_equal(z, s);
+		}
+		return s;
+	}
+	if (unit_rng() % 2) {
+		hrt__tset_bind(t, &ts);
+	} else {
+		assert_true(hrt__tset_claim(t, &ts, &z));
+		count_op(OP_CLAIM);
+	}
+	return hrt__tset_state(t);
+}
+
+/* hrt__tset_rearm_wheel at e's expiries: done exactly when t is in no
+ * tree, the wheel takes the new soft expiry and no renumber is due;
+ * refused, it changed nothing (the caller then takes the full re-arm). */
+static int rearm_wheel(struct hrt_timer *t, uintptr_t s, const struct hrt_timer *e)
+{
+	hrt_time_t soft = t->hrt__soft, hard = t->hrt__hard;
+	int want = (s & (HRT_TS_QUEUED | HRT_TS_WHEEL)) != HRT_TS_QUEUED &&
+		   hrt__wheel_key(&ts.wheel, e->hrt__soft) >= 0 && hrt__wheel_seq_ok(&ts.wheel);
+
+	assert_int_equal(hrt__tset_rearm_wheel(&ts, t, s, e->hrt__soft, e->hrt__hard), want);
+	if (want) {
+		count_op(OP_REARM_WHEEL);
+		return 1;
+	}
+	count_op(OP_REARM_WHEEL_NO);
+	assert_int_equal(hrt__tset_state(t), s);
+	assert_int_equal(t->hrt__soft, soft);
+	assert_int_equal(t->hrt__hard, hard);
+	assert_null(hrt__tset_check(&ts));
+	return 0;
+}
+
+/* Queued again (or first): a del and an add (or add_tree, where the wheel
+ * cannot take it), the fused re-arm, or its wheel-only fast path (which
+ * may refuse: then the re-arm), as the base's start paths do. */
 static void add(int i)
 {
 	struct hrt_timer *t = &timers[i], e;
-	uintptr_t s = hrt__tset_state(t);
+	uintptr_t s = bind_or_claim(t);
 
-	if (!hrt__tset_of(s)) {
-		hrt__tset_bind(t, &ts);
-		s = hrt__tset_state(t);
-	}
 	rnd_expiry(&e);
 	switch (unit_rng() % 3) {
 	case 0:
@@ -136,31 +200,60 @@ static void add(int i)
 			hrt__tset_del(&ts, t, s);
 		t->hrt__soft = e.hrt__soft;
 		t->hrt__hard = e.hrt__hard;
-		hrt__tset_add(&ts, t);
+		if (hrt__wheel_key(&ts.wheel, t->hrt__soft) < 0 && unit_rng() % 2) {
+			hrt__tset_add_tree(&ts, t);
+			count_op(OP_ADD_TREE);
+		} else {
+			hrt__tset_add(&ts, t);
+			count_op(OP_ADD);
+		}
 		break;
 	case 1:
-		if (hrt__tset_rearm_wheel(&ts, t, s, e.hrt__soft, e.hrt__hard)) {
-			tally.fast++;
+		if (rearm_wheel(t, s, &e))
 			break;
-		}
 		/* fall through */
 	default:
 		hrt__tset_rearm(&ts, t, s, e.hrt__soft, e.hrt__hard);
+		count_op(OP_REARM);
 		break;
 	}
 	m[i].in = 1;
 	m[i].seq = ++seq;
+	check_all();
 }
 
+/* Off the set: hrt__tset_del, or the fast cancel's del_wheel first (done
+ * exactly for a wheel timer; refused, nothing changed).  Unqueued, it may
+ * forget its pass (as the base has it do on a move to another base): a
+ * timer that ran in this pass may then run in it again. */
 static void del(int i)
 {
-	uintptr_t s = hrt__tset_state(&timers[i]);
+	struct hrt_timer *t = &timers[i];
+	uintptr_t s = hrt__tset_state(t);
 
 	assert_int_equal(!!(s & HRT_TS_QUEUED), m[i].in);
+	if (m[i].in && unit_rng() % 2) {
+		int done = hrt__tset_del_wheel(&ts, t, s);
+
+		assert_int_equal(done, !!(s & HRT_TS_WHEEL));
+		count_op(done ? OP_DEL_WHEEL : OP_DEL_WHEEL_NO);
+		if (!done) {
+			assert_int_equal(hrt__tset_state(t), s);
+			assert_null(hrt__tset_check(&ts));
+		}
+		m[i].in = !done;
+	}
 	if (m[i].in) {
-		hrt__tset_del(&ts, &timers[i], s);
+		hrt__tset_del(&ts, t, s);
+		count_op(OP_DEL);
 		m[i].in = 0;
 	}
+	if (s && unit_rng() % 16 == 0) {
+		hrt__tset_forget_pass(t);
+		count_op(OP_FORGET);
+		m[i].taken = 0;
+	}
+	check_all();
 }
 
 static void check_all(void)
@@ -211,23 +304,30 @@ static void walk_fn(const struct hrt_tree_node *n, void *ctx)
 	struct walk_ctx *w = ctx;
 	int i = (int)(n->timer - timers);
 
-	assert_true(m[i].in);
+	assert_true(m[i].in && !m[i].taken);
 	if (w->last >= 0)
 		assert_true(before(w->last, i));
 	w->last = i;
 	w->n++;
 }
 
-/* Outside a pass: every timer shown, in queue order. */
+/* Every wheel timer gathered into the trees, then every timer shown in
+ * queue order but those taken in this pass (a timer that ran and was
+ * restarted far is gathered excluded). */
 static void check_walk(void)
 {
 	struct walk_ctx w = { -1, 0 };
-	size_t n;
+	size_t n, want = 0;
 
 	hrt__tset_gather(&ts);
+	count_op(OP_GATHER);
+	assert_int_equal(ts.wheel.count, 0);
+	check_all();
 	n = hrt__tset_walk(&ts, walk_fn, &w);
+	for (int i = 0; i < N; i++)
+		want += m[i].in && !m[i].taken;
 	assert_int_equal(n, w.n);
-	assert_int_equal(n, hrt__tset_count(&ts));
+	assert_int_equal(n, want);
 }
 
 /* What a callback may do: restart its own timer, add and delete others. */
@@ -245,6 +345,8 @@ static void callback(int i)
 		else
 			del(j);
 	}
+	if (unit_rng() % 64 == 0)       /* a walk from a callback */
+		check_walk();
 	check_all();
 }
 
@@ -310,6 +412,7 @@ static void test_timerset_matches_oracle(void **state)
 	unit_rng_state = unit_seed;
 	memset(timers, 0, sizeof(timers));
 	memset(m, 0, sizeof(m));
+	memset(drove, 0, sizeof(drove));
 	now = (hrt_time_t)(unit_rng() % (UINT64_C(1) << 50)) - ((hrt_time_t)1 << 49);
 	hrt__tset_init(&ts, now);
 	for (unit_step = 0; unit_step < unit_steps; unit_step++) {
@@ -343,12 +446,19 @@ static void test_timerset_matches_oracle(void **state)
 		check_all();
 	}
 	printf("%ld steps: %llu passes took %llu timers (%llu restarted), %llu greedy nodes; "
-	       "%llu wheel moves, %llu cascades, %llu tree ops, %llu wheel-only re-arms\n",
+	       "%llu wheel moves, %llu cascades, %llu tree ops\n",
 	       unit_steps, (unsigned long long)tally.passes, (unsigned long long)tally.taken,
 	       (unsigned long long)tally.restarts, (unsigned long long)tally.visited,
 	       (unsigned long long)ts.wheel_moves, (unsigned long long)ts.wheel.cascades,
-	       (unsigned long long)ts.tree_ops, (unsigned long long)tally.fast);
-	assert_true(tally.fast > 0 && ts.wheel.cascades > 0);
+	       (unsigned long long)ts.tree_ops);
+	for (int op = 0; op < OP_N; op++) {
+		printf("%s%s %llu+%llu", op ? ", " : "driven outside+inside a pass: ", op_name[op],
+		       (unsigned long long)drove[op][0], (unsigned long long)drove[op][1]);
+		if (!drove[op][0] || !drove[op][1])
+			fail_msg("%s not driven both outside and inside a pass", op_name[op]);
+	}
+	printf("\n");
+	assert_true(ts.wheel.cascades > 0);
 }
 
 /* More than HRT_TSET_RAN_MAX restarts in one pass: the marks fill up and
