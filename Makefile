@@ -4,7 +4,8 @@
 #   make                 libhrt.a, libhrt.so, the hrt tool
 #   make test            build and run every test, and check the layering
 #                        (tests/check_layers.sh; SANITIZE=1: ASan+UBSan,
-#                        SANITIZE=thread: TSan; each in its own build dir)
+#                        SANITIZE=thread: TSan; VERIFY=1: the library
+#                        checks its own invariants; each in its own build dir)
 #   make demo            hrt demo, replay of the shipped trace, a sim sweep
 #   make bench           engine and wake-up benchmarks
 #   make bench-peers     hrt against libev, libuv, libevent, sd-event, then
@@ -66,6 +67,16 @@ else ifneq ($(SANITIZE),)
   O ?= build-asan
 else
   O ?= build
+endif
+# VERIFY=1: the library checks its own invariants (src/verify.h: the lock
+# at every "lock held", the timer set after every change) and aborts with
+# the rule on a failure; in a build dir of its own.
+VERIFY ?=
+ifneq ($(VERIFY),)
+  SAN_FLAGS += -DHRT_VERIFY
+  ifeq ($(origin O),file)       # not one given by the caller (or a test)
+    O := $(O)-verify
+  endif
 endif
 ALL_CFLAGS  = $(HRT_CFLAGS) $(CPPFLAGS) $(CFLAGS) $(SAN_FLAGS)
 ALL_LDFLAGS = $(LDFLAGS) $(SAN_FLAGS)

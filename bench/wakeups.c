@@ -59,7 +59,7 @@
 #include <unistd.h>
 
 #include "hrt.h"
-#include "device.h"
+#include "base.h"
 #include "timerfd.h"
 #include "../tests/wakeups.h"   /* the workload, shared with tests/test_wakeups.c */
 

@@ -23,7 +23,7 @@
 #include <time.h>
 
 #include "hrt.h"
-#include "device.h"
+#include "base.h"
 #include "timerfd.h"
 
 #define NT 12

@@ -19,6 +19,9 @@
  *    int64_t when success carries a count): >= 0 success, a negative errno
  *    failure.  errno is never a result channel.  Output parameters are
  *    written only on success.  The library never prints, aborts or exits.
+ *    (Except a debugging build of it, `make VERIFY=1`: that one checks its
+ *    own invariants as it goes and aborts with the broken rule on stderr,
+ *    e.g. after a program wrote into a queued timer's hrt__ fields.)
  *  - A NULL pointer argument not documented as optional is -EINVAL, from
  *    every call, before anything else is looked at (hrt_base_free too).
  *  - A refusal is a negative errno, never 0: 0 means "nothing to do"

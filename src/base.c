@@ -1,30 +1,36 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * base.c - timer semantics: start, cancel, forward and the timer queries
- * (the expiry pass is pass.c's, clocks and settings clock.c's).  The
- * structure and locking of a base are base_priv.h's; the queued timers are
- * the timer sets' (timerset.h), which this file drives through their
- * functions only.
- * A real CLOCK_REALTIME base has two sets (base_priv.h): a relative start
- * there takes the monotonic clock and the relative set, off the fast path,
- * which stays the one-set path of every other base.
+ * (the pass is pass.c's, the device's programming wakeup.c's, clocks
+ * clock.c's, settings settings.c's).  The struct is base_priv.h's, the
+ * guard guard.h's; the queued timers are the timer sets' (timerset.h),
+ * which this file drives through their functions only.
  *
- * Every public call here takes the base lock (see base_priv.h) and drops it
- * around callbacks (forward too: a start from another thread may meet it
- * in a callback).  A callback runs with its timer off the set; the pass
- * holds no iterator across it and asks the set for "the next timer to run"
- * from scratch afterwards.  Every change of the set ends with
- * base_wakeup_update, which keeps the device (if any) armed for the
- * earliest hard expiry, except a fast-path start or cancel that leaves
- * that instant as it is (nothing to do); the device's handler comes back
- * through wakeup.c.
+ * Every public call here takes the base lock and drops it around
+ * callbacks (forward too: a start from another thread may meet it in a
+ * callback).  Every change of a set ends with hrt__base_wakeup_update,
+ * which keeps the device armed for the earliest hard expiry, unless
+ * armed_moves() shows the change left that instant alone.
+ *
+ * Start and cancel have two tiers:
+ *   fast  the owner of a single-thread base, or of a locked base's bias,
+ *         on a timer already on the base's first set (or new), arguments
+ *         the guard would pass: start_fast / cancel_fast, inline leaves
+ *         that save no registers when the timer stays in the wheel and
+ *         the armed instant stays; else their one out-of-line tail,
+ *         start_fast_tail / cancel_fast_tail, run with the owner's half
+ *         of the lock held.  start_rel only reads the clock first.
+ *   slow  everything else, out of line: start_slow / cancel_slow - the
+ *         guard, both bases locked (lock_for_start, lock_timer_base), a
+ *         relative start's set decided once, the re-queue or the move.
+ * Both tiers re-queue through requeue_own and dequeue through
+ * cancel_queued, so the rules live in one place each.
  */
 #include <string.h>
 #include <time.h>
 
-#include "base_priv.h"
-
-unsigned hrt__fork_gen;
+#include "clock.h"
+#include "guard.h"
 
 static inline hrt_time_t sat_add(hrt_time_t a, hrt_time_t b)
 {
@@ -46,26 +52,32 @@ static inline hrt_time_t cap_hard(hrt_time_t soft, hrt_time_t hard)
 }
 
 /*
- * base_wakeup_update after a change on b (which has a device) that took
- * away a queued hard expiry `gone` and queued `came` (HRT_TIME_MAX:
- * none).  Outside a pass the device is armed at the exact earliest hard
- * expiry (armed > 1: no clamp, no failed arm), so if `gone` was later
- * than it and `came` is not earlier, the earliest stayed where it was:
- * one compare instead of the search.  Callers test b->dev first and keep
- * a path without it, so a base without a device holds nothing more live.
+ * Whether a change on b (which has a device) that took away a queued
+ * hard expiry `gone` and queued `came` (HRT_TIME_MAX: none), both keys of
+ * b's first set, may move the earliest hard expiry off the instant the
+ * device is armed for.  Outside a pass the device is armed at the exact
+ * earliest hard expiry (armed > 1: no clamp, no failed arm), so if `gone`
+ * was later than it and `came` is not earlier, the earliest stayed: one
+ * compare instead of hrt__base_next's search.  A macro, so that `gone` is
+ * evaluated only when needed: as an inline function's argument it was
+ * loaded first, and the leaves lost their compare-and-branch shape.
  */
-static inline void wakeup_after(struct hrt_base *b, hrt_time_t gone, hrt_time_t came)
-{
-	hrt_time_t armed = b->armed;
+#define armed_moves(b, gone, came) \
+	((b)->armed <= 1 || (gone) <= (b)->armed || (came) < (b)->armed)
 
-	if (armed <= 1 || gone <= armed || came < armed)
-		base_wakeup_update(b);
-}
-
-/* `gone` for wakeup_after: t's hard expiry if queued (state word s). */
+/* `gone` for armed_moves: t's hard expiry if queued (state word s). */
 static inline hrt_time_t gone_hard(const struct hrt_timer *t, uintptr_t s)
 {
 	return hrt__tset_queued(s) ? t->hrt__hard : HRT_TIME_MAX;
+}
+
+/* The wake-up after a change of b's set ts (b has a device): another
+ * set's keys are not the armed instant's clock, so a full update. */
+static inline void wakeup_after(struct hrt_base *b, struct hrt_tset *ts, hrt_time_t gone,
+				hrt_time_t came)
+{
+	if (__builtin_expect(ts != &b->set, 0) || armed_moves(b, gone, came))
+		hrt__base_wakeup_update(b);
 }
 
 /* v + n * interval, saturated at HRT_TIME_MAX; interval > 0.  Unsigned,
@@ -77,13 +89,6 @@ static hrt_time_t add_intervals(hrt_time_t v, uint64_t n, hrt_time_t interval)
 	if (n > room / (uint64_t)interval)
 		return HRT_TIME_MAX;
 	return (hrt_time_t)((uint64_t)v + n * (uint64_t)interval);
-}
-
-/* The set of the same kind as ns (of base nb) on base b. */
-static inline struct hrt_tset *same_kind(struct hrt_base *b, struct hrt_base *nb,
-					 struct hrt_tset *ns)
-{
-	return b != nb && base_set_is_rel(nb, ns) && b->split ? b->rel : b == nb ? ns : &b->set;
 }
 
 /* a and b keep one time: the same real clock (a virtual base's time is
@@ -129,8 +134,9 @@ static void unlock_two(struct hrt_base *a, struct hrt_base *b)
  * thread's unlocked one (the guard's step 2 for the timer: checked on each
  * base the timer is found on, so a move onto such a base while this
  * thread waited for a lock is refused, never followed).  A timer with no
- * base yet is claimed for nb with a compare-and-swap, so two first starts
- * on different bases cannot both believe it is theirs.
+ * base yet is bound to nb's set ns: a plain store on a single-thread base,
+ * else a compare-and-swap, so two first starts on different bases cannot
+ * both believe it is theirs.
  */
 static inline struct hrt_base *lock_for_start(struct hrt_timer *t, struct hrt_base *nb,
 					      struct hrt_tset *ns, uintptr_t *sp)
@@ -182,76 +188,96 @@ HRT_EXTERN int hrt_timer_init(struct hrt_timer *t, hrt_callback fn)
 	return 0;
 }
 
-/* t (on b's set ts with state word s, b's lock held if it has one)
- * queued again at soft..hard: the fused re-queue, and the wake-up if b has
- * a device (tested first, so a base without one keeps nothing live).  The
- * relative set's keys are not the armed instant's clock: a full update. */
+/* Both tiers' queue changes ---------------------------------------------- */
+
+/* t (on b's set ts with state word s, b's lock held) queued again at
+ * soft..hard: the fused re-queue, and the wake-up if b has a device
+ * (tested first, so a base without one keeps nothing live). */
 static inline __attribute__((always_inline)) void
 requeue_own(struct hrt_base *b, struct hrt_tset *ts, struct hrt_timer *t, uintptr_t s,
 	    hrt_time_t soft, hrt_time_t hard)
 {
 	hrt_time_t gone;
 
+	base_assert_locked(b);
 	b->stats.starts++;
 	if (!b->dev) {
 		hrt__tset_rearm(ts, t, s, soft, hard);
+		verify_set(ts);
 		return;
 	}
 	gone = gone_hard(t, s);
 	hrt__tset_rearm(ts, t, s, soft, hard);
-	if (__builtin_expect(base_set_is_rel(b, ts), 0))
-		base_wakeup_update(b);
-	else
-		wakeup_after(b, gone, hard);
+	verify_set(ts);
+	wakeup_after(b, ts, gone, hard);
 }
 
-/* The fast path: t, already on nb's set ns, re-queued in place by the
- * owner of a single-thread base, or under the owner's half of the lock
- * with the state word read again under it.  1 if done. */
-static inline __attribute__((always_inline)) int
-start_own(struct hrt_base *nb, struct hrt_tset *ns, struct hrt_timer *t, uintptr_t s,
-	  hrt_time_t soft, hrt_time_t hard)
+/* Lock held, t's state word s names b's set ts: off it if queued. */
+static inline int cancel_queued(struct hrt_base *b, struct hrt_tset *ts, struct hrt_timer *t,
+				uintptr_t s)
 {
-	if (hrt__tset_of(s) != ns)
+	hrt_time_t gone;
+
+	base_assert_locked(b);
+	if (!hrt__tset_queued(s))
 		return 0;
-	if (nb->unlocked) {
-		requeue_own(nb, ns, t, s, soft, hard);
+	b->stats.cancels++;
+	if (!b->dev) {
+		hrt__tset_del(ts, t, s);
+		verify_set(ts);
 		return 1;
 	}
-	if (base_owner_enter(nb)) {
-		s = hrt__tset_state(t);
-		if (__builtin_expect(hrt__tset_of(s) == ns, 1)) {
-			requeue_own(nb, ns, t, s, soft, hard);
-			base_owner_exit(nb);
-			return 1;
-		}
-		base_owner_exit(nb);
-	}
-	return 0;
+	gone = t->hrt__hard;
+	hrt__tset_del(ts, t, s);
+	verify_set(ts);
+	wakeup_after(b, ts, gone, HRT_TIME_MAX);
+	return 1;
 }
 
-/* Every other start onto nb's set ns: both bases locked. */
+/* Start, slow tier ------------------------------------------------------- */
+
+/*
+ * Every start the fast tier leaves: the whole entry check, both bases
+ * locked, then the re-queue in place or the move.  A relative start's set
+ * is decided here, once ("POSIX magic" in the kernel's __hrtimer_setup):
+ * on a split base it is keyed on the monotonic clock, in the relative set,
+ * so a set of the wall clock leaves its length alone.  A timer that names
+ * a set was started once, so its callback is known to be set (only
+ * hrt_timer_init writes it, and never NULL): the check reads the state
+ * word first and the callback only of a new timer.
+ */
 static __attribute__((noinline)) int
-start_locked(struct hrt_timer *t, struct hrt_base *nb, struct hrt_tset *ns, hrt_time_t soft,
-	     hrt_time_t hard)
+start_slow(struct hrt_timer *t, struct hrt_base *nb, hrt_time_t soft, hrt_time_t slack,
+	   enum hrt_mode mode)
 {
 	struct hrt_base *ob, *target;
 	struct hrt_tset *os, *ts;
-	uintptr_t s;
+	hrt_time_t hard;
+	uintptr_t s = t ? hrt__tset_state(t) : 0;
+	int rel, err = base_guard(nb, G_CHANGE, !t || (!s && !t->hrt__fn) || slack < 0 ||
+				  (mode != HRT_MODE_ABS && mode != HRT_MODE_REL));
 
-	ob = lock_for_start(t, nb, ns, &s);
+	if (err)
+		return err;
+	rel = mode == HRT_MODE_REL && nb->split;
+	if (mode == HRT_MODE_REL)
+		soft = sat_add(rel ? base_mono_now(nb) : base_now(nb), soft);
+	hard = cap_hard(soft, sat_add(soft, slack));
+
+	ob = lock_for_start(t, nb, rel ? nb->rel : &nb->set, &s);
 	if (!ob)
 		return -EPERM;
 	/* A timer whose callback is running stays on its base (cancel must
 	 * find the callback to wait for it) - so the instant, computed on
-	 * nb's clock, must mean the same there (hrt.h: -EXDEV). */
+	 * nb's clock, must mean the same there (hrt.h: -EXDEV).  Bases of one
+	 * time line are split alike, so the set kind carries over. */
 	target = ob != nb && ob->running == t ? ob : nb;
 	if (target == ob && ob != nb && !same_time_line(ob, nb)) {
 		unlock_two(ob, nb);
 		return -EXDEV;
 	}
 	os = hrt__tset_of(s);
-	ts = same_kind(target, nb, ns);
+	ts = rel && target->split ? target->rel : &target->set;
 	if (os == ts) {
 		requeue_own(ob, ts, t, s, soft, hard);
 		unlock_two(ob, nb);
@@ -260,71 +286,31 @@ start_locked(struct hrt_timer *t, struct hrt_base *nb, struct hrt_tset *ns, hrt_
 	/* Onto another base, or between a split base's two sets.  Those share
 	 * the pass number, so a timer that ran in this pass stays excluded
 	 * from the other set's searches; only another base sees it new. */
-	if (hrt__tset_queued(s))
+	if (hrt__tset_queued(s)) {
 		hrt__tset_del(os, t, s);
+		verify_set(os);
+	}
 	if (target != ob)
 		hrt__tset_forget_pass(t);
 	__atomic_store_n(&t->hrt__soft, soft, __ATOMIC_RELAXED);
 	__atomic_store_n(&t->hrt__hard, hard, __ATOMIC_RELAXED);
 	hrt__tset_add(ts, t);
+	verify_set(ts);
 	if (ob != target)
-		base_wakeup_update(ob);
+		hrt__base_wakeup_update(ob);
 	target->stats.starts++;
-	base_wakeup_update(target);
+	hrt__base_wakeup_update(target);
 	unlock_two(ob, nb);
 	return 0;
 }
 
-/* A relative start on a virtual base (its own time), a seamed one, or a
- * split one (the monotonic clock, onto the relative set); kept out of the
- * fast path, which then knows its set is nb's first. */
-static __attribute__((noinline)) int
-start_rel_slow(struct hrt_timer *t, struct hrt_base *nb, uintptr_t s, hrt_time_t delta,
-	       hrt_time_t slack)
-{
-	struct hrt_tset *ns = nb->split ? nb->rel : &nb->set;
-	hrt_time_t soft = sat_add(nb->split ? base_mono_now(nb) : base_now(nb), delta);
-	hrt_time_t hard = cap_hard(soft, sat_add(soft, slack));
-
-	if (start_own(nb, ns, t, s, soft, hard))
-		return 0;
-	return start_locked(t, nb, ns, soft, hard);
-}
-
-/*
- * Every start that start_fast leaves: the whole entry check, then the
- * owner's path or both locks.  A timer that names a set was started once,
- * so its callback is known to be set (only hrt_timer_init writes it, and
- * never NULL): the entry check reads the state word first and the
- * callback only of a new timer.
- */
-static __attribute__((noinline)) int
-start_full(struct hrt_timer *t, struct hrt_base *nb, hrt_time_t soft, hrt_time_t slack,
-	   enum hrt_mode mode)
-{
-	hrt_time_t hard;
-	uintptr_t s = t ? hrt__tset_state(t) : 0;
-	int err = base_guard(nb, G_CHANGE, !t || (!s && !t->hrt__fn) || slack < 0 ||
-			     (mode != HRT_MODE_ABS && mode != HRT_MODE_REL));
-
-	if (err)
-		return err;
-	if (mode == HRT_MODE_REL) {
-		if (__builtin_expect(nb->now_slow, 0))
-			return start_rel_slow(t, nb, s, soft, slack);
-		soft = sat_add(hrt__clock_now(nb->clock), soft);
-	}
-	hard = cap_hard(soft, sat_add(soft, slack));
-	if (start_own(nb, &nb->set, t, s, soft, hard))
-		return 0;
-	return start_locked(t, nb, &nb->set, soft, hard);
-}
+/* Start, fast tier -------------------------------------------------------- */
 
 /* requeue_own out of line, then the owner's half of the lock left if
  * `entered`: start_fast's tail for a tree timer or a new wake-up. */
 static __attribute__((noinline)) int
-requeue_out(struct hrt_timer *t, struct hrt_base *b, hrt_time_t soft, hrt_time_t hard,
-	    uintptr_t s, int entered)
+start_fast_tail(struct hrt_timer *t, struct hrt_base *b, hrt_time_t soft, hrt_time_t hard,
+		uintptr_t s, int entered)
 {
 	requeue_own(b, &b->set, t, s, soft, hard);
 	if (entered)
@@ -333,20 +319,18 @@ requeue_out(struct hrt_timer *t, struct hrt_base *b, hrt_time_t soft, hrt_time_t
 }
 
 /* Lock held, t on b's first set: requeue_own where it is a wheel link or
- * move that leaves the armed instant alone (wakeup_after's test).  1 if
- * done; 0, nothing changed, otherwise. */
+ * move that leaves the armed instant alone.  1 if done; 0, nothing
+ * changed, otherwise. */
 static inline __attribute__((always_inline)) int
 requeue_fast(struct hrt_base *b, struct hrt_timer *t, uintptr_t s, hrt_time_t soft,
 	     hrt_time_t hard)
 {
-	if (b->dev) {
-		hrt_time_t armed = b->armed;
-
-		if (armed <= 1 || gone_hard(t, s) <= armed || hard < armed)
-			return 0;
-	}
+	base_assert_locked(b);
+	if (b->dev && armed_moves(b, gone_hard(t, s), hard))
+		return 0;
 	if (!hrt__tset_rearm_wheel(&b->set, t, s, soft, hard))
 		return 0;
+	verify_set(&b->set);
 	b->stats.starts++;
 	return 1;
 }
@@ -357,8 +341,8 @@ requeue_fast(struct hrt_base *b, struct hrt_timer *t, uintptr_t s, hrt_time_t so
  * needs no lock, no chase and, for a wheel timer, no call: a leaf that
  * saves no registers.  Any other case, arguments the entry check would
  * refuse and a walk callback's start included (hrt__change_id is 0 there),
- * leaves for start_full (nothing done yet) or, lock held, for
- * requeue_out; both are tail calls.
+ * leaves for start_slow (nothing done yet) or, lock held, for
+ * start_fast_tail; both are tail calls.
  */
 static inline __attribute__((always_inline)) int
 start_fast(struct hrt_timer *t, struct hrt_base *nb, hrt_time_t soft, hrt_time_t slack)
@@ -367,11 +351,11 @@ start_fast(struct hrt_timer *t, struct hrt_base *nb, hrt_time_t soft, hrt_time_t
 	uintptr_t s;
 
 	if (__builtin_expect(!t, 0) || __builtin_expect(!nb, 0) || __builtin_expect(slack < 0, 0))
-		return start_full(t, nb, soft, slack, HRT_MODE_ABS);
+		return start_slow(t, nb, soft, slack, HRT_MODE_ABS);
 	if (__builtin_expect(__builtin_add_overflow(soft, slack, &hard), 0))
-		return start_full(t, nb, soft, slack, HRT_MODE_ABS);
+		return start_slow(t, nb, soft, slack, HRT_MODE_ABS);
 	if (__builtin_expect(hard > HRT_QUEUE_NOW_MAX, 0))
-		return start_full(t, nb, soft, slack, HRT_MODE_ABS);
+		return start_slow(t, nb, soft, slack, HRT_MODE_ABS);
 	/* slack is hard - soft from here: one register less to keep.  A
 	 * first start (state word 0) binds the timer here too, as
 	 * lock_for_start would: a plain store on a single-thread base, a
@@ -386,33 +370,34 @@ start_fast(struct hrt_timer *t, struct hrt_base *nb, hrt_time_t soft, hrt_time_t
 			}
 			if (requeue_fast(nb, t, s, soft, hard))
 				return 0;
-			return requeue_out(t, nb, soft, hard, s, 0);
+			return start_fast_tail(t, nb, soft, hard, s, 0);
 		}
 	} else if (base_owner_enter_as(nb, hrt__change_id)) {
 		s = hrt__tset_state(t);
 		if (__builtin_expect(hrt__tset_of(s) != &nb->set, 0)) {
 			if (s || !t->hrt__fn || !hrt__tset_claim(t, &nb->set, &s)) {
 				base_owner_exit(nb);
-				return start_full(t, nb, soft, hard - soft, HRT_MODE_ABS);
+				return start_slow(t, nb, soft, hard - soft, HRT_MODE_ABS);
 			}
 			s = (uintptr_t)&nb->set;
 		}
 		if (!requeue_fast(nb, t, s, soft, hard))
-			return requeue_out(t, nb, soft, hard, s, 1);
+			return start_fast_tail(t, nb, soft, hard, s, 1);
 		base_owner_exit(nb);
 		return 0;
 	}
-	return start_full(t, nb, soft, hard - soft, HRT_MODE_ABS);
+	return start_slow(t, nb, soft, hard - soft, HRT_MODE_ABS);
 }
 
 /* A relative start on a base whose clock is read directly: the clock,
- * then start_fast.  Refusals are start_full's, which reads no clock. */
+ * then start_fast.  Refusals are start_slow's, which reads no clock
+ * before its guard. */
 static __attribute__((noinline)) int
 start_rel(struct hrt_timer *t, struct hrt_base *nb, hrt_time_t delta, hrt_time_t slack,
 	  enum hrt_mode mode)
 {
 	if (mode != HRT_MODE_REL || !t || !nb || nb->now_slow)
-		return start_full(t, nb, delta, slack, mode);
+		return start_slow(t, nb, delta, slack, mode);
 	return start_fast(t, nb, sat_add(hrt__clock_now(nb->clock), delta), slack);
 }
 
@@ -437,29 +422,11 @@ HRT_EXTERN int hrt_timer_start(struct hrt_timer *t, struct hrt_base *b,
 	return start(t, b, expiry, 0, mode);
 }
 
-/* Lock held, t's state word s names b's set ts: off it if queued. */
-static inline int cancel_queued(struct hrt_base *b, struct hrt_tset *ts, struct hrt_timer *t,
-				uintptr_t s)
-{
-	hrt_time_t gone;
+/* Cancel, slow tier ------------------------------------------------------ */
 
-	if (!hrt__tset_queued(s))
-		return 0;
-	b->stats.cancels++;
-	if (!b->dev) {
-		hrt__tset_del(ts, t, s);
-		return 1;
-	}
-	gone = t->hrt__hard;
-	hrt__tset_del(ts, t, s);
-	if (__builtin_expect(base_set_is_rel(b, ts), 0))
-		base_wakeup_update(b);
-	else
-		wakeup_after(b, gone, HRT_TIME_MAX);
-	return 1;
-}
-
-static __attribute__((noinline)) int cancel_locked(struct hrt_timer *t, int wait)
+/* The guard, t's base locked, a callback of t running in another thread
+ * waited for (or -EBUSY without `wait`), then cancel_queued. */
+static __attribute__((noinline)) int cancel_slow(struct hrt_timer *t, int wait)
 {
 	struct hrt_base *b;
 	uintptr_t s;
@@ -472,9 +439,7 @@ static __attribute__((noinline)) int cancel_locked(struct hrt_timer *t, int wait
 			base_unlock(b);
 			return -EBUSY;
 		}
-		b->waiters++;
-		hrt__base_wait(b);
-		b->waiters--;
+		base_wait(b);
 		s = hrt__tset_state(t);
 		if (st_base(s) != b) {          /* moved once it stopped running */
 			base_unlock(b);
@@ -487,11 +452,13 @@ static __attribute__((noinline)) int cancel_locked(struct hrt_timer *t, int wait
 	return ret;
 }
 
+/* Cancel, fast tier -------------------------------------------------------- */
+
 /* cancel_queued out of line, then the owner's half of the lock left if
  * `entered`: cancel_fast's tail for a tree timer or a new wake-up. */
 static __attribute__((noinline)) int
-cancel_out(struct hrt_base *b, struct hrt_tset *ts, struct hrt_timer *t, uintptr_t s,
-	   int entered)
+cancel_fast_tail(struct hrt_base *b, struct hrt_tset *ts, struct hrt_timer *t, uintptr_t s,
+		 int entered)
 {
 	int ret = cancel_queued(b, ts, t, s);
 
@@ -506,14 +473,16 @@ static inline __attribute__((always_inline)) int
 cancel_fast(struct hrt_base *b, struct hrt_tset *ts, struct hrt_timer *t, uintptr_t s,
 	    int entered)
 {
+	base_assert_locked(b);
 	if (!hrt__tset_queued(s)) {
 		if (entered)
 			base_owner_exit(b);
 		return 0;
 	}
-	if ((b->dev && (base_set_is_rel(b, ts) || b->armed <= 1 || t->hrt__hard <= b->armed)) ||
+	if ((b->dev && (ts != &b->set || armed_moves(b, t->hrt__hard, HRT_TIME_MAX))) ||
 	    !hrt__tset_del_wheel(ts, t, s))
-		return cancel_out(b, ts, t, s, entered);
+		return cancel_fast_tail(b, ts, t, s, entered);
+	verify_set(ts);
 	b->stats.cancels++;
 	if (entered)
 		base_owner_exit(b);
@@ -523,7 +492,7 @@ cancel_fast(struct hrt_base *b, struct hrt_tset *ts, struct hrt_timer *t, uintpt
 /* The owner on its single-thread base: no lock, and no callback of it
  * can be running in another thread; the owner of a default base's bias:
  * its half of the lock.  Inline in both cancels, the rest is
- * cancel_locked's. */
+ * cancel_slow's. */
 static inline __attribute__((always_inline)) int cancel(struct hrt_timer *t, int wait)
 {
 	struct hrt_base *b;
@@ -537,20 +506,20 @@ static inline __attribute__((always_inline)) int cancel(struct hrt_timer *t, int
 	if (!ts)
 		return timer_guard(t, G_CHANGE, 0);    /* -EDEADLK in a walk, or 0 */
 	b = base_of(ts);
-	/* hrt__change_id is 0 in a walk callback: cancel_locked refuses. */
+	/* hrt__change_id is 0 in a walk callback: cancel_slow refuses. */
 	if (b->unlocked) {
 		if (b->owner == hrt__change_id)
 			return cancel_fast(b, ts, t, s, 0);
 	} else if (base_owner_enter_as(b, hrt__change_id)) {
 		/* The bias's owner: its half of the lock; a timer that moved
 		 * before it (even to b's other set), or whose callback runs in
-		 * another thread, takes the full path. */
+		 * another thread, takes the slow tier. */
 		s = hrt__tset_state(t);
 		if (__builtin_expect(hrt__tset_of(s) == ts && b->running != t, 1))
 			return cancel_fast(b, ts, t, s, 1);
 		base_owner_exit(b);
 	}
-	return cancel_locked(t, wait);
+	return cancel_slow(t, wait);
 }
 
 HRT_EXTERN int hrt_timer_cancel(struct hrt_timer *t)
@@ -582,8 +551,8 @@ HRT_EXTERN int64_t hrt_timer_forward(struct hrt_timer *t, hrt_time_t now, hrt_ti
 		return err;
 	if (!b)
 		s = hrt__tset_state(t);
-	else if (base_set_is_rel(b, hrt__tset_of(s)))
-		now = sat_add(now, -base_offset(b));    /* keys stay monotonic */
+	else
+		now = sat_add(now, -set_offset(hrt__tset_of(s)));       /* into the set's keys */
 	soft = __atomic_load_n(&t->hrt__soft, __ATOMIC_RELAXED);
 	hard = __atomic_load_n(&t->hrt__hard, __ATOMIC_RELAXED);
 	if (hrt__tset_queued(s)) {
@@ -638,14 +607,12 @@ HRT_EXTERN int hrt_timer_is_running(const struct hrt_timer *t)
 	return r;
 }
 
-/* An expiry in its base's clock: a relative timer's monotonic key moved
- * by the current offset. */
+/* An expiry in its base's clock: a key moved by its set's offset. */
 static hrt_time_t in_base_clock(const struct hrt_timer *t, hrt_time_t v)
 {
 	struct hrt_tset *ts = hrt__tset_of(hrt__tset_state(t));
-	struct hrt_base *b = ts ? base_of(ts) : NULL;
 
-	return b && base_set_is_rel(b, ts) ? base_from_mono(v, base_offset(b)) : v;
+	return ts ? key_to_base(v, set_offset(ts)) : v;
 }
 
 /* A timer never started answers too: hrt_timer_forward may have moved it. */
@@ -679,16 +646,4 @@ HRT_EXTERN int hrt_timer_get_base(const struct hrt_timer *t, struct hrt_base **b
 		return -ENOENT;         /* never started */
 	*base = b;
 	return 0;
-}
-
-/* Step 5 of the guard, for hrt_base_loop: this thread runs a pass of b
- * (so it is in one of b's callbacks). */
-int hrt__base_in_own_pass(struct hrt_base *b)
-{
-	int own;
-
-	base_lock(b);
-	own = hrt__tset_in_pass(&b->set) && pthread_equal(b->pass_thread, pthread_self());
-	base_unlock(b);
-	return own;
 }

@@ -2,9 +2,10 @@
 /*
  * base.h - what the base layer offers the layers above it (internal): the
  * loop (loop.c) and the tests.  struct hrt_base and every field of it are
- * the base's alone (base_priv.h); the device below is device.h.  Nothing
- * here names the loop's functions: the base never calls the loop, except
- * as its device.
+ * the base's alone (base_priv.h); the device below is device.h, and the
+ * functions here that install one are the base's side of it.  Nothing here
+ * names the loop's functions: the base never calls the loop, except as
+ * its device.
  */
 #ifndef HRT_BASE_H
 #define HRT_BASE_H
@@ -14,19 +15,39 @@
 
 struct hrt_loop;
 
-/* wakeup.c.  The entry guard (base_priv.h) of a call that uses the
+/* wakeup.c.  The entry guard (guard.h) of a call that uses the
  * device: -EINVAL for NULL, -EPERM from another thread on an unlocked
  * base, -EDEADLK from a hrt_base_walk_tree callback (the lock is held),
  * -ECHILD in a child forked after the base was made (the fds are the
  * parent's); else 0. */
 int hrt__base_guard_fd(const struct hrt_base *b);
-/* base.c.  The guard's last step for hrt_base_loop: this thread runs a
+/* pass.c.  The guard's last step for hrt_base_loop: this thread runs a
  * pass of b (it is inside one of b's callbacks: -EBUSY). */
 int hrt__base_in_own_pass(struct hrt_base *b);
+/* wakeup.c.  Installs d as b's device (NULL: none) and returns the one it
+ * had, which the caller now owns (loop.c puts it back; a test closes it).
+ * `holds` says what d is armed for: HRT_DEV_NEW (disarmed, as a new
+ * timerfd), HRT_DEV_SAME (what the old device was: d is stacked on it), or
+ * HRT_DEV_UNKNOWN (the base re-arms it at once).  Safe beside other
+ * threads' calls: a dispatch that already read the old device acks it, so
+ * a replaced device must stay valid until the caller closes it. */
+#define HRT_DEV_NEW     0
+#define HRT_DEV_SAME    1
+#define HRT_DEV_UNKNOWN 2
+struct hrt_device *hrt__base_set_device(struct hrt_base *b, struct hrt_device *d, int holds);
+/* hrt__base_set_device only if b's device is still `old` (tested and
+ * installed under the base lock): 0, or -EBUSY with nothing changed.  The
+ * loop stacks itself so, and a hold (hrt_base_hold_fd) landing between
+ * its look at the device and its install makes it refuse, not stack on
+ * the hold. */
+int hrt__base_replace_device(struct hrt_base *b, struct hrt_device *old, struct hrt_device *d,
+			     int holds);
+/* b's device, NULL if none yet. */
+struct hrt_device *hrt__base_device(struct hrt_base *b);
 /* The base's loop state (loop.h): made and freed with the base
  * (lifecycle.c), only kept by it. */
 struct hrt_loop *hrt__base_loop(struct hrt_base *b);
-/* The device's handler: one wake-up, `event` an ack() result (device.h).
+/* pass.c.  The device's handler: one wake-up, `event` an ack() result (device.h).
  * In one critical section: counts it, reads the clock, runs the pass if
  * anything is due (idle as for hrt_base_run), re-arms.  The callbacks
  * run, -EBUSY if a pass of b runs already, or -errno of an arm that keeps
@@ -35,7 +56,7 @@ ssize_t hrt__base_wakeup(struct hrt_base *b, int event, int idle);
 /* hrt_base_dispatch: acks the device, then hrt__base_wakeup; a failed ack
  * is returned and also lands in *read_err (arm errors do not). */
 ssize_t hrt__base_dispatch(struct hrt_base *b, int idle, int *read_err);
-/* Retries an arm that failed: 0 once the device is armed (or a pass that
+/* wakeup.c.  Retries an arm that failed: 0 once the device is armed (or a pass that
  * runs will arm it at its end), else the arm's -errno. */
 int hrt__base_rearm(struct hrt_base *b);
 /* coalesce.c.  The coalesced sleep's window (loop.c header): 0 if nothing is queued;

@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * baselock.c - the base's lock: a mutex biased to one thread, the owner,
- * whose calls take no mutex and no atomic read-modify-write.  The inline
- * halves (base_lock, base_unlock) are in base_priv.h; here are the paths
- * that take the mutex, the bias's hand-over and the heavy fence.
+ * whose calls take no mutex and no atomic read-modify-write.  The struct
+ * and the inline owner halves are in baselock.h; here are the paths that
+ * take the mutex, the bias's hand-over and the heavy fence.  A base
+ * embeds one (base_priv.h); nothing here knows what a base is.
  *
  * Why it is exclusive (a Dekker handshake with asymmetric fences):
  *   owner:   owner_in = 1; compiler barrier; read pending   (0: inside)
@@ -55,11 +56,14 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "base_priv.h"
+#include <errno.h>
+
+#include "baselock.h"
 
 _Thread_local uint64_t hrt__thread_id HRT_TLS_IE;
 _Thread_local uint64_t hrt__change_id HRT_TLS_IE;
 _Thread_local const struct hrt_base *hrt__walking HRT_TLS_IE;
+unsigned hrt__fork_gen;
 
 #define BL_CLAIM_MAX   4096u
 #define BL_REVOKE_OPS  256u             /* owner calls a fence is worth */
@@ -87,6 +91,27 @@ uint64_t hrt__thread_id_get(void)
 			hrt__change_id = hrt__thread_id;
 	}
 	return hrt__thread_id;
+}
+
+int hrt__bl_init(struct hrt_bias_lock *l)
+{
+	int err;
+
+	l->bias = BL_NO_BIAS;
+	l->claim_after = BL_CLAIM_FIRST;
+	if ((err = pthread_mutex_init(&l->mutex, NULL)))
+		return -err;
+	if ((err = pthread_cond_init(&l->done, NULL))) {
+		pthread_mutex_destroy(&l->mutex);
+		return -err;
+	}
+	return 0;
+}
+
+void hrt__bl_destroy(struct hrt_bias_lock *l)
+{
+	pthread_cond_destroy(&l->done);
+	pthread_mutex_destroy(&l->mutex);
 }
 
 static void init(void)
@@ -139,16 +164,16 @@ static void heavy_fence(void)
 
 /* Mutex held, a foreign thread on a biased base: shut the owner out;
  * revoke: and apply the policy (a fork handler or a free does not). */
-static void exclude_owner(struct hrt_base *b, int revoke)
+static void exclude_owner(struct hrt_bias_lock *l, int revoke)
 {
 	uint64_t ops;
 	int spins = 0;
 
-	if (b->pending)                 /* L3: shut out already */
+	if (l->pending)                 /* L3: shut out already */
 		return;
-	__atomic_store_n(&b->pending, BL_FOREIGN, __ATOMIC_RELAXED);
+	__atomic_store_n(&l->pending, BL_FOREIGN, __ATOMIC_RELAXED);
 	heavy_fence();
-	while (__atomic_load_n(&b->owner_in, __ATOMIC_ACQUIRE)) {
+	while (__atomic_load_n(&l->owner_in, __ATOMIC_ACQUIRE)) {
 		if (++spins < 1024) {
 			cpu_relax();
 		} else {        /* preempted inside, or a long walk: sleep, so
@@ -161,14 +186,14 @@ static void exclude_owner(struct hrt_base *b, int revoke)
 	}
 	if (!revoke)
 		return;
-	ops = __atomic_load_n(&b->owner_ops, __ATOMIC_RELAXED);
-	if (ops - b->ops_seen < BL_REVOKE_OPS && __atomic_load_n(&test_mode, __ATOMIC_RELAXED) != 2)
-		__atomic_store_n(&b->pending, BL_FOREIGN | BL_REVOKED, __ATOMIC_RELAXED);
-	b->ops_seen = ops;
+	ops = __atomic_load_n(&l->owner_ops, __ATOMIC_RELAXED);
+	if (ops - l->ops_seen < BL_REVOKE_OPS && __atomic_load_n(&test_mode, __ATOMIC_RELAXED) != 2)
+		__atomic_store_n(&l->pending, BL_FOREIGN | BL_REVOKED, __ATOMIC_RELAXED);
+	l->ops_seen = ops;
 }
 
 /* Mutex held, no owner: count the streak; a long one makes us the owner. */
-static void maybe_claim(struct hrt_base *b)
+static void maybe_claim(struct hrt_bias_lock *l)
 {
 	uint64_t me;
 
@@ -176,37 +201,37 @@ static void maybe_claim(struct hrt_base *b)
 	    __atomic_load_n(&test_mode, __ATOMIC_RELAXED) == 1)
 		return;
 	me = hrt__thread_id_get();
-	if (b->streak_id != me) {
-		b->streak_id = me;
-		b->streak = 1;
+	if (l->streak_id != me) {
+		l->streak_id = me;
+		l->streak = 1;
 		return;
 	}
-	if (++b->streak < b->claim_after)
+	if (++l->streak < l->claim_after)
 		return;
-	b->streak = 0;
-	b->ops_seen = __atomic_load_n(&b->owner_ops, __ATOMIC_RELAXED);
-	__atomic_store_n(&b->bias, me, __ATOMIC_RELAXED);
+	l->streak = 0;
+	l->ops_seen = __atomic_load_n(&l->owner_ops, __ATOMIC_RELAXED);
+	__atomic_store_n(&l->bias, me, __ATOMIC_RELAXED);
 }
 
-void hrt__base_lock_slow(struct hrt_base *b)
+void hrt__bl_lock_slow(struct hrt_bias_lock *l)
 {
 	uint64_t bias;
 
-	pthread_mutex_lock(&b->lock);
-	bias = b->bias;
+	pthread_mutex_lock(&l->mutex);
+	bias = l->bias;
 	if (bias == BL_NO_BIAS) {
-		maybe_claim(b);
+		maybe_claim(l);
 	} else if (bias == hrt__thread_id) {
-		if (b->pending & BL_REVOKED) {          /* L4: give it up */
-			__atomic_store_n(&b->bias, BL_NO_BIAS, __ATOMIC_RELAXED);
-			__atomic_store_n(&b->pending, b->pending & ~BL_REVOKED,
+		if (l->pending & BL_REVOKED) {          /* L4: give it up */
+			__atomic_store_n(&l->bias, BL_NO_BIAS, __ATOMIC_RELAXED);
+			__atomic_store_n(&l->pending, l->pending & ~BL_REVOKED,
 					 __ATOMIC_RELAXED);
-			b->streak_id = 0;
-			if (b->claim_after < BL_CLAIM_MAX)
-				b->claim_after *= 2;
+			l->streak_id = 0;
+			if (l->claim_after < BL_CLAIM_MAX)
+				l->claim_after *= 2;
 		}
 	} else {
-		exclude_owner(b, 1);
+		exclude_owner(l, 1);
 	}
 }
 
@@ -214,55 +239,55 @@ void hrt__base_lock_slow(struct hrt_base *b)
  * no claim, no revocation.  For the fork handler and hrt_base_free, which
  * must serialise behind every call in progress but are no sign of who
  * uses the base. */
-void hrt__base_lock_full(struct hrt_base *b)
+void hrt__bl_lock_full(struct hrt_bias_lock *l)
 {
 	uint64_t bias;
 
-	pthread_mutex_lock(&b->lock);
-	bias = b->bias;
+	pthread_mutex_lock(&l->mutex);
+	bias = l->bias;
 	if (bias != BL_NO_BIAS && bias != hrt__thread_id)
-		exclude_owner(b, 0);
+		exclude_owner(l, 0);
 }
 
 /* pending's new value: a revocation stays, a waiter keeps the owner out. */
-static unsigned pending_after(const struct hrt_base *b)
+static unsigned pending_after(const struct hrt_bias_lock *l)
 {
-	return (b->pending & BL_REVOKED) | (b->waiters ? BL_WAIT : 0);
+	return (l->pending & BL_REVOKED) | (l->waiters ? BL_WAIT : 0);
 }
 
-void hrt__base_unlock_slow(struct hrt_base *b)
+void hrt__bl_unlock_slow(struct hrt_bias_lock *l)
 {
-	unsigned p = pending_after(b);
+	unsigned p = pending_after(l);
 
-	if (p != b->pending)            /* the owner's acquire pairs with it */
-		__atomic_store_n(&b->pending, p, __ATOMIC_RELEASE);
-	pthread_mutex_unlock(&b->lock);
+	if (p != l->pending)            /* the owner's acquire pairs with it */
+		__atomic_store_n(&l->pending, p, __ATOMIC_RELEASE);
+	pthread_mutex_unlock(&l->mutex);
 }
 
-void hrt__base_wait(struct hrt_base *b)
+void hrt__bl_wait(struct hrt_bias_lock *l)
 {
-	if (__atomic_load_n(&b->bias, __ATOMIC_RELAXED) == hrt__thread_id &&
-	    __atomic_load_n(&b->owner_in, __ATOMIC_RELAXED)) {
+	if (__atomic_load_n(&l->bias, __ATOMIC_RELAXED) == hrt__thread_id &&
+	    __atomic_load_n(&l->owner_in, __ATOMIC_RELAXED)) {
 		/* The owner holds no mutex to wait with: take it and let the
 		 * caller look again (state may have changed in between). */
-		__atomic_store_n(&b->owner_in, 0, __ATOMIC_RELEASE);
-		hrt__base_lock_slow(b);
+		__atomic_store_n(&l->owner_in, 0, __ATOMIC_RELEASE);
+		hrt__bl_lock_slow(l);
 		return;
 	}
-	if (!(b->pending & BL_WAIT))    /* L3 across the wait */
-		__atomic_store_n(&b->pending, b->pending | BL_WAIT, __ATOMIC_RELAXED);
-	pthread_cond_wait(&b->done, &b->lock);
+	if (!(l->pending & BL_WAIT))    /* L3 across the wait */
+		__atomic_store_n(&l->pending, l->pending | BL_WAIT, __ATOMIC_RELAXED);
+	pthread_cond_wait(&l->done, &l->mutex);
 }
 
-/* A fork's child, this thread the only one, b's mutex held by the fork
+/* A fork's child, this thread the only one, l's mutex held by the fork
  * handler: the owners that were other threads are gone (none was inside:
  * the handler shut them out), so their bases have no owner. */
-void hrt__baselock_child(struct hrt_base *b)
+void hrt__bl_child(struct hrt_bias_lock *l)
 {
-	if (b->bias != hrt__thread_id || !__atomic_load_n(&heavy_ok, __ATOMIC_RELAXED)) {
-		b->bias = BL_NO_BIAS;
-		b->owner_in = 0;
-		b->streak_id = 0;
-		b->pending = 0;         /* a revocation of a gone owner */
+	if (l->bias != hrt__thread_id || !__atomic_load_n(&heavy_ok, __ATOMIC_RELAXED)) {
+		l->bias = BL_NO_BIAS;
+		l->owner_in = 0;
+		l->streak_id = 0;
+		l->pending = 0;         /* a revocation of a gone owner */
 	}
 }

@@ -1,13 +1,14 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * clock.c - a base's clocks and settings: the clock reads (through the
- * tests' seam), the offset of a split base's wall clock, and the calls
- * that set or answer the greedy policy, the clock and the time.  Each
- * public call opens with the entry guard (base_priv.h).
+ * clock.c - a base's clocks: the clock reads (through the tests' seam),
+ * the offset of a split base's relative set (clock.h), and the calls that
+ * answer the clock and the time or set a virtual base's.  Each public
+ * call opens with the entry guard (guard.h).
  */
 #include <time.h>
 
-#include "base_priv.h"
+#include "clock.h"
+#include "guard.h"
 
 hrt_time_t hrt__clock_now(clockid_t clock)
 {
@@ -36,7 +37,7 @@ hrt_time_t hrt__base_clock_read(const struct hrt_base *b, clockid_t clock)
  * kept one keeps it, so that the armed instant and next_event agree. */
 void hrt__base_sync_offset(struct hrt_base *b, int told)
 {
-	hrt_time_t r1, m, r2, off;
+	hrt_time_t r1, m, r2, off, kept;
 
 	for (int i = 0; i < 3; i++) {
 		r1 = base_now(b);
@@ -46,8 +47,9 @@ void hrt__base_sync_offset(struct hrt_base *b, int told)
 			break;
 	}
 	off = r1 + (r2 - r1) / 2 - m;
-	if ((told && r2 - r1 < OFF_NOISE) || off - b->off >= OFF_NOISE || b->off - off >= OFF_NOISE)
-		__atomic_store_n(&b->off, off, __ATOMIC_RELAXED);
+	kept = set_offset(b->rel);
+	if ((told && r2 - r1 < OFF_NOISE) || off - kept >= OFF_NOISE || kept - off >= OFF_NOISE)
+		__atomic_store_n(&b->rel->off, off, __ATOMIC_RELAXED);
 }
 
 void hrt__base_set_gettime(struct hrt_base *b, int (*gettime)(clockid_t, struct timespec *))
@@ -58,26 +60,6 @@ void hrt__base_set_gettime(struct hrt_base *b, int (*gettime)(clockid_t, struct 
 	if (b->split)
 		hrt__base_sync_offset(b, 1);
 	base_unlock(b);
-}
-
-/* Settings ------------------------------------------------------------- */
-
-HRT_EXTERN int hrt_base_set_greedy(struct hrt_base *b, enum hrt_greedy policy)
-{
-	int err = base_guard(b, G_CHANGE, policy != HRT_GREEDY_OFF &&
-			     policy != HRT_GREEDY_IDLE && policy != HRT_GREEDY_ALWAYS);
-
-	if (err)
-		return err;
-	__atomic_store_n(&b->greedy, (int)policy, __ATOMIC_RELAXED);
-	return 0;
-}
-
-HRT_EXTERN int hrt_base_get_greedy(const struct hrt_base *b)
-{
-	int err = base_guard(b, G_QUERY, 0);
-
-	return err ? err : __atomic_load_n(&b->greedy, __ATOMIC_RELAXED);
 }
 
 clockid_t hrt__base_clock(const struct hrt_base *b)

@@ -1,31 +1,15 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * coalesce.c - the coalesced sleep's arithmetic: the base's switch, its
- * wake-up window (the timer set's search, taken under the base lock) and
- * the plan that turns a window into an instant and a slack (the rule is in
- * loop.c's header and hrt.h).  hrt_base_wait_window hands the same plan to
+ * coalesce.c - the coalesced sleep's arithmetic: the base's wake-up
+ * window (the timer sets' search, taken under the base lock) and the plan
+ * that turns a window into an instant and a slack (the rule is in loop.c's
+ * header and hrt.h; the switch is settings.c's).  hrt_base_wait_window hands the same plan to
  * programs with loops of their own.  Nothing here sleeps or arms.
  */
 #include <sys/resource.h>
 
-#include "base_priv.h"
-
-HRT_EXTERN int hrt_base_set_coalesce(struct hrt_base *b, int on)
-{
-	int err = base_guard(b, G_CHANGE, 0);
-
-	if (err)
-		return err;
-	__atomic_store_n(&b->coalesce, on ? 1 : 0, __ATOMIC_RELAXED);
-	return 0;
-}
-
-HRT_EXTERN int hrt_base_get_coalesce(const struct hrt_base *b)
-{
-	int err = base_guard(b, G_QUERY, 0);
-
-	return err ? err : __atomic_load_n(&b->coalesce, __ATOMIC_RELAXED);
-}
+#include "clock.h"
+#include "guard.h"
 
 /* Keep the top four bits: the slack changes (a prctl) only when the window
  * does by more than a sixteenth, never grows past it, and loses less than
@@ -38,34 +22,37 @@ static hrt_time_t slack_round_down(hrt_time_t x)
 	return k < 4 ? x : x & ~(((hrt_time_t)1 << (k - 3)) - 1);
 }
 
-/* Lock held: the window of both sets, in the base's clock: the earlier
- * hard expiry's, and the earlier soft start if greedy (a pass walks both
- * sets), else the owner's. */
+/* Lock held: the window over every set, in the base's clock: the earliest
+ * hard expiry's, and the earliest soft start if greedy (a pass walks every
+ * set); else the owner's (greedy off, a pass runs the leftmost run of all
+ * sets in one order: nothing before the owner's soft expiry, another
+ * set's may be earlier but behind it). */
 static int window_locked(struct hrt_base *b, hrt_time_t *owner, hrt_time_t *soft,
 			 hrt_time_t *hard)
 {
 	int greedy = __atomic_load_n(&b->greedy, __ATOMIC_RELAXED) != HRT_GREEDY_OFF;
-	int have = hrt__tset_window(&b->set, greedy, owner, soft, hard);
 	hrt_time_t o, s, h, off;
+	int have = 0;
 
-	if (!b->split || !hrt__tset_window(b->rel, greedy, &o, &s, &h))
-		return have;
-	off = base_offset(b);
-	o = base_from_mono(o, off);
-	s = base_from_mono(s, off);
-	h = base_from_mono(h, off);
-	if (!have || h < *hard) {
-		*owner = o;
-		*hard = h;
+	base_assert_locked(b);
+	base_for_each_set(b, ts) {
+		if (!hrt__tset_window(ts, greedy, &o, &s, &h))
+			continue;
+		off = set_offset(ts);
+		o = key_to_base(o, off);
+		s = key_to_base(s, off);
+		h = key_to_base(h, off);
+		if (!have || h < *hard) {
+			*owner = o;
+			*hard = h;
+		}
+		if (!have || s < *soft)
+			*soft = s;
+		have = 1;
 	}
-	/* Greedy off, a pass runs the leftmost run of both sets in one order:
-	 * nothing before the owner's soft expiry (the other set's may be
-	 * earlier but behind it). */
-	if (!greedy)
+	if (have && !greedy)
 		*soft = *owner;
-	else if (!have || s < *soft)
-		*soft = s;
-	return 1;
+	return have;
 }
 
 int hrt__base_window(struct hrt_base *b, hrt_time_t *owner, hrt_time_t *soft,

@@ -57,25 +57,4 @@ struct hrt_device {
 	const struct hrt_device_ops *ops;
 };
 
-/* wakeup.c.  Installs d as b's device (NULL: none) and returns the one it
- * had, which the caller now owns (loop.c puts it back; a test closes it).
- * `holds` says what d is armed for: HRT_DEV_NEW (disarmed, as a new
- * timerfd), HRT_DEV_SAME (what the old device was: d is stacked on it), or
- * HRT_DEV_UNKNOWN (the base re-arms it at once).  Safe beside other
- * threads' calls: a dispatch that already read the old device acks it, so
- * a replaced device must stay valid until the caller closes it. */
-#define HRT_DEV_NEW     0
-#define HRT_DEV_SAME    1
-#define HRT_DEV_UNKNOWN 2
-struct hrt_device *hrt__base_set_device(struct hrt_base *b, struct hrt_device *d, int holds);
-/* hrt__base_set_device only if b's device is still `old` (tested and
- * installed under the base lock): 0, or -EBUSY with nothing changed.  The
- * loop stacks itself so, and a hold (hrt_base_hold_fd) landing between
- * its look at the device and its install makes it refuse, not stack on
- * the hold. */
-int hrt__base_replace_device(struct hrt_base *b, struct hrt_device *old, struct hrt_device *d,
-			     int holds);
-/* b's device, NULL if none yet. */
-struct hrt_device *hrt__base_device(struct hrt_base *b);
-
 #endif /* HRT_DEVICE_H */

@@ -3,12 +3,13 @@
  * introspect.c - looking at a base without changing what it will do: the
  * count, the stats, the tree walk and the consistency check.  Queries take
  * the base lock unless this thread holds it already (a query from a walk
- * callback, base_priv.h); the walk holds it across its callbacks, so the
+ * callback, guard.h); the walk holds it across its callbacks, so the
  * callback sees a set that cannot change.
  */
 #include <string.h>
 
-#include "base_priv.h"
+#include "clock.h"
+#include "guard.h"
 
 HRT_EXTERN ssize_t hrt_base_count(const struct hrt_base *b)
 {

@@ -21,7 +21,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "base_priv.h"
+#include "clock.h"
+#include "guard.h"
 #include "loop.h"
 
 HRT_EXTERN const char *hrt_version(void)
@@ -63,14 +64,14 @@ static void atfork_prepare(void)
 	fork_list_take_intake();
 	for (struct hrt_base *b = fork_list; b; b = b->fork_next)
 		if (b != hrt__walking)
-			hrt__base_lock_full(b);         /* shuts its owner out too */
+			hrt__bl_lock_full(&b->bl);      /* shuts its owner out too */
 }
 
 static void atfork_parent(void)
 {
 	for (struct hrt_base *b = fork_list; b; b = b->fork_next)
 		if (b != hrt__walking)
-			hrt__base_unlock_slow(b);
+			hrt__bl_unlock_slow(&b->bl);
 	pthread_mutex_unlock(&fork_lock);
 }
 
@@ -85,11 +86,11 @@ static void atfork_child(void)
 				hrt__tset_pass_end(ts);
 			b->running = NULL;
 		}
-		b->waiters = 0;
-		pthread_cond_init(&b->done, NULL);
+		b->bl.waiters = 0;
+		pthread_cond_init(&b->bl.done, NULL);
 		if (b != hrt__walking) {
-			hrt__baselock_child(b);
-			hrt__base_unlock_slow(b);
+			hrt__bl_child(&b->bl);
+			hrt__bl_unlock_slow(&b->bl);
 		}
 	}
 	pthread_mutex_unlock(&fork_lock);
@@ -162,10 +163,8 @@ HRT_EXTERN int hrt_base_new(struct hrt_base **basep, clockid_t clock, unsigned f
 	if (!b)
 		return -ENOMEM;
 	memset(b, 0, size);
-	if (pthread_mutex_init(&b->lock, NULL))
+	if (hrt__bl_init(&b->bl))
 		goto out_free;
-	if (pthread_cond_init(&b->done, NULL))
-		goto out_mutex;
 	hrt__tset_init(&b->set, virt ? 0 : hrt__clock_now(clock));
 	b->set.owner = b;
 	if (split) {
@@ -183,24 +182,20 @@ HRT_EXTERN int hrt_base_new(struct hrt_base **basep, clockid_t clock, unsigned f
 		b->owner = hrt__thread_id_get();
 	else
 		hrt__baselock_init();
-	b->bias = BL_NO_BIAS;
-	b->claim_after = BL_CLAIM_FIRST;
 	b->greedy = flags & HRT_BASE_ENV ? greedy_from_env() : HRT_GREEDY_IDLE;
 	b->coalesce = flags & HRT_BASE_ENV ? coalesce_from_env() : 1;
 	b->armed = HRT_TIME_MAX;
 	b->fork_gen = __atomic_load_n(&hrt__fork_gen, __ATOMIC_RELAXED);
 	b->loop = hrt__loop_new(b->unlocked);
 	if (!b->loop)
-		goto out_cond;
+		goto out_lock;
 	if (!b->unlocked)
 		fork_list_add(b);
 	*basep = b;
 	return 0;
 
-out_cond:
-	pthread_cond_destroy(&b->done);
-out_mutex:
-	pthread_mutex_destroy(&b->lock);
+out_lock:
+	hrt__bl_destroy(&b->bl);
 out_free:
 	free(b);
 	return -ENOMEM;
@@ -220,15 +215,15 @@ HRT_EXTERN int hrt_base_free(struct hrt_base *b)
 	 * out) has finished once we hold it, so only a call made after this
 	 * one began can race with the free (hrt.h forbids that). */
 	if (!b->unlocked)
-		hrt__base_lock_full(b);
+		hrt__bl_lock_full(&b->bl);
 	/* Queued timers, a pass (a callback of this base, or another thread's
 	 * pass), a loop or a waiting cancel: freeing would leave them dangling.
 	 * No loop runs in a forked child (its loop state may be a copy of a
 	 * running one's, its lock held by a thread that is not there). */
-	busy = query_unlock_count(b, 0) || hrt__tset_in_pass(&b->set) || b->waiters ||
+	busy = query_unlock_count(b, 0) || hrt__tset_in_pass(&b->set) || b->bl.waiters ||
 	       (!base_is_forked(b) && hrt__loop_busy(b->loop));
 	if (!b->unlocked)
-		hrt__base_unlock_slow(b);
+		hrt__bl_unlock_slow(&b->bl);
 	if (busy)
 		return -EBUSY;
 	if (!b->unlocked)
@@ -236,8 +231,7 @@ HRT_EXTERN int hrt_base_free(struct hrt_base *b)
 	if (b->dev)
 		b->dev->ops->close(b->dev);
 	hrt__loop_free(b->loop);
-	pthread_cond_destroy(&b->done);
-	pthread_mutex_destroy(&b->lock);
+	hrt__bl_destroy(&b->bl);
 	free(b);
 	return 0;
 }

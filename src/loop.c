@@ -310,7 +310,7 @@ int hrt__pwait2_sys(void *ctx, int epfd, struct epoll_event *evs, int n,
 #endif
 }
 
-void hrt__base_set_pwait2(struct hrt_base *b, hrt__pwait2_fn fn, void *ctx)
+void hrt__loop_set_pwait2(struct hrt_base *b, hrt__pwait2_fn fn, void *ctx)
 {
 	struct hrt_loop *l = hrt__base_loop(b);
 

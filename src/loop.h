@@ -33,7 +33,7 @@ void hrt__loop_free(struct hrt_loop *l);
 int hrt__loop_busy(struct hrt_loop *l);
 
 /* Test seam: the wait a coalesced sleep uses; NULL restores the system call. */
-void hrt__base_set_pwait2(struct hrt_base *b, hrt__pwait2_fn fn, void *ctx);
+void hrt__loop_set_pwait2(struct hrt_base *b, hrt__pwait2_fn fn, void *ctx);
 int hrt__pwait2_sys(void *ctx, int epfd, struct epoll_event *evs, int n,
 		    hrt_time_t now, hrt_time_t timeout);
 

@@ -1,14 +1,14 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * pass.c - the expiry pass (leftmost run, then the greedy walk) over a
- * base's timer sets, and the next event.  A split base (a real
- * CLOCK_REALTIME one) has two: its absolute timers, keyed on the wall
- * clock, and its relative ones, keyed on CLOCK_MONOTONIC; the pass runs
- * each set against its own clock's now and takes, of the two sets'
- * candidates, the one with the earlier hard expiry in the base's clock
- * (the absolute one on a tie).  Every other base has one set.
+ * base's timer sets, its entry points (hrt_base_run; the device's handler
+ * hrt__base_wakeup, which hrt_base_dispatch and the loop call) and the
+ * next event.  A pass runs every set against its own clock's now (a split
+ * base's relative set is keyed on CLOCK_MONOTONIC: clock.h) and takes the
+ * sets' candidates in one order, by hard expiry in the base's clock.
  */
-#include "base_priv.h"
+#include "clock.h"
+#include "guard.h"
 
 /* Pass numbers are unique across bases, so "ran in this pass" needs no
  * base comparison. */
@@ -48,57 +48,59 @@ static void run_one(struct hrt_base *b, struct hrt_tset *ts, struct hrt_timer *t
 			b->stats.restarts++;
 		}
 	}
-	if (b->waiters)
-		pthread_cond_broadcast(&b->done);
+	hrt__bl_wake(&b->bl);
 }
 
-/* The two sets' candidates a and r (either may be NULL): which runs
- * first, into *ts.  off turns r's monotonic key into the base's clock. */
-static struct hrt_timer *pick(struct hrt_base *b, struct hrt_timer *a, struct hrt_timer *r,
-			      hrt_time_t off, struct hrt_tset **ts)
+/*
+ * Of every set's candidate, the one that runs first, into *on: each set's
+ * first timer in queue order (leftmost: NULL unless it is due, which ends
+ * the run) or its next soft-due one (the greedy walk), compared by hard
+ * expiry in the base's clock, the earlier set on a tie - one order over
+ * all sets, as the kernel's pass over its clock bases.  Each set searches
+ * at its own now (set at pass_begin).  The first set's offset is 0, so its
+ * keys need no conversion: a base with one set pays one test.
+ */
+static struct hrt_timer *first_of_sets(struct hrt_base *b, int leftmost, struct hrt_tset **on)
 {
-	if (r && (!a || base_from_mono(r->hrt__hard, off) < a->hrt__hard)) {
-		*ts = b->rel;
-		return r;
-	}
-	*ts = &b->set;
-	return a;
-}
+	struct hrt_timer *t = NULL, *c;
+	hrt_time_t best = HRT_TIME_MAX, v = HRT_TIME_MAX;
+	/* Where a set's run ends matters only beside another set (and costs
+	 * a search of its wheel). */
+	hrt_time_t *ends = base_set_after(b, &b->set) ? &v : NULL;
 
-/* A split base's leftmost run: of its two sets' first timers in queue
- * order, the one with the earlier hard expiry in the base's clock (the
- * absolute one on a tie), if it is due; else NULL, the run is over.  (Each
- * set's own due candidate alone would run a relative timer behind an
- * absolute one that is not due.) */
-static struct hrt_timer *leftmost_both(struct hrt_base *b, hrt_time_t now, hrt_time_t mnow,
-				       hrt_time_t off, struct hrt_tset **on)
-{
-	hrt_time_t ea, er;
-	struct hrt_timer *a = hrt__tset_first_due(&b->set, now, &ea);
-	struct hrt_timer *r = hrt__tset_first_due(b->rel, mnow, &er);
-
-	if (er != HRT_TIME_MAX && (ea == HRT_TIME_MAX || base_from_mono(er, off) < ea)) {
-		*on = b->rel;
-		return r;
+	base_for_each_set(b, ts) {
+		if (leftmost) {
+			c = hrt__tset_first_due(ts, hrt__tset_pass_now(ts), ends);
+		} else {
+			c = hrt__tset_next_due(ts, hrt__tset_pass_now(ts), &b->stats.nodes_visited);
+			v = c ? c->hrt__hard : HRT_TIME_MAX;
+		}
+		if (ts != &b->set) {
+			v = key_to_base(v, set_offset(ts));
+			if (v >= best)
+				continue;
+		}
+		best = v;
+		t = c;
+		*on = ts;
 	}
-	*on = &b->set;
-	return a;
+	return t;
 }
 
 /* Lock held (and held again on return): the pass at `now`, then the
  * re-arm; -EBUSY if a pass runs already (step 5 of the guard). */
 ssize_t hrt__base_run_locked(struct hrt_base *b, hrt_time_t now, int idle)
 {
-	struct hrt_tset *ts = &b->set, *rel = b->split ? b->rel : NULL, *on;
+	struct hrt_tset *on;
 	struct hrt_timer *t;
-	hrt_time_t off = 0, mnow = 0;
 	uint64_t id;
 	ssize_t n = 0;
 	int greedy;
 
+	base_assert_locked(b);
 	if (now > HRT_QUEUE_NOW_MAX)    /* soft expiries from here on mean never */
 		now = HRT_QUEUE_NOW_MAX;
-	if (hrt__tset_in_pass(ts))
+	if (hrt__tset_in_pass(&b->set))
 		return -EBUSY;
 	/* The policy as the pass begins (set_greedy takes no lock): one a
 	 * callback sets takes effect at the next pass, as hrt.h says. */
@@ -109,48 +111,29 @@ ssize_t hrt__base_run_locked(struct hrt_base *b, hrt_time_t now, int idle)
 	b->pass_thread = pthread_self();
 	/* An unlocked base counts its own (no RMW): a timer that moves to
 	 * another base forgets its pass, so ids need only be unique per base. */
-	id = b->unlocked ? hrt__tset_pass_id(ts) + 1
+	id = b->unlocked ? hrt__tset_pass_id(&b->set) + 1
 			 : __atomic_add_fetch(&pass_counter, 1, __ATOMIC_RELAXED);
 	b->stats.passes++;
-	hrt__tset_pass_begin(ts, id, now);
-	if (rel) {
-		/* `now` is the caller's instant of the wall clock: the same
-		 * instant of the monotonic one, by the offset at this moment. */
+	/* `now` is the caller's instant of the base's clock: each set's now is
+	 * that instant of its own clock, by its offset at this moment. */
+	if (b->split)
 		hrt__base_sync_offset(b, 0);
-		off = base_offset(b);
-		if (__builtin_sub_overflow(now, off, &mnow) || mnow > HRT_QUEUE_NOW_MAX)
-			mnow = off > 0 ? INT64_MIN : HRT_QUEUE_NOW_MAX;
-		hrt__tset_pass_begin(rel, id, mnow);
+	base_for_each_set(b, ts) {
+		hrt__tset_pass_begin(ts, id, base_to_key(now, set_offset(ts)));
+		verify_set(ts);
 	}
 
-	/* Leftmost run: the stock kernel pass (one per clock base there),
-	 * over both sets of a split base in one order: it ends at the first
-	 * timer of either that is not due. */
-	for (;;) {
-		if (rel) {
-			t = leftmost_both(b, now, mnow, off, &on);
-		} else {
-			t = hrt__tset_first_due(ts, now, NULL);
-			on = ts;
-		}
-		if (!t)
-			break;
-		run_one(b, on, t, on == ts ? now : mnow, now);
+	/* Leftmost run: the stock kernel pass, over all sets in one order: it
+	 * ends at the first timer of any that is not due. */
+	while ((t = first_of_sets(b, 1, &on))) {
+		run_one(b, on, t, hrt__tset_pass_now(on), now);
 		n++;
 	}
 
 	if (greedy) {
 		b->stats.greedy_walks++;
-		for (;;) {
-			t = hrt__tset_next_due(ts, now, &b->stats.nodes_visited);
-			if (rel)
-				t = pick(b, t, hrt__tset_next_due(rel, mnow, &b->stats.nodes_visited),
-					 off, &on);
-			else
-				on = ts;
-			if (!t)
-				break;
-			run_one(b, on, t, on == ts ? now : mnow, now);
+		while ((t = first_of_sets(b, 0, &on))) {
+			run_one(b, on, t, hrt__tset_pass_now(on), now);
 			b->stats.expired_greedy++;
 			n++;
 		}
@@ -158,10 +141,78 @@ ssize_t hrt__base_run_locked(struct hrt_base *b, hrt_time_t now, int idle)
 
 	/* The pass is over: the restarted timers become plain in place, the
 	 * pending ones join the queue in queueing order. */
-	base_for_each_set(b, s)
-		hrt__tset_pass_end(s);
-	base_wakeup_update(b);
+	base_for_each_set(b, ts) {
+		hrt__tset_pass_end(ts);
+		verify_set(ts);
+	}
+	hrt__base_wakeup_update(b);
 	return n;
+}
+
+/*
+ * One critical section per wake-up.  The clock is read after the device
+ * was drained, so the pass never runs at an instant earlier than the
+ * expiry that woke it: a late wake-up can only merge passes, never add one.
+ * An ack that found nothing (another thread re-armed the device between
+ * the host's poll and the read, e.g. by cancelling the timer it fired for)
+ * runs no pass unless something is hard-due or the last arm failed: the
+ * device did not fire, so there is no interrupt to answer.
+ */
+ssize_t hrt__base_wakeup(struct hrt_base *b, int event, int idle)
+{
+	hrt_time_t now;
+	ssize_t n = 0;
+	int due, err;
+
+	base_lock(b);
+	now = base_now(b);
+	if (event == HRT_DEV_FIRED) {
+		b->stats.wakeups++;
+		b->armed = HRT_ARMED_EXPIRED;   /* fired: any next instant re-arms */
+		due = 1;
+	} else if (event == HRT_DEV_NOSLEEP) {
+		due = 1;
+	} else if (event == -ECANCELED) {
+		b->stats.clock_jumps++;
+		if (b->split)                   /* told: any clean reading */
+			hrt__base_sync_offset(b, 1);
+		b->armed = HRT_ARMED_EXPIRED;   /* re-arm: renews CANCEL_ON_SET */
+		due = 1;
+	} else {
+		due = b->armed == HRT_ARMED_EXPIRED || hrt__base_next(b) <= now;
+	}
+	if (due)
+		n = hrt__base_run_locked(b, now, idle);   /* re-arms at its end */
+	hrt__base_wakeup_update(b);     /* retries an arm that failed */
+	err = b->armed == HRT_ARMED_EXPIRED ? b->arm_err : 0;
+	base_unlock(b);
+	return err ? err : n;
+}
+
+ssize_t hrt__base_dispatch(struct hrt_base *b, int idle, int *read_err)
+{
+	struct hrt_device *d;
+	int err, ev;
+
+	*read_err = 0;
+	if ((err = base_guard(b, G_FD, 0)))
+		return err;
+	d = hrt__base_device(b);
+	if (!d)
+		return base_is_virtual(b) ? -EOPNOTSUPP : -EINVAL;
+	ev = d->ops->ack(d);
+	if (ev < 0 && ev != -ECANCELED) {       /* EBADF: the host closed our fd */
+		*read_err = ev;
+		return ev;
+	}
+	return hrt__base_wakeup(b, ev, idle);
+}
+
+HRT_EXTERN ssize_t hrt_base_dispatch(struct hrt_base *b, int idle)
+{
+	int read_err;
+
+	return hrt__base_dispatch(b, idle, &read_err);
 }
 
 HRT_EXTERN ssize_t hrt_base_run(struct hrt_base *b, hrt_time_t now, int idle)
@@ -187,6 +238,18 @@ HRT_EXTERN int hrt_base_next_event(const struct hrt_base *cb, hrt_time_t *when)
 	if (err)
 		return err;
 	locked = query_lock(b);
-	*when = base_next(b);
+	*when = hrt__base_next(b);
 	return query_unlock_count(b, locked) != 0;
+}
+
+/* Step 5 of the guard, for hrt_base_loop: this thread runs a pass of b
+ * (so it is in one of b's callbacks). */
+int hrt__base_in_own_pass(struct hrt_base *b)
+{
+	int own;
+
+	base_lock(b);
+	own = hrt__tset_in_pass(&b->set) && pthread_equal(b->pass_thread, pthread_self());
+	base_unlock(b);
+	return own;
 }

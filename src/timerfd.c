@@ -2,8 +2,8 @@
 /*
  * timerfd.c - the wake-up device of a real base: one Linux timerfd, armed
  * absolute.  It owns only its fd; what to arm for, and what a wake-up
- * means, are the base's (base_priv.h keeps it at the earliest hard expiry,
- * wakeup.c answers hrt_base_dispatch).
+ * means, are the base's (wakeup.c keeps it at the earliest hard expiry,
+ * pass.c answers hrt_base_dispatch).
  *
  * Contract:
  *  1. 0 is never used to mean "now" (0 disarms a timerfd): the base arms

@@ -150,6 +150,7 @@ void hrt__tset_pass_begin(struct hrt_tset *ts, uint64_t id, hrt_time_t now)
 
 	ts->in_pass = 1;
 	ts->pass_id = id;
+	ts->pass_now = now;
 	/* S3: every timer a search at now may return is in a tree (W1). */
 	hrt__list_init(&out);
 	hrt__wheel_advance(&ts->wheel, hrt__wheel_hz_for(now), &out);

@@ -103,12 +103,16 @@
 
 struct hrt_tset {
 	void *owner;                    /* its base: a state word names the set */
+	/* The owner's, never read here: its keys + off = the owner's clock
+	 * (a split base's relative set, clock.h).  Atomic. */
+	hrt_time_t off;
 	struct hrt_queue queue;
 	struct hrt_queue pend;
 	struct hrt_timer *ran[HRT_TSET_RAN_MAX];
 	unsigned ran_n;
 	int in_pass;
 	uint64_t pass_id;               /* of the current (or last) pass */
+	hrt_time_t pass_now;            /* its now, in this set's keys */
 	uint64_t tree_ops;              /* inserts and erases, both trees */
 	uint64_t wheel_moves;           /* timers moved from the wheel to a tree */
 	struct hrt_wheel wheel;
@@ -304,6 +308,12 @@ static inline void hrt__tset_take(struct hrt_tset *ts, struct hrt_timer *t)
 /* The rest (timerset.c) ------------------------------------------------- */
 
 void hrt__tset_init(struct hrt_tset *ts, hrt_time_t now);
+/* The current (or last) pass's now. */
+static inline hrt_time_t hrt__tset_pass_now(const struct hrt_tset *ts)
+{
+	return ts->pass_now;
+}
+
 /* A pass at `now` (<= HRT_QUEUE_NOW_MAX) numbered `id` (above the set's
  * last, never 0; a base's sets share them) starts: the wheel's horizon
  * moves past now (S3). */

@@ -1,15 +1,96 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * wakeup.c - the base's side of the wake-up device (device.h), as
- * hrtimer_interrupt is the hrtimer side of clockevents: making the timerfd
- * (hrt_base_fd), installing another device (the loop stacks itself on the
- * timerfd), and the one way a wake-up comes back up, hrt__base_wakeup,
- * which counts it, runs the pass and re-arms in one critical section.  The
- * arm on the way down is base_wakeup_update (base_priv.h), inline because
- * every start and cancel ends with it.
+ * wakeup.c - the base's side of the wake-up device (device.h), on the way
+ * down, as hrtimer_reprogram and clockevents_program_event are: keeping
+ * the device armed at the earliest hard expiry (hrt__base_wakeup_update,
+ * after every change of the sets and at the end of every pass), making
+ * the timerfd (hrt_base_fd), installing another device (the loop stacks
+ * itself on the timerfd) and the hold (hrt_base_hold_fd).  The way back
+ * up, a wake-up that runs the pass, is pass.c's.
  */
-#include "base_priv.h"
+#include "clock.h"
+#include "guard.h"
 #include "timerfd.h"
+
+/* Arming ---------------------------------------------------------------- */
+
+/* Lock held: program the device for `when`.  A failure marks it expired,
+ * so the next update (or dispatch, or the loop's retry) tries again. */
+static int device_arm(struct hrt_base *b, hrt_time_t when)
+{
+	int r = b->dev->ops->arm(b->dev, when);
+
+	if (r < 0) {
+		b->arm_err = r;
+		b->armed = HRT_ARMED_EXPIRED;
+		return r;
+	}
+	b->armed = when;
+	b->arm_err = 0;
+	if (r != HRT_DEV_NOTED)
+		b->stats.reprograms++;
+	if (r == HRT_DEV_JUMPED)
+		b->stats.clock_jumps++;
+	return r;
+}
+
+/* The earliest hard expiry of every set, in the base's clock (each set's
+ * keys moved by its offset, as the kernel's __hrtimer_next_event_base). */
+hrt_time_t hrt__base_next(struct hrt_base *b)
+{
+	hrt_time_t when = HRT_TIME_MAX;
+
+	base_assert_locked(b);
+	base_for_each_set(b, ts) {
+		hrt_time_t v = key_to_base(hrt__tset_next(ts), set_offset(ts));
+
+		if (v < when)
+			when = v;
+	}
+	return when;
+}
+
+/* hrt__base_next as the device takes it: armed as 1 ns at the earliest (0
+ * disarms a timerfd), so never equal to HRT_ARMED_EXPIRED either. */
+static hrt_time_t arm_at(struct hrt_base *b)
+{
+	hrt_time_t when = hrt__base_next(b);
+
+	return when < 1 ? 1 : when;
+}
+
+/*
+ * Only a change of the earliest instant costs an arm, so a start that
+ * does not become the earliest, or a cancel of a later timer, costs no
+ * system call (base.c tests that before it calls here).  One
+ * CLOCK_REALTIME timerfd with CANCEL_ON_SET serves a split base: a set of
+ * the clock, which moves the relative timers' instants in it, comes back
+ * as ECANCELED (or as an arm that saw it: HRT_DEV_JUMPED) and the re-arm
+ * takes the new offset.
+ */
+void hrt__base_wakeup_update(struct hrt_base *b)
+{
+	hrt_time_t when;
+
+	base_assert_locked(b);
+	if (!b->dev || hrt__tset_in_pass(&b->set) || base_is_forked(b))
+		return;
+	when = arm_at(b);
+	if (b->split && b->armed == HRT_TIME_MAX && when != HRT_TIME_MAX) {
+		/* Disarmed, the timerfd heard of no set: measure. */
+		hrt__base_sync_offset(b, 1);
+		when = arm_at(b);
+	}
+	if (when != b->armed && device_arm(b, when) == HRT_DEV_JUMPED && b->split) {
+		/* The set this arm consumed moved the relative timers'
+		 * instants: arm again with the new offset. */
+		hrt__base_sync_offset(b, 1);
+		if ((when = arm_at(b)) != b->armed)
+			device_arm(b, when);
+	}
+}
+
+/* Devices --------------------------------------------------------------- */
 
 int hrt__base_guard_fd(const struct hrt_base *b)
 {
@@ -34,7 +115,7 @@ static void install_device(struct hrt_base *b, struct hrt_device *d, int holds)
 		b->armed = HRT_TIME_MAX;
 	else if (holds != HRT_DEV_SAME)
 		b->armed = HRT_ARMED_EXPIRED;
-	base_wakeup_update(b);
+	hrt__base_wakeup_update(b);
 }
 
 struct hrt_device *hrt__base_set_device(struct hrt_base *b, struct hrt_device *d, int holds)
@@ -134,9 +215,9 @@ HRT_EXTERN int hrt_base_hold_fd(struct hrt_base *b, int hold)
 	if (!err) {
 		/* The new device: arm (or note) it.  A timerfd the hold
 		 * disarmed is disarmed (and heard of no set of the wall clock:
-		 * base_wakeup_update measures a split base's offset). */
+		 * hrt__base_wakeup_update measures a split base's offset). */
 		b->armed = !hold && b->hold_disarmed ? HRT_TIME_MAX : HRT_ARMED_EXPIRED;
-		base_wakeup_update(b);
+		hrt__base_wakeup_update(b);
 		err = b->armed == HRT_ARMED_EXPIRED ? b->arm_err : 0;
 	}
 	base_unlock(b);
@@ -162,77 +243,11 @@ HRT_EXTERN int hrt_base_fd(struct hrt_base *b)
 		}
 		__atomic_store_n(&b->dev, d, __ATOMIC_RELEASE);
 		b->armed = HRT_TIME_MAX;        /* a new timerfd is disarmed */
-		base_wakeup_update(b);
+		hrt__base_wakeup_update(b);
 	}
 	fd = b->dev->ops->fd(b->dev);
 	base_unlock(b);
 	return fd;
-}
-
-/*
- * One critical section per wake-up.  The clock is read after the device
- * was drained, so the pass never runs at an instant earlier than the
- * expiry that woke it: a late wake-up can only merge passes, never add one.
- * An ack that found nothing (another thread re-armed the device between
- * the host's poll and the read, e.g. by cancelling the timer it fired for)
- * runs no pass unless something is hard-due or the last arm failed: the
- * device did not fire, so there is no interrupt to answer.
- */
-ssize_t hrt__base_wakeup(struct hrt_base *b, int event, int idle)
-{
-	hrt_time_t now;
-	ssize_t n = 0;
-	int due, err;
-
-	base_lock(b);
-	now = base_now(b);
-	if (event == HRT_DEV_FIRED) {
-		b->stats.wakeups++;
-		b->armed = HRT_ARMED_EXPIRED;   /* fired: any next instant re-arms */
-		due = 1;
-	} else if (event == HRT_DEV_NOSLEEP) {
-		due = 1;
-	} else if (event == -ECANCELED) {
-		b->stats.clock_jumps++;
-		if (b->split)                   /* told: any clean reading */
-			hrt__base_sync_offset(b, 1);
-		b->armed = HRT_ARMED_EXPIRED;   /* re-arm: renews CANCEL_ON_SET */
-		due = 1;
-	} else {
-		due = b->armed == HRT_ARMED_EXPIRED || base_next(b) <= now;
-	}
-	if (due)
-		n = hrt__base_run_locked(b, now, idle);   /* re-arms at its end */
-	base_wakeup_update(b);                  /* retries an arm that failed */
-	err = b->armed == HRT_ARMED_EXPIRED ? b->arm_err : 0;
-	base_unlock(b);
-	return err ? err : n;
-}
-
-ssize_t hrt__base_dispatch(struct hrt_base *b, int idle, int *read_err)
-{
-	struct hrt_device *d;
-	int err, ev;
-
-	*read_err = 0;
-	if ((err = base_guard(b, G_FD, 0)))
-		return err;
-	d = hrt__base_device(b);
-	if (!d)
-		return base_is_virtual(b) ? -EOPNOTSUPP : -EINVAL;
-	ev = d->ops->ack(d);
-	if (ev < 0 && ev != -ECANCELED) {       /* EBADF: the host closed our fd */
-		*read_err = ev;
-		return ev;
-	}
-	return hrt__base_wakeup(b, ev, idle);
-}
-
-HRT_EXTERN ssize_t hrt_base_dispatch(struct hrt_base *b, int idle)
-{
-	int read_err;
-
-	return hrt__base_dispatch(b, idle, &read_err);
 }
 
 int hrt__base_rearm(struct hrt_base *b)
@@ -241,7 +256,7 @@ int hrt__base_rearm(struct hrt_base *b)
 
 	base_lock(b);
 	if (b->armed == HRT_ARMED_EXPIRED)
-		base_wakeup_update(b);
+		hrt__base_wakeup_update(b);
 	/* EXPIRED without an arm error: the device fired and a pass running
 	 * on another thread re-arms at its end (a failure there pokes us). */
 	err = b->armed == HRT_ARMED_EXPIRED ? b->arm_err : 0;

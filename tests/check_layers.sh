@@ -1,15 +1,20 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
 # check_layers.sh - the library's layering, checked on what the compiler
-# made of it.  Fails if two objects of $O/src (or any cycle of them) need
-# each other's symbols, as nm reports them (a symbol one object leaves
-# undefined and another defines), or if a file of $SRC passes $MAX lines.
-# Prints every dependency found, so the log shows the layers.
-#   O=build SRC=src MAX=700 sh tests/check_layers.sh
+# made of it, against the picture docs/DESIGN.md draws.  From nm: an object
+# of $O/src needs another when it leaves a symbol undefined that the other
+# defines.  From $DESIGN: the lines "Ln  obj obj ..." inside its layers
+# block, top to bottom.  Fails if an object of $O/src is in no layer (or
+# in two), if a layer names an object that does not exist, if any object
+# needs one in its own layer or above (which also rules out every cycle),
+# or if a file of $SRC passes $MAX lines.  Prints the layers, top to
+# bottom, each object with what it needs, so the log shows the picture.
+#   O=build SRC=src MAX=700 DESIGN=docs/DESIGN.md sh tests/check_layers.sh
 set -u
 O=${O:-build}
 SRC=${SRC:-src}
 MAX=${MAX:-700}
+DESIGN=${DESIGN:-docs/DESIGN.md}
 fail=0
 
 objs=$(ls "$O"/src/*.o 2>/dev/null)
@@ -17,63 +22,74 @@ if [ -z "$objs" ]; then
 	echo "no objects in $O/src"
 	exit 1
 fi
+if ! grep -q '^<!-- layers -->' "$DESIGN" 2>/dev/null; then
+	echo "$DESIGN: no <!-- layers --> block"
+	exit 1
+fi
 
-# "def OBJ SYM" and "use OBJ SYM" lines, then the edges and the cycles.
-for o in $objs; do
-	n=$(basename "$o")
-	nm -P --defined-only "$o" | awk -v o="$n" '$2 ~ /^[TDBRVW]$/ { print "def", o, $1 }'
-	nm -P -u "$o" | awk -v o="$n" '{ print "use", o, $1 }'
-done | awk '
-	$1 == "def" { def[$3] = $2; objs[$2] = 1; next }
-	$1 == "use" { use[++nu] = $2 " " $3; objs[$2] = 1 }
+# "layer N OBJ" lines from the picture, then "def OBJ SYM" / "use OBJ SYM"
+# lines from nm; awk checks one against the other.
+{
+	awk '/^<!-- layers -->/ { on = 1; next } /^<!-- \/layers -->/ { on = 0 }
+	     on && $1 ~ /^L[0-9]+$/ {
+		for (i = 2; i <= NF && $i != "#"; i++)
+			print "layer", substr($1, 2), $i ".o", FILENAME ":" FNR
+	     }' "$DESIGN"
+	for o in $objs; do
+		n=$(basename "$o")
+		echo "obj $n"
+		nm -P --defined-only "$o" | awk -v o="$n" '$2 ~ /^[TDBRVW]$/ { print "def", o, $1 }'
+		nm -P -u "$o" | awk -v o="$n" '{ print "use", o, $1 }'
+	done
+} | awk '
+	$1 == "layer" {
+		if ($3 in lay) {
+			printf "%s: %s is in layers L%d and L%d\n", $4, $3, lay[$3], $2
+			bad = 1
+		}
+		lay[$3] = $2 + 0
+		where[$3] = $4
+		if ($2 + 0 > top)
+			top = $2 + 0
+		next
+	}
+	$1 == "obj" { objs[$2] = 1; next }
+	$1 == "def" { def[$3] = $2; next }
+	$1 == "use" { use[++nu] = $2 " " $3 }
 	END {
+		for (o in objs)
+			if (!(o in lay)) {
+				printf "NO LAYER: %s is not in the layers block of the design\n", o
+				bad = 1
+			}
+		for (o in lay)
+			if (!(o in objs)) {
+				printf "%s: %s names no object of the library\n", where[o], o
+				bad = 1
+			}
 		for (i = 1; i <= nu; i++) {
 			split(use[i], u, " ")
 			d = def[u[2]]
 			if (d == "" || d == u[1])
 				continue
-			if (!((u[1], d) in edge)) {
+			if (!((u[1], d) in edge))
 				edge[u[1], d] = u[2]
-				reach[u[1], d] = 1
-			} else if (index(" " edge[u[1], d] " ", " " u[2] " ") == 0) {
+			else if (index(" " edge[u[1], d] " ", " " u[2] " ") == 0)
 				edge[u[1], d] = edge[u[1], d] " " u[2]
+			needs[u[1]] = needs[u[1]] ((u[1], d) in seen ? "" : " " d)
+			seen[u[1], d] = 1
+			if ((u[1] in lay) && (d in lay) && lay[d] >= lay[u[1]]) {
+				if (!((u[1], d) in told))
+					printf "UPWARD: %s (L%d) needs %s (L%d) for %s\n",
+					       u[1], lay[u[1]], d, lay[d], u[2]
+				told[u[1], d] = 1
+				bad = 1
 			}
 		}
-		n = 0
-		for (o in objs)
-			name[++n] = o
-		# sort names for a stable report
-		for (i = 2; i <= n; i++)
-			for (j = i; j > 1 && name[j - 1] > name[j]; j--) {
-				t = name[j]; name[j] = name[j - 1]; name[j - 1] = t
-			}
-		for (i = 1; i <= n; i++) {
-			line = ""
-			for (j = 1; j <= n; j++)
-				if ((name[i], name[j]) in edge)
-					line = line " " name[j]
-			printf "%-14s needs%s\n", name[i], line == "" ? " nothing" : line
-		}
-		# transitive closure (Warshall): a cycle is a pair that reach each other
-		for (k = 1; k <= n; k++)
-			for (i = 1; i <= n; i++)
-				if ((name[i], name[k]) in reach)
-					for (j = 1; j <= n; j++)
-						if ((name[k], name[j]) in reach)
-							reach[name[i], name[j]] = 1
-		bad = 0
-		for (i = 1; i <= n; i++)
-			for (j = i + 1; j <= n; j++)
-				if ((name[i], name[j]) in reach && (name[j], name[i]) in reach) {
-					a = name[i]; b = name[j]
-					printf "CYCLE: %s <-> %s", a, b
-					if ((a, b) in edge && (b, a) in edge)
-						printf " (%s needs %s; %s needs %s)", a, edge[a, b], b, edge[b, a]
-					else
-						printf " (through other objects)"
-					printf "\n"
-					bad = 1
-				}
+		for (l = top; l >= 0; l--)
+			for (o in lay)
+				if (lay[o] == l)
+					printf "L%-2d %-14s needs%s\n", l, o, needs[o] == "" ? " nothing" : needs[o]
 		exit bad
 	}' || fail=1
 
@@ -85,5 +101,5 @@ for f in "$SRC"/*.c "$SRC"/*.h; do
 		fail=1
 	fi
 done
-[ "$fail" -eq 0 ] && echo "layers: no cycle among $(echo "$objs" | wc -w) objects; every file of $SRC has at most $MAX lines"
+[ "$fail" -eq 0 ] && echo "layers: $(echo "$objs" | wc -w) objects, each needing only layers below its own in $DESIGN; every file of $SRC has at most $MAX lines"
 exit "$fail"

@@ -262,7 +262,7 @@ static void run_init(struct run *r, long limit)
 	r->limit = limit;
 	r->orig_slack = 50000;
 	prctl(PR_SET_TIMERSLACK, 50000UL, 0, 0, 0);
-	hrt__base_set_pwait2(r->b, check_wait, r);
+	hrt__loop_set_pwait2(r->b, check_wait, r);
 	cur = r;
 	for (i = 0; i < NT; i++) {
 		hrt_timer_init(&r->tm[i].t, rearm_cb);
@@ -443,7 +443,7 @@ static void test_pass_without_sleep_is_no_wakeup(void **state)
 	run_init(&r, 1);
 	for (int i = 0; i < NT; i++)
 		hrt_timer_cancel(&r.tm[i].t);
-	hrt__base_set_pwait2(r.b, count_wait, NULL);
+	hrt__loop_set_pwait2(r.b, count_wait, NULL);
 	zero_waits = 0;
 	memset(&spin, 0, sizeof(spin));
 	memset(&x, 0, sizeof(x));

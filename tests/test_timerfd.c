@@ -35,6 +35,7 @@
 
 #include "hrt.h"
 #include "hrt_values.h"
+#include "base.h"
 #include "timerfd.h"
 
 #define MS 1000000LL

@@ -25,6 +25,15 @@ d1w=$(getconf LEVEL1_DCACHE_ASSOC 2>/dev/null || echo 8)
 ll=$(getconf LEVEL3_CACHE_SIZE 2>/dev/null || echo 33554432)
 case $d1w in '' | 0) d1w=8 ;; esac
 case $ll in '' | 0) ll=33554432 ;; esac
+# Round each cache down to a power-of-two set count (a 320 MB L3 has 327680
+# sets of 16 x 64 bytes: valgrind refuses it).
+pow2_sets() {   # size assoc -> size with sets rounded down to a power of two
+	s=$(( $1 / ($2 * 64) )) p=1
+	while [ $(( p * 2 )) -le "$s" ]; do p=$(( p * 2 )); done
+	echo $(( p * $2 * 64 ))
+}
+d1=$(pow2_sets "$d1" "$d1w")
+ll=$(pow2_sets "$ll" 16)
 
 # The op functions must exist under these names, or the toggle counts
 # nothing and the table would print zeros.

@@ -1,0 +1,45 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * settings.c - a base's two policies, in one place: the greedy policy
+ * (which passes walk the tree for every soft-expired timer; pass.c reads
+ * it once per pass) and coalescing (whether hrt_base_loop sleeps with the
+ * window as slack; loop.c reads it when it starts).  Both are plain words
+ * set without the lock, so a callback may set them; neither changes a
+ * pass or a loop in progress.
+ */
+#include "guard.h"
+
+HRT_EXTERN int hrt_base_set_greedy(struct hrt_base *b, enum hrt_greedy policy)
+{
+	int err = base_guard(b, G_CHANGE, policy != HRT_GREEDY_OFF &&
+			     policy != HRT_GREEDY_IDLE && policy != HRT_GREEDY_ALWAYS);
+
+	if (err)
+		return err;
+	__atomic_store_n(&b->greedy, (int)policy, __ATOMIC_RELAXED);
+	return 0;
+}
+
+HRT_EXTERN int hrt_base_get_greedy(const struct hrt_base *b)
+{
+	int err = base_guard(b, G_QUERY, 0);
+
+	return err ? err : __atomic_load_n(&b->greedy, __ATOMIC_RELAXED);
+}
+
+HRT_EXTERN int hrt_base_set_coalesce(struct hrt_base *b, int on)
+{
+	int err = base_guard(b, G_CHANGE, 0);
+
+	if (err)
+		return err;
+	__atomic_store_n(&b->coalesce, on ? 1 : 0, __ATOMIC_RELAXED);
+	return 0;
+}
+
+HRT_EXTERN int hrt_base_get_coalesce(const struct hrt_base *b)
+{
+	int err = base_guard(b, G_QUERY, 0);
+
+	return err ? err : __atomic_load_n(&b->coalesce, __ATOMIC_RELAXED);
+}

@@ -1,0 +1,36 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * verify.c - what verify.h's checks call in a VERIFY=1 build: the
+ * amortised set check and the failure report.  Empty in a release build.
+ */
+#include "verify.h"
+
+#ifdef HRT_VERIFY
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "timerset.h"
+
+#define VERIFY_FULL 512
+
+void hrt__verify_fail(const char *file, int line, const char *rule)
+{
+	fprintf(stderr, "hrt VERIFY: %s:%d: %s\n", file, line, rule);
+	abort();
+}
+
+/* Per thread: the changes since the last whole check of a large set. */
+static _Thread_local size_t changes;
+
+const char *hrt__verify_set(const struct hrt_tset *ts)
+{
+	size_t n = hrt__tset_count(ts);
+
+	if (n > VERIFY_FULL && ++changes < n)
+		return NULL;
+	changes = 0;
+	return hrt__tset_check(ts);
+}
+#else
+typedef int hrt__verify_empty;  /* ISO C wants a declaration */
+#endif
