@@ -159,6 +159,7 @@ static inline void base_unlock(const struct hrt_base *cb)
 /* Lock held: wait until a callback of b returns (cancel). */
 static inline void base_wait(struct hrt_base *b)
 {
+	base_assert_locked(b);
 	b->bl.waiters++;
 	verify_gives(b);
 	hrt__bl_wait(&b->bl);

@@ -72,8 +72,10 @@ HRT_EXTERN ssize_t hrt_base_walk_tree(struct hrt_base *b,
 		/* Every far timer into the tree: it shows them, and the wheel
 		 * stays empty while fn runs (nothing may start), so a query
 		 * from fn (next_event) never changes the tree being walked. */
-		base_for_each_set(b, ts)
+		base_for_each_set(b, ts) {
 			hrt__tset_gather(ts);
+			verify_set(ts);
+		}
 		hrt__walking = b;
 		hrt__change_id = 0;
 	}

@@ -23,7 +23,9 @@ static void run_one(struct hrt_base *b, struct hrt_tset *ts, struct hrt_timer *t
 	hrt_callback fn = t->hrt__fn;
 	enum hrt_restart r;
 
+	base_assert_locked(b);
 	hrt__tset_take(ts, t);
+	verify_set(ts);
 	b->running = t;
 	b->stats.expired++;
 	if (now > t->hrt__hard) {       /* the pass came after the promise */
@@ -45,6 +47,7 @@ static void run_one(struct hrt_base *b, struct hrt_tset *ts, struct hrt_timer *t
 
 		if (!hrt__tset_queued(s) && st_base(s) == b) {
 			hrt__tset_add(hrt__tset_of(s), t);
+			verify_set(hrt__tset_of(s));
 			b->stats.restarts++;
 		}
 	}

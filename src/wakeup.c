@@ -18,7 +18,10 @@
  * so the next update (or dispatch, or the loop's retry) tries again. */
 static int device_arm(struct hrt_base *b, hrt_time_t when)
 {
-	int r = b->dev->ops->arm(b->dev, when);
+	int r;
+
+	base_assert_locked(b);
+	r = b->dev->ops->arm(b->dev, when);
 
 	if (r < 0) {
 		b->arm_err = r;
@@ -110,6 +113,7 @@ struct hrt_device *hrt__base_device(struct hrt_base *b)
 /* Lock held: d installed, armed for what `holds` says. */
 static void install_device(struct hrt_base *b, struct hrt_device *d, int holds)
 {
+	base_assert_locked(b);
 	__atomic_store_n(&b->dev, d, __ATOMIC_RELEASE);
 	if (holds == HRT_DEV_NEW)
 		b->armed = HRT_TIME_MAX;
@@ -153,6 +157,7 @@ static int hold_arm(struct hrt_device *d, hrt_time_t when)
 	struct hrt_base *b = HRT_CONTAINER_OF(d, struct hrt_base, hold);
 	int r;
 
+	base_assert_locked(b);
 	(void)when;
 	if (!b->hold_disarmed) {
 		r = b->hold_below->ops->arm(b->hold_below, HRT_TIME_MAX);
