@@ -149,7 +149,8 @@ ifeq ($(HAVE_TRACEFS),y)
 $(O)/tools/live.o: HRT_CFLAGS += -DHAVE_TRACEFS $(TRACEFS_CFLAGS)
 endif
 
-# What the probes found, in $(O)/config.mk (read by nobody: a stamp).  It is
+# What the probes found and the library's flags, in $(O)/config.mk (read
+# by nobody: a stamp).  It is
 # rewritten only when a result changes, and what a result decides depends on
 # it: installing or removing an optional package rebuilds those targets (the
 # tool through live.o, the tests and replays through libtools.a) and nothing
@@ -158,7 +159,8 @@ CONFIG := $(O)/config.mk
 CONFIG_LINES := '\# hrt: the optional packages found (Makefile, "config.mk")' \
 	'HAVE_TRACEFS = $(HAVE_TRACEFS)' 'TRACEFS_CFLAGS = $(TRACEFS_CFLAGS)' \
 	'TRACEFS_LIBS = $(TRACEFS_LIBS)' 'HAVE_LIBUV = $(HAVE_LIBUV)' \
-	'EXLIBS_uv_timers = $(EXLIBS_uv_timers)' 'EXAMPLES_MISSING = $(EXAMPLES_MISSING)'
+	'EXLIBS_uv_timers = $(EXLIBS_uv_timers)' 'EXAMPLES_MISSING = $(EXAMPLES_MISSING)' \
+	'LIB_FLAGS = $(ALL_CFLAGS)'
 ifeq ($(filter clean,$(MAKECMDGOALS)),)
   $(shell mkdir -p $(O) && printf '%s\n' $(CONFIG_LINES) > $(CONFIG).$$$$ && \
     { cmp -s $(CONFIG).$$$$ $(CONFIG) && rm -f $(CONFIG).$$$$ || mv -f $(CONFIG).$$$$ $(CONFIG); })
@@ -174,7 +176,10 @@ lib: $(LIB_A) $(LIB_SO)
 
 tools: $(HRT_BIN)
 
-$(O)/src/%.o: src/%.c $(wildcard src/*.h) include/hrt.h
+# On $(CONFIG) too: its LIB_FLAGS line changes with the flags (VERIFY=1, a
+# sanitizer) into a build dir the caller named, so no object of one build
+# is linked with another's (struct hrt_base differs under VERIFY).
+$(O)/src/%.o: src/%.c $(wildcard src/*.h) include/hrt.h $(CONFIG)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -DHRT_BUILDING -fvisibility=hidden -c $< -o $@
 

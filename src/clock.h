@@ -42,19 +42,32 @@ static inline hrt_time_t set_offset(const struct hrt_tset *ts)
 	return __atomic_load_n(&ts->off, __ATOMIC_RELAXED);
 }
 
+/* The offset as the current pass began: the pass compares its sets with
+ * that one throughout, though a -ECANCELED dispatch may measure a new one
+ * while a callback runs. */
+static inline hrt_time_t set_pass_offset(const struct hrt_tset *ts)
+{
+	return ts->pass_off;
+}
+
 /* clock.c: measure the offset again: after a set the kernel reported
  * (told), any clean reading; else kept if it moved by read noise only. */
 void hrt__base_sync_offset(struct hrt_base *b, int told);
 
-/* A key of a set with offset off as an instant of the base's clock,
- * saturated (HRT_TIME_MAX stays "never"). */
+/* A key of a set with offset off as an instant of the base's clock: the
+ * key itself at offset 0 (a first set's).  HRT_TIME_MAX stays "never";
+ * any other key that the offset carries past the latest instant a pass
+ * runs at saturates there, as an absolute start's hard expiry is capped
+ * (a timer that can run must stay a candidate, its wake-up armed). */
 static inline hrt_time_t key_to_base(hrt_time_t v, hrt_time_t off)
 {
 	hrt_time_t r;
 
-	if (v == HRT_TIME_MAX || __builtin_add_overflow(v, off, &r))
-		return off > 0 || v == HRT_TIME_MAX ? HRT_TIME_MAX : INT64_MIN;
-	return r;
+	if (v == HRT_TIME_MAX || off == 0)
+		return v;
+	if (__builtin_add_overflow(v, off, &r))
+		return off > 0 ? HRT_QUEUE_NOW_MAX : INT64_MIN;
+	return r > HRT_QUEUE_NOW_MAX ? HRT_QUEUE_NOW_MAX : r;
 }
 
 /* The base's instant now as a key of a set with offset off, saturated

@@ -79,7 +79,7 @@ static struct hrt_timer *first_of_sets(struct hrt_base *b, int leftmost, struct 
 			v = c ? c->hrt__hard : HRT_TIME_MAX;
 		}
 		if (ts != &b->set) {
-			v = key_to_base(v, set_offset(ts));
+			v = key_to_base(v, set_pass_offset(ts));
 			if (v >= best)
 				continue;
 		}
@@ -122,7 +122,8 @@ ssize_t hrt__base_run_locked(struct hrt_base *b, hrt_time_t now, int idle)
 	if (b->split)
 		hrt__base_sync_offset(b, 0);
 	base_for_each_set(b, ts) {
-		hrt__tset_pass_begin(ts, id, base_to_key(now, set_offset(ts)));
+		ts->pass_off = set_offset(ts);
+		hrt__tset_pass_begin(ts, id, base_to_key(now, ts->pass_off));
 		verify_set(ts);
 	}
 

@@ -106,6 +106,7 @@ struct hrt_tset {
 	/* The owner's, never read here: its keys + off = the owner's clock
 	 * (a split base's relative set, clock.h).  Atomic. */
 	hrt_time_t off;
+	hrt_time_t pass_off;            /* off as the current pass began */
 	struct hrt_queue queue;
 	struct hrt_queue pend;
 	struct hrt_timer *ran[HRT_TSET_RAN_MAX];

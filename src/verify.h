@@ -7,7 +7,10 @@
  * kernel's lockdep_assert_held and libev's EV_FREQUENT_CHECK:
  *   base_assert_locked(b)  at every "lock held" precondition: this thread
  *                          holds b's lock (for an unlocked base: is the
- *                          one calling it, between its lock and unlock);
+ *                          one calling it, between its lock and unlock).
+ *                          The devices' arm() (the loop's loop_arm, which
+ *                          cannot see the base) is covered by device_arm's,
+ *                          its one caller;
  *   verify_set(ts)         after every change of a timer set by the base
  *                          layer: hrt__tset_check finds nothing broken.
  * A failure prints the file, line and broken rule to stderr and aborts.

@@ -511,6 +511,36 @@ static void test_mode_switch_in_callback_runs_once_per_pass(void **state)
 		}
 }
 
+/* A relative timer whose hard expiry overflows the wall clock (a slack of
+ * centuries, or HRT_TIME_MAX: "as late as possible", hrt.h) can run like
+ * any other: it is the candidate of its set in every pass, and its wake-up
+ * is armed at the latest instant, as an absolute one's hard expiry is
+ * capped; greedy off and on. */
+static void test_relative_timer_with_endless_slack_runs(void **state)
+{
+	(void)state;
+	for (int greedy = 0; greedy < 2; greedy++) {
+		struct hrt_base *b = new_base();
+		hrt_time_t hard, when;
+
+		init_recs();
+		assert_int_equal(hrt_base_set_greedy(b, greedy ? HRT_GREEDY_ALWAYS : HRT_GREEDY_OFF), 0);
+		assert_int_equal(hrt_timer_start_range(&recs[0].t, b, S / 1000, HRT_TIME_MAX,
+						       HRT_MODE_REL), 0);
+		assert_int_equal(hrt_timer_get_hard(&recs[0].t, &hard), 0);
+		assert_true(hard > rt_now && hard < HRT_TIME_MAX);
+		assert_int_equal(hrt_base_next_event(b, &when), 1);
+		assert_int_equal(when, hard);
+		assert_true(armed_at == hard);
+		advance(S);
+		assert_int_equal(hrt_base_run(b, rt_now, 0), 1);
+		assert_int_equal(n_ran, 1);
+		assert_int_equal(hrt_timer_is_queued(&recs[0].t), 0);
+		checked(b);
+		drop(b);
+	}
+}
+
 int main(void)
 {
 	static const struct CMUnitTest tests[] = {
@@ -528,6 +558,7 @@ int main(void)
 		cmocka_unit_test(test_set_while_held_is_measured),
 		cmocka_unit_test(test_small_sets_are_followed),
 		cmocka_unit_test(test_mode_switch_in_callback_runs_once_per_pass),
+		cmocka_unit_test(test_relative_timer_with_endless_slack_runs),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
