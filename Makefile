@@ -124,6 +124,7 @@ EXAMPLES_NEEDING := $(foreach e,$(EXAMPLE_NAMES),$(if $(EXPKG_$(e)),$(e)))
 EXAMPLES_MISSING := $(foreach e,$(EXAMPLES_NEEDING),$(if $(call have_lib,$(EXHDR_$(e)),$(EXFN_$(e)),$(EXLIBS_$(e))),,$(e)))
 EXAMPLES_OK      := $(filter-out $(EXAMPLES_MISSING),$(EXAMPLE_NAMES))
 HAVE_LIBUV       := $(if $(filter uv_timers,$(EXAMPLES_MISSING)),,y)
+HAVE_LIBEV       := $(if $(filter ev_timers,$(EXAMPLES_MISSING)),,y)
 HAVE_XZ          := $(shell command -v xz >/dev/null 2>&1 && echo y)
 # Live tracing (hrt top, hrt record --tracefs): libtracefs and libtraceevent.
 TRACEFS_CFLAGS   := $(shell pkg-config --cflags libtracefs libtraceevent 2>/dev/null)
@@ -146,7 +147,7 @@ endif
 CONFIG := $(O)/config.mk
 CONFIG_LINES := '\# hrt: the optional packages found (Makefile, "config.mk")' \
 	'HAVE_TRACEFS = $(HAVE_TRACEFS)' 'TRACEFS_CFLAGS = $(TRACEFS_CFLAGS)' \
-	'TRACEFS_LIBS = $(TRACEFS_LIBS)' 'HAVE_LIBUV = $(HAVE_LIBUV)' \
+	'TRACEFS_LIBS = $(TRACEFS_LIBS)' 'HAVE_LIBUV = $(HAVE_LIBUV)' 'HAVE_LIBEV = $(HAVE_LIBEV)' \
 	'EXLIBS_uv_timers = $(EXLIBS_uv_timers)' 'EXAMPLES_MISSING = $(EXAMPLES_MISSING)'
 ifeq ($(filter clean,$(MAKECMDGOALS)),)
   $(shell mkdir -p $(O) && printf '%s\n' $(CONFIG_LINES) > $(CONFIG).$$$$ && \
@@ -203,9 +204,12 @@ $(O)/fuzz/%-replay: fuzz/%.c fuzz/fuzz_main.c $(wildcard fuzz/*.h) $(LIB_A) $(TO
 
 # Per-benchmark extra link flags: BENCH_LDFLAGS_<name>.
 BENCH_LDFLAGS_wakeups = -Wl,--wrap=epoll_wait    # counts the loop's waits
-# bench/coalesce --uv: a libuv host (examples/uv_coalesce.h), when libuv is there.
-BENCH_LDFLAGS_coalesce = $(if $(HAVE_LIBUV),-DHRT_BENCH_UV $(EXLIBS_uv_timers))
-$(O)/bench/coalesce: examples/uv_coalesce.h examples/coalesce_plan.h
+# bench/coalesce --uv, --ev: a libuv host (examples/uv_coalesce.h), a libev
+# host (examples/ev_coalesce.h), when the library is there.
+BENCH_LDFLAGS_coalesce = $(if $(HAVE_LIBUV),-DHRT_BENCH_UV $(EXLIBS_uv_timers)) \
+	$(if $(HAVE_LIBEV),-DHRT_BENCH_EV $(EXLIBS_ev_timers))
+$(O)/bench/coalesce: examples/uv_coalesce.h examples/coalesce_sleep.h \
+	examples/ev_coalesce.h examples/coalesce_plan.h
 $(O)/bench/%: bench/%.c $(wildcard bench/*.h tests/*.h) $(LIB_A)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -O2 -o $@ $< $(LIB_A) $(ALL_LDFLAGS) $(BENCH_LDFLAGS_$*) $(HRT_LDLIBS)
@@ -237,10 +241,11 @@ $(O)/readme_uv.o: README.md include/hrt.h
 	sed -n '/<!-- uv -->/,/<!-- end -->/p' README.md | sed '/^```/d;/^<!--/d' > $(O)/readme_uv.c
 	$(CC) $(ALL_CFLAGS) -Wno-unused-parameter $$(pkg-config --cflags libuv 2>/dev/null) -c $(O)/readme_uv.c -o $@
 
-test check: $(LIB_A) $(LIB_SO) $(HRT_BIN) $(TEST_BINS) $(FUZZ_REPLAY) $(EXAMPLE_TESTS) $(O)/readme_example $(README_UV)
+test check: $(LIB_A) $(LIB_SO) $(HRT_BIN) $(TEST_BINS) $(FUZZ_REPLAY) $(EXAMPLE_TESTS) $(O)/readme_example $(README_UV) $(O)/bench/coalesce
 	O=$(O) HRT=$(HRT_BIN) SAN_FLAGS='$(SAN_FLAGS)' SKIPPED='$(strip $(TEST_SKIPPED))' sh tests/run.sh \
 	  $(TEST_BINS) $(FUZZ_REPLAY) $(EXAMPLE_TESTS) $(O)/readme_example tests/check_layers.sh tests/test_install.sh tests/test_config.sh tests/test_bench_peers.sh tests/test_exports.sh tests/test_abi.sh tests/test_cmake.sh tests/test_demo_quiet.sh tests/test_figures.sh tests/test_man.sh tests/test_cli.sh tests/test_svg_render.sh \
-	  tests/test_output.sh tests/test_top.sh tests/test_run_slack.sh tests/test_slack_measure.sh
+	  tests/test_output.sh tests/test_top.sh tests/test_run_slack.sh tests/test_slack_measure.sh \
+	  tests/test_coalesce_hosts.sh
 
 # One screen, a sentence per section (tools/demo.sh): the article's example,
 # the shipped trace (xz-compressed: without xz that part says what it would
