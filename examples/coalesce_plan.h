@@ -45,15 +45,17 @@ struct co_plan {
 	hrt_time_t soft;                /* the planned window's start (MAX: none) */
 	int held;                       /* the timerfd is held disarmed */
 	int err;                        /* the first error (< 0), or 0 */
+	int slept;                      /* the planned sleep could block */
 	unsigned long slack_set, slack_orig;
+	unsigned long long wakeups;     /* co_due after such a sleep */
 };
 
 static inline void co_init(struct co_plan *c, struct hrt_base *base)
 {
 	c->base = base;
 	c->soft = HRT_TIME_MAX;
-	c->held = 0;
-	c->err = 0;
+	c->held = c->err = c->slept = 0;
+	c->wakeups = 0;
 	c->slack_orig = c->slack_set = (unsigned long)prctl(PR_GET_TIMERSLACK, 0, 0, 0, 0);
 }
 
@@ -112,6 +114,7 @@ static inline int co_plan(struct co_plan *c, uint64_t *ms)
 		return 0;
 	}
 	c->soft = soft;
+	c->slept = *ms > 0;
 	co_slack(c, (unsigned long)(hard - start - CO_MARGIN_NS));
 	return 1;
 }
@@ -123,6 +126,7 @@ static inline int co_due(struct co_plan *c, hrt_time_t now)
 	if (now < c->soft)
 		return 0;
 	c->soft = HRT_TIME_MAX;
+	c->wakeups += c->slept;
 	return 1;
 }
 

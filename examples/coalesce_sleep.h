@@ -42,7 +42,10 @@ struct cs_sleep {
 	struct hrt_base *base;
 	int epfd, hrt_fd, ranged;       /* ranged: coalescing (and no ENOSYS) */
 	int held;                       /* the timerfd is held */
+	int slept;                      /* the last wait could block */
 	unsigned long slack, slack_orig;
+	unsigned long long wakeups;     /* passes after such a wait (what
+					 * hrt_base_loop counts in stats.wakeups) */
 };
 
 /* 0 or -errno. */
@@ -52,7 +55,8 @@ static inline int cs_init(struct cs_sleep *c, struct hrt_base *base, int host_fd
 
 	c->base = base;
 	c->epfd = -1;
-	c->held = 0;
+	c->held = c->slept = 0;
+	c->wakeups = 0;
 	c->ranged = hrt_base_get_coalesce(base) == 1;
 	c->slack = c->slack_orig = (unsigned long)prctl(PR_GET_TIMERSLACK, 0, 0, 0, 0);
 	if ((c->hrt_fd = hrt_base_fd(base)) < 0)
@@ -114,7 +118,8 @@ static inline int cs_sleep(struct cs_sleep *c, int64_t host_ns)
 	else
 		cs_set_slack(c, c->slack_orig);
 	until = soft < end ? soft : end;
-	n = cs_wait(c, evs, until == HRT_TIME_MAX ? -1 : until > now ? until - now : 0);
+	c->slept = until > now;
+	n = cs_wait(c, evs, until == HRT_TIME_MAX ? -1 : c->slept ? until - now : 0);
 	if (n < 0)
 		return errno == EINTR ? 0 : -errno;
 	for (i = 0; i < n; i++)
@@ -130,6 +135,7 @@ static inline ssize_t cs_pass(struct cs_sleep *c, int ev)
 {
 	hrt_time_t now;
 
+	c->wakeups += c->slept && (ev & (CS_FD | CS_WINDOW));
 	if (ev & CS_FD)
 		return hrt_base_dispatch(c->base, !(ev & CS_HOST));
 	if ((ev & CS_WINDOW) && hrt_base_now(c->base, &now) == 0)
