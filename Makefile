@@ -13,7 +13,8 @@
 #   make bench-windows   range timers (windows 0-100 %, three expiry
 #                        distributions, the tail of one op) against libev
 #   make bench-coalesce-docs  (root) interrupts hrt adds, timerfd against the
-#                        coalesced sleep: docs/perf/coalesce.txt
+#                        coalesced sleep, in hrt_base_loop, libuv and libev:
+#                        docs/perf/coalesce.txt, coalesce-uv.txt, coalesce-ev.txt
 #   make bench-slack-docs  (root) hrt slack --measure on 8 sleepers:
 #                        docs/perf/slack-measure.txt
 #   make docs-replay     the shipped trace's verdict: docs/perf/replay-verdict.txt
@@ -283,11 +284,16 @@ bench-peers-docs:
 	$(MAKE) bench-peers PERF_DIR=$(CURDIR)/docs/perf
 
 # Interrupts hrt adds through the timerfd and with the coalesced sleep
-# (root: the irq_vectors:local_timer_entry counter), the table README and
-# docs/PERFORMANCE.md quote.
+# (root: the irq_vectors:local_timer_entry counter), the tables README and
+# docs/PERFORMANCE.md quote: hrt_base_loop, then a libuv and a libev host
+# (when built with them), one after the other (about 6 minutes each).
+COALESCE_RUN = --full --repeat 5 --seconds 2
 bench-coalesce-docs: $(O)/bench/coalesce
-	$(O)/bench/coalesce --full --repeat 3 --seconds 2 > $(O)/coalesce.txt
-	cp $(O)/coalesce.txt docs/perf/coalesce.txt
+	$(O)/bench/coalesce $(COALESCE_RUN) > $(O)/coalesce.txt
+	$(if $(HAVE_LIBUV),$(O)/bench/coalesce $(COALESCE_RUN) --uv > $(O)/coalesce-uv.txt)
+	$(if $(HAVE_LIBEV),$(O)/bench/coalesce $(COALESCE_RUN) --ev > $(O)/coalesce-ev.txt)
+	cp $(O)/coalesce.txt $(if $(HAVE_LIBUV),$(O)/coalesce-uv.txt) \
+	  $(if $(HAVE_LIBEV),$(O)/coalesce-ev.txt) docs/perf/
 
 # The README's "apply and measure" step on this machine (root, tracefs).
 bench-slack-docs: $(HRT_BIN) $(O)/slack_sleepers

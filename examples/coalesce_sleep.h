@@ -82,9 +82,12 @@ static inline int cs_wait(struct cs_sleep *c, struct epoll_event *evs, int64_t t
 	struct timespec ts = { t / 1000000000, t % 1000000000 };
 	int n = -1;
 
+#ifdef SYS_epoll_pwait2
 	if (c->ranged)
-		n = (int)syscall(SYS_epoll_pwait2, c->epfd, evs, 2, t < 0 ? NULL : &ts, NULL, 0);
+		n = (int)syscall(SYS_epoll_pwait2, c->epfd, evs, 2, t < 0 ? NULL : &ts, NULL,
+				 (size_t)0);
 	if (n < 0 && errno == ENOSYS)
+#endif
 		c->ranged = 0;
 	if (!c->ranged)
 		n = epoll_wait(c->epfd, evs, 2, t < 0 ? -1 : (int)((t + 999999) / 1000000));

@@ -36,11 +36,11 @@ static inline void ev_co_plan(struct ev_loop *loop, ev_prepare *w, int revents)
 
 	(void)revents;
 	ev_timer_stop(loop, &c->timer);
-	if (!co_plan(&c->plan, &ms))
-		return;
-	ev_now_update(loop);            /* the timeout counts from now */
-	ev_timer_set(&c->timer, (double)ms / 1e3, 0.);
-	ev_timer_start(loop, &c->timer);
+	if (co_plan(&c->plan, &ms)) {
+		ev_now_update(loop);    /* the timeout counts from now */
+		ev_timer_set(&c->timer, (double)ms / 1e3, 0.);
+		ev_timer_start(loop, &c->timer);
+	}
 }
 
 /* After the sleep: a pass (idle) if the window opened. */
@@ -58,7 +58,7 @@ static inline void ev_co_check(struct ev_loop *loop, ev_check *w, int revents)
 	}
 }
 
-/* Starts the watchers (c->passed set or NULL before).  The base must be
+/* Starts the watchers (c->passed set before, or NULL); the base must be
  * CLOCK_MONOTONIC. */
 static inline void ev_coalesce_start(struct ev_coalesce *c, struct ev_loop *loop,
 				     struct hrt_base *base)
