@@ -101,6 +101,8 @@ EXLIBS_uv_timers      = $(shell pkg-config --libs libuv 2>/dev/null || echo -luv
 EXLIBS_ev_timers      = -lev
 EXLIBS_sdevent_timers = $(shell pkg-config --libs libsystemd 2>/dev/null || echo -lsystemd)
 EXLIBS_epoll_timers   =
+EXLIBS_uv_cross_thread = $(EXLIBS_uv_timers)
+EXLIBS_ev_cross_thread = $(EXLIBS_ev_timers)
 
 # Optional packages, probed once per make run: $(call have_lib,HEADER,FUNC,LIBS)
 # is "y" when a program including HEADER and calling FUNC links with LIBS
@@ -120,6 +122,12 @@ EXFN_sdevent_timers  = sd_event_default
 EXPKG_uv_timers      = libuv1-dev
 EXPKG_ev_timers      = libev-dev
 EXPKG_sdevent_timers = libsystemd-dev
+EXHDR_uv_cross_thread = uv.h
+EXHDR_ev_cross_thread = ev.h
+EXFN_uv_cross_thread  = uv_default_loop
+EXFN_ev_cross_thread  = ev_run
+EXPKG_uv_cross_thread = libuv1-dev
+EXPKG_ev_cross_thread = libev-dev
 EXAMPLE_NAMES := $(EXAMPLE_SRCS:examples/%.c=%)
 EXAMPLES_NEEDING := $(foreach e,$(EXAMPLE_NAMES),$(if $(EXPKG_$(e)),$(e)))
 EXAMPLES_MISSING := $(foreach e,$(EXAMPLES_NEEDING),$(if $(call have_lib,$(EXHDR_$(e)),$(EXFN_$(e)),$(EXLIBS_$(e))),,$(e)))
