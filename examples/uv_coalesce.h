@@ -45,6 +45,7 @@ static inline int uv_coalesce_run(struct uv_coalesce *c, uv_loop_t *loop,
 		else if (c->passed && (ev & (CS_FD | CS_WINDOW)))
 			c->passed(!(ev & CS_HOST), n);
 	}
+	c->stop = 0;                            /* for the next run */
 	t = cs_done(&c->sleep);
 	return err ? err : t;
 }
