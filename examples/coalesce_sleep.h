@@ -18,9 +18,11 @@
  * armed, ends the sleep exactly.  cs_pass() then runs hrt's pass: a
  * dispatch if the fd is readable (a start from another thread arms it:
  * hrt_base_hold_fd), else a pass once the window has opened; idle when
- * nothing of the host's was ready.  The slack applies to nothing else:
- * the host's timers end this sleep themselves, and the thread gets its
- * slack back at cs_done().  CLOCK_MONOTONIC bases only (a relative sleep).
+ * nothing of the host's was ready.  The host's timers are not widened
+ * (the sleep is cut at their deadline), but other sleeps of the thread
+ * (in its callbacks) see the slack while it is set, as in hrt_base_loop;
+ * cs_done() gives the thread its own back.  CLOCK_MONOTONIC bases only
+ * (a relative sleep).
  */
 #ifndef HRT_COALESCE_SLEEP_H
 #define HRT_COALESCE_SLEEP_H
