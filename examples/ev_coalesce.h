@@ -4,10 +4,10 @@
  * and bench/coalesce.c --ev use it): an ev_prepare plans before each
  * sleep and starts an ev_timer at the window's start rounded up to the
  * millisecond (libev's epoll backend sleeps in whole ms), so the sleep ends
- * in the window under the thread's slack; an ev_check runs hrt's pass once
- * the window has opened.  The host's own ev_io on hrt_base_fd dispatches
- * as usual: the timerfd path (narrow windows, coalescing off) and starts
- * from other threads, which arm the held timerfd (hrt_base_hold_fd).
+ * in the window under the thread's slack, and the timer runs hrt's pass.
+ * The host's own ev_io on hrt_base_fd dispatches as usual: the timerfd
+ * path (narrow windows, coalescing off) and starts from other threads,
+ * which arm the held timerfd (hrt_base_hold_fd).
  */
 #ifndef HRT_EV_COALESCE_H
 #define HRT_EV_COALESCE_H
@@ -19,15 +19,9 @@
 struct ev_coalesce {
 	struct co_plan plan;
 	ev_prepare prepare;             /* plans before each sleep */
-	ev_timer timer;                 /* ends the sleep at the window's start */
-	ev_check check;                 /* runs the pass after it */
+	ev_timer timer;                 /* at the window's start: the pass */
 	void (*passed)(struct ev_loop *loop, ssize_t n);        /* or NULL */
 };
-
-static inline void ev_co_noop(struct ev_loop *loop, ev_timer *w, int revents)
-{
-	(void)loop, (void)w, (void)revents;     /* the check runs the pass */
-}
 
 static inline void ev_co_plan(struct ev_loop *loop, ev_prepare *w, int revents)
 {
@@ -43,8 +37,7 @@ static inline void ev_co_plan(struct ev_loop *loop, ev_prepare *w, int revents)
 	}
 }
 
-/* After the sleep: a pass (idle) if the window opened. */
-static inline void ev_co_check(struct ev_loop *loop, ev_check *w, int revents)
+static inline void ev_co_pass(struct ev_loop *loop, ev_timer *w, int revents)
 {
 	struct ev_coalesce *c = (struct ev_coalesce *)w->data;
 	hrt_time_t now;
@@ -64,19 +57,16 @@ static inline void ev_coalesce_start(struct ev_coalesce *c, struct ev_loop *loop
 				     struct hrt_base *base)
 {
 	co_init(&c->plan, base);
-	ev_timer_init(&c->timer, ev_co_noop, 0., 0.);
+	ev_timer_init(&c->timer, ev_co_pass, 0., 0.);
 	ev_prepare_init(&c->prepare, ev_co_plan);
-	ev_check_init(&c->check, ev_co_check);
-	c->prepare.data = c->check.data = c;
+	c->prepare.data = c->timer.data = c;
 	ev_prepare_start(loop, &c->prepare);
-	ev_check_start(loop, &c->check);
 }
 
 /* Stops them; gives the timerfd back and the thread its slack. */
 static inline void ev_coalesce_stop(struct ev_coalesce *c, struct ev_loop *loop)
 {
 	ev_prepare_stop(loop, &c->prepare);
-	ev_check_stop(loop, &c->check);
 	ev_timer_stop(loop, &c->timer);
 	co_done(&c->plan);
 }

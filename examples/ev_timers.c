@@ -19,8 +19,8 @@
  * The coalesced path (ev_coalesce.h): while the timers' window is wider
  * than libev's millisecond (its epoll backend sleeps in whole ms, rounded
  * up), an ev_prepare holds the timerfd disarmed, starts an ev_timer at the
- * window's start and sets the loop thread's slack to the rest of it; an
- * ev_check runs a pass once the window has opened.  Otherwise the timerfd
+ * window's start and sets the loop thread's slack to the rest of it; the
+ * timer runs a pass when the window has opened.  Otherwise the timerfd
  * path above.  HRT_COALESCE=off in the environment keeps the timerfd path.
  *
  * The workload and the self-check live in example.h; here only the loop.
@@ -37,8 +37,9 @@ static struct ev_coalesce co;   /* the coalesced path */
 
 static void on_hrt_readable(struct ev_loop *loop, ev_io *w, int revents)
 {
-	/* Others wait behind us?  (co_check is always queued: not host work.) */
-	int idle = ev_pending_count(loop) - (ev_is_pending(&co.check) != 0) == 0;
+	/* Others wait behind us?  (The coalesced path's timer is not host
+	 * work.) */
+	int idle = ev_pending_count(loop) - (ev_is_pending(&co.timer) != 0) == 0;
 	ssize_t n;
 
 	(void)w;
