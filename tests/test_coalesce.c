@@ -551,6 +551,10 @@ static void test_hold_fd_keeps_timerfd_disarmed(void **state)
 	assert_int_equal(hrt_timer_start(&u, b, 2 * MS, HRT_MODE_REL), 0);
 	left = tfd_left(fd);
 	assert_true(left > 0 && left <= 2 * MS);
+	/* The earliest moving later again leaves it armed (early, not late). */
+	assert_int_equal(hrt_timer_start(&u, b, 20 * MS, HRT_MODE_REL), 0);
+	left = tfd_left(fd);
+	assert_true(left > 0 && left <= 2 * MS);
 	assert_int_equal(hrt_base_hold_fd(b, 1), 0);
 	assert_int_equal(tfd_left(fd), 0);
 	assert_int_equal(hrt_timer_start(&u, b, MS, HRT_MODE_REL), 0);
