@@ -14,7 +14,8 @@
 #   make bench-windows   range timers (windows 0-100 %, three expiry
 #                        distributions, the tail of one op) against libev
 #   make bench-coalesce-docs  (root) interrupts hrt adds, timerfd against the
-#                        coalesced sleep: docs/perf/coalesce.txt
+#                        coalesced sleep, in hrt_base_loop, libuv and libev:
+#                        docs/perf/coalesce.txt, coalesce-uv.txt, coalesce-ev.txt
 #   make bench-slack-docs  (root) hrt slack --measure on 8 sleepers:
 #                        docs/perf/slack-measure.txt
 #   make docs-replay     the shipped trace's verdict: docs/perf/replay-verdict.txt
@@ -111,6 +112,8 @@ EXLIBS_uv_timers      = $(shell pkg-config --libs libuv 2>/dev/null || echo -luv
 EXLIBS_ev_timers      = -lev
 EXLIBS_sdevent_timers = $(shell pkg-config --libs libsystemd 2>/dev/null || echo -lsystemd)
 EXLIBS_epoll_timers   =
+EXLIBS_uv_cross_thread = $(EXLIBS_uv_timers)
+EXLIBS_ev_cross_thread = $(EXLIBS_ev_timers)
 
 # Optional packages, probed once per make run: $(call have_lib,HEADER,FUNC,LIBS)
 # is "y" when a program including HEADER and calling FUNC links with LIBS
@@ -130,11 +133,18 @@ EXFN_sdevent_timers  = sd_event_default
 EXPKG_uv_timers      = libuv1-dev
 EXPKG_ev_timers      = libev-dev
 EXPKG_sdevent_timers = libsystemd-dev
+EXHDR_uv_cross_thread = uv.h
+EXHDR_ev_cross_thread = ev.h
+EXFN_uv_cross_thread  = uv_default_loop
+EXFN_ev_cross_thread  = ev_run
+EXPKG_uv_cross_thread = libuv1-dev
+EXPKG_ev_cross_thread = libev-dev
 EXAMPLE_NAMES := $(EXAMPLE_SRCS:examples/%.c=%)
 EXAMPLES_NEEDING := $(foreach e,$(EXAMPLE_NAMES),$(if $(EXPKG_$(e)),$(e)))
 EXAMPLES_MISSING := $(foreach e,$(EXAMPLES_NEEDING),$(if $(call have_lib,$(EXHDR_$(e)),$(EXFN_$(e)),$(EXLIBS_$(e))),,$(e)))
 EXAMPLES_OK      := $(filter-out $(EXAMPLES_MISSING),$(EXAMPLE_NAMES))
 HAVE_LIBUV       := $(if $(filter uv_timers,$(EXAMPLES_MISSING)),,y)
+HAVE_LIBEV       := $(if $(filter ev_timers,$(EXAMPLES_MISSING)),,y)
 HAVE_XZ          := $(shell command -v xz >/dev/null 2>&1 && echo y)
 # Live tracing (hrt top, hrt record --tracefs): libtracefs and libtraceevent.
 TRACEFS_CFLAGS   := $(shell pkg-config --cflags libtracefs libtraceevent 2>/dev/null)
@@ -158,7 +168,7 @@ endif
 CONFIG := $(O)/config.mk
 CONFIG_LINES := '\# hrt: the optional packages found (Makefile, "config.mk")' \
 	'HAVE_TRACEFS = $(HAVE_TRACEFS)' 'TRACEFS_CFLAGS = $(TRACEFS_CFLAGS)' \
-	'TRACEFS_LIBS = $(TRACEFS_LIBS)' 'HAVE_LIBUV = $(HAVE_LIBUV)' \
+	'TRACEFS_LIBS = $(TRACEFS_LIBS)' 'HAVE_LIBUV = $(HAVE_LIBUV)' 'HAVE_LIBEV = $(HAVE_LIBEV)' \
 	'EXLIBS_uv_timers = $(EXLIBS_uv_timers)' 'EXAMPLES_MISSING = $(EXAMPLES_MISSING)' \
 	'LIB_FLAGS = $(ALL_CFLAGS)'
 ifeq ($(filter clean,$(MAKECMDGOALS)),)
@@ -219,9 +229,12 @@ $(O)/fuzz/%-replay: fuzz/%.c fuzz/fuzz_main.c $(wildcard fuzz/*.h) $(LIB_A) $(TO
 
 # Per-benchmark extra link flags: BENCH_LDFLAGS_<name>.
 BENCH_LDFLAGS_wakeups = -Wl,--wrap=epoll_wait    # counts the loop's waits
-# bench/coalesce --uv: a libuv host (examples/uv_coalesce.h), when libuv is there.
-BENCH_LDFLAGS_coalesce = $(if $(HAVE_LIBUV),-DHRT_BENCH_UV $(EXLIBS_uv_timers))
-$(O)/bench/coalesce: examples/uv_coalesce.h examples/coalesce_plan.h
+# bench/coalesce --uv, --ev: a libuv host (examples/uv_coalesce.h), a libev
+# host (examples/ev_coalesce.h), when the library is there.
+BENCH_LDFLAGS_coalesce = $(if $(HAVE_LIBUV),-DHRT_BENCH_UV $(EXLIBS_uv_timers)) \
+	$(if $(HAVE_LIBEV),-DHRT_BENCH_EV $(EXLIBS_ev_timers))
+$(O)/bench/coalesce: examples/uv_coalesce.h examples/coalesce_sleep.h \
+	examples/ev_coalesce.h examples/coalesce_plan.h
 $(O)/bench/%: bench/%.c $(wildcard bench/*.h tests/*.h) $(LIB_A)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -O2 -o $@ $< $(LIB_A) $(ALL_LDFLAGS) $(BENCH_LDFLAGS_$*) $(HRT_LDLIBS)
@@ -253,10 +266,11 @@ $(O)/readme_uv.o: README.md include/hrt.h
 	sed -n '/<!-- uv -->/,/<!-- end -->/p' README.md | sed '/^```/d;/^<!--/d' > $(O)/readme_uv.c
 	$(CC) $(ALL_CFLAGS) -Wno-unused-parameter $$(pkg-config --cflags libuv 2>/dev/null) -c $(O)/readme_uv.c -o $@
 
-test check: $(LIB_A) $(LIB_SO) $(HRT_BIN) $(TEST_BINS) $(FUZZ_REPLAY) $(EXAMPLE_TESTS) $(O)/readme_example $(README_UV)
+test check: $(LIB_A) $(LIB_SO) $(HRT_BIN) $(TEST_BINS) $(FUZZ_REPLAY) $(EXAMPLE_TESTS) $(O)/readme_example $(README_UV) $(O)/bench/coalesce
 	O=$(O) HRT=$(HRT_BIN) SAN_FLAGS='$(SAN_FLAGS)' SKIPPED='$(strip $(TEST_SKIPPED))' sh tests/run.sh \
 	  $(TEST_BINS) $(FUZZ_REPLAY) $(EXAMPLE_TESTS) $(O)/readme_example tests/check_layers.sh tests/test_install.sh tests/test_config.sh tests/test_bench_peers.sh tests/test_exports.sh tests/test_abi.sh tests/test_cmake.sh tests/test_demo_quiet.sh tests/test_figures.sh tests/test_man.sh tests/test_cli.sh tests/test_svg_render.sh \
-	  tests/test_output.sh tests/test_top.sh tests/test_run_slack.sh tests/test_slack_measure.sh
+	  tests/test_output.sh tests/test_top.sh tests/test_run_slack.sh tests/test_slack_measure.sh \
+	  tests/test_coalesce_hosts.sh
 
 # One screen, a sentence per section (tools/demo.sh): the article's example,
 # the shipped trace (xz-compressed: without xz that part says what it would
@@ -294,11 +308,16 @@ bench-peers-docs:
 	$(MAKE) bench-peers PERF_DIR=$(CURDIR)/docs/perf
 
 # Interrupts hrt adds through the timerfd and with the coalesced sleep
-# (root: the irq_vectors:local_timer_entry counter), the table README and
-# docs/PERFORMANCE.md quote.
+# (root: the irq_vectors:local_timer_entry counter), the tables README and
+# docs/PERFORMANCE.md quote: hrt_base_loop, then a libuv and a libev host
+# (when built with them), one after the other (about 6 minutes each).
+COALESCE_RUN = --full --repeat 5 --seconds 2
 bench-coalesce-docs: $(O)/bench/coalesce
-	$(O)/bench/coalesce --full --repeat 3 --seconds 2 > $(O)/coalesce.txt
-	cp $(O)/coalesce.txt docs/perf/coalesce.txt
+	$(O)/bench/coalesce $(COALESCE_RUN) > $(O)/coalesce.txt
+	$(if $(HAVE_LIBUV),$(O)/bench/coalesce $(COALESCE_RUN) --uv > $(O)/coalesce-uv.txt)
+	$(if $(HAVE_LIBEV),$(O)/bench/coalesce $(COALESCE_RUN) --ev > $(O)/coalesce-ev.txt)
+	cp $(O)/coalesce.txt $(if $(HAVE_LIBUV),$(O)/coalesce-uv.txt) \
+	  $(if $(HAVE_LIBEV),$(O)/coalesce-ev.txt) docs/perf/
 
 # The README's "apply and measure" step on this machine (root, tracefs).
 bench-slack-docs: $(HRT_BIN) $(O)/slack_sleepers

@@ -15,7 +15,7 @@
  * sleeping (its window was open already: no interrupt).  Prints SKIP and
  * exits 0 if the counter is unavailable.
  *
- *   bench/coalesce [--full] [--seconds S] [--repeat R] [--cpu C] [--uv]
+ *   bench/coalesce [--full] [--seconds S] [--repeat R] [--cpu C] [--uv | --ev]
  * default: N = 1, BG = 1 kHz, 1 s per run; --full: N = 1, 100, 10000 and
  * BG = 1000, 250, 100 Hz.  --repeat R (default 1: one line per run, as
  * always): each row runs R rounds - the background alone, then off and on
@@ -31,9 +31,14 @@
  * is at most added off, "not judged" where it is not.  A single
  * round cannot judge them: the background's count alone moves by 20 %
  * between runs.  --uv (built with libuv only): the host is a libuv loop
- * instead of hrt_base_loop - a uv_poll_t on hrt_base_fd, and with
- * coalescing examples/uv_coalesce.h's ranged path; its wake-ups column
- * counts passes (a coalesced wake-up is a pass, not a timerfd read).
+ * instead of hrt_base_loop, driven by examples/uv_coalesce.h (its sleep an
+ * epoll_pwait2 on libuv's fd and hrt's, the window as slack; coalescing
+ * off, the timerfd ends it); --ev (built with libev only): a libev loop,
+ * an ev_io on hrt_base_fd, and with coalescing examples/ev_coalesce.h's
+ * millisecond plan.  Their wake-ups column counts, as hrt_base_loop's,
+ * the passes that followed a sleep that could block: a coalesced wake-up
+ * is a pass, not a timerfd read (the libev host adds its timerfd reads,
+ * stats.wakeups; the libuv host counts those passes too).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -56,6 +61,9 @@
 #ifdef HRT_BENCH_UV
 #include "../examples/uv_coalesce.h"
 #endif
+#ifdef HRT_BENCH_EV
+#include "../examples/ev_coalesce.h"
+#endif
 
 #define MS 1000000LL
 #define SEC 1000000000LL
@@ -65,7 +73,9 @@
 static int cpu;
 static double seconds = 1.0;
 static int repeat = 1;
-static int use_uv;
+static int use_uv, use_ev;
+/* A host's coalesced wake-ups: passes after a sleep that could block. */
+static unsigned long long host_wakeups;
 
 static void pin(int c)
 {
@@ -164,58 +174,55 @@ static enum hrt_restart rearm(struct hrt_timer *t, hrt_time_t now)
 }
 
 #ifdef HRT_BENCH_UV
-static uv_loop_t *uv_host;
-static struct uv_coalesce uv_co;
-static int uv_readable;
+static struct uv_coalesce *uv_host;
 
-static void uv_on_fd(uv_poll_t *h, int status, int events)
-{
-	(void)h, (void)status, (void)events;
-	uv_readable = 1;
-}
-
-/* As examples/uv_timers.c: dispatch on the fd, or a pass once the ranged
- * sleep's window opened; nothing else runs here, so idle. */
-static void uv_on_check(uv_check_t *h)
-{
-	hrt_time_t now;
-
-	(void)h;
-	if (uv_readable) {
-		uv_readable = 0;
-		hrt_base_dispatch(job->b, 1);
-	} else if (hrt_base_now(job->b, &now) == 0 && uv_coalesce_due(&uv_co, now)) {
-		hrt_base_run(job->b, now, 1);
-	}
-}
-
-static void uv_close_one(uv_handle_t *h, void *arg)
-{
-	(void)arg;
-	if (!uv_is_closing(h))
-		uv_close(h, NULL);
-}
-
+/* As examples/uv_timers.c, with no handles of libuv's own. */
 static void uv_host_loop(struct hrt_base *b)
 {
+	struct uv_coalesce co = { 0 };
 	uv_loop_t loop;
-	uv_poll_t poll;
-	uv_check_t check;
 
 	uv_loop_init(&loop);
-	uv_host = &loop;
-	uv_readable = 0;
-	uv_poll_init(&loop, &poll, hrt_base_fd(b));
-	uv_poll_start(&poll, UV_READABLE, uv_on_fd);
-	uv_check_init(&loop, &check);
-	uv_check_start(&check, uv_on_check);
-	uv_coalesce_init(&uv_co, &loop, b);
-	uv_run(&loop, UV_RUN_DEFAULT);          /* until stop() */
-	uv_coalesce_done(&uv_co);
-	uv_walk(&loop, uv_close_one, NULL);
+	uv_host = &co;
+	if (uv_coalesce_run(&co, &loop, b) < 0)
+		fprintf(stderr, "coalesce: uv_coalesce_run failed\n");
+	host_wakeups = co.sleep.wakeups;
+	uv_host = NULL;
 	uv_run(&loop, UV_RUN_DEFAULT);
 	uv_loop_close(&loop);
-	uv_host = NULL;
+}
+#endif
+
+#ifdef HRT_BENCH_EV
+static struct ev_loop *ev_host;
+
+/* As examples/ev_timers.c: nothing else runs here, so idle. */
+static void ev_on_fd(struct ev_loop *loop, ev_io *w, int revents)
+{
+	(void)loop, (void)revents;
+	hrt_base_dispatch((struct hrt_base *)w->data, 1);
+}
+
+static void ev_host_loop(struct hrt_base *b)
+{
+	struct ev_coalesce co = { 0 };
+	ev_io io;
+
+	ev_host = ev_loop_new(EVFLAG_AUTO);
+	if (!ev_host) {
+		fprintf(stderr, "coalesce: ev_loop_new failed\n");
+		exit(1);
+	}
+	ev_io_init(&io, ev_on_fd, hrt_base_fd(b), EV_READ);
+	io.data = b;
+	ev_io_start(ev_host, &io);
+	ev_coalesce_start(&co, ev_host, b);
+	ev_run(ev_host, 0);                     /* until stop() */
+	ev_coalesce_stop(&co, ev_host);
+	host_wakeups = co.plan.wakeups;
+	ev_io_stop(ev_host, &io);
+	ev_loop_destroy(ev_host);
+	ev_host = NULL;
 }
 #endif
 
@@ -225,7 +232,13 @@ static enum hrt_restart stop(struct hrt_timer *t, hrt_time_t now)
 	(void)now;
 #ifdef HRT_BENCH_UV
 	if (uv_host) {
-		uv_stop(uv_host);
+		uv_coalesce_stop(uv_host);
+		return HRT_NORESTART;
+	}
+#endif
+#ifdef HRT_BENCH_EV
+	if (ev_host) {
+		ev_break(ev_host, EVBREAK_ALL);
 		return HRT_NORESTART;
 	}
 #endif
@@ -239,6 +252,7 @@ static void *hrt_main(void *arg)
 	int i;
 
 	pin(cpu);
+	host_wakeups = 0;
 	if (hrt_base_new(&j->b, CLOCK_MONOTONIC, HRT_BASE_ENV)) {
 		fprintf(stderr, "coalesce: hrt_base_new failed\n");
 		exit(1);
@@ -258,10 +272,14 @@ static void *hrt_main(void *arg)
 		uv_host_loop(j->b);
 	else
 #endif
+#ifdef HRT_BENCH_EV
+	if (use_ev)
+		ev_host_loop(j->b);
+	else
+#endif
 		hrt_base_loop(j->b);
 	hrt_base_get_stats(j->b, &j->st, sizeof(j->st));
-	if (use_uv)
-		j->st.wakeups = j->st.passes;
+	j->st.wakeups = use_uv ? host_wakeups : j->st.wakeups + host_wakeups;
 	for (i = 0; i < j->n; i++)
 		hrt_timer_cancel(&j->ts[i]);
 	hrt_base_free(j->b);
@@ -495,6 +513,12 @@ static void summary(void)
 	}
 }
 
+static const char *host_name(void)
+{
+	return use_uv ? "libuv" : use_ev ? "libev" :
+	       "hrt_base_loop";
+}
+
 int main(int argc, char **argv)
 {
 	static const int ns[] = { 1, 100, 10000 }, hzs[] = { 1000, 250, 100 };
@@ -512,11 +536,15 @@ int main(int argc, char **argv)
 		else if (!strcmp(argv[i], "--cpu") && i + 1 < argc)
 			cpu = atoi(argv[++i]);
 #ifdef HRT_BENCH_UV
-		else if (!strcmp(argv[i], "--uv"))
+		else if (!strcmp(argv[i], "--uv") && !use_ev)
 			use_uv = 1;
 #endif
+#ifdef HRT_BENCH_EV
+		else if (!strcmp(argv[i], "--ev") && !use_uv)
+			use_ev = 1;
+#endif
 		else {
-			fprintf(stderr, "usage: %s [--full] [--seconds S] [--repeat R] [--cpu C] [--uv]\n",
+			fprintf(stderr, "usage: %s [--full] [--seconds S] [--repeat R] [--cpu C] [--uv | --ev]\n",
 				argv[0]);
 			return 2;
 		}
@@ -539,7 +567,7 @@ int main(int argc, char **argv)
 	}
 	if (repeat == 1) {
 		printf("CPU %d, %.1f s per run, host %s; extra = (irqs - background irqs) / hrt wake-ups\n",
-		       cpu, seconds, use_uv ? "libuv (wake-ups: passes)" : "hrt_base_loop");
+		       cpu, seconds, host_name());
 		printf("%6s %5s %-4s %9s %9s %9s %8s %8s %9s %8s\n", "timers", "bg_hz", "co", "wakeups",
 		       "bg_irqs", "irqs", "extra", "late", "late%", "passes");
 	} else {
@@ -547,7 +575,7 @@ int main(int argc, char **argv)
 		       "and on, on first in odd rounds); medians of the rounds; added = irqs - that round's\n"
 		       "bg_irqs; ratio = added on / added off, median (min to max) over the rounds where\n"
 		       "added off > 0\n", cpu, seconds,
-		       use_uv ? "libuv (wake-ups: passes)" : "hrt_base_loop", repeat);
+		       host_name(), repeat);
 		printf("%6s %5s %9s %9s %9s %9s %9s %9s %9s %9s %9s %6s\n", "timers", "bg_hz",
 		       "wake_off", "wake_on", "pass_off", "pass_on", "bg_irqs", "added_off", "added_on",
 		       "late%off", "late%on", "ratio");

@@ -16,11 +16,11 @@
  * it after everything else had been invoked, when ev_pending_count() is
  * always 0, so idle would carry no information.)
  *
- * The coalesced path (coalesce_plan.h): while the timers' window is wider
+ * The coalesced path (ev_coalesce.h): while the timers' window is wider
  * than libev's millisecond (its epoll backend sleeps in whole ms, rounded
  * up), an ev_prepare holds the timerfd disarmed, starts an ev_timer at the
- * window's start and sets the loop thread's slack to the rest of it; an
- * ev_check runs a pass once the window has opened.  Otherwise the timerfd
+ * window's start and sets the loop thread's slack to the rest of it; the
+ * timer runs a pass when the window has opened.  Otherwise the timerfd
  * path above.  HRT_COALESCE=off in the environment keeps the timerfd path.
  *
  * The workload and the self-check live in example.h; here only the loop.
@@ -28,19 +28,18 @@
 #include <ev.h>
 
 #include "example.h"
-#include "coalesce_plan.h"
+#include "ev_coalesce.h"
 
 static struct hrt_base *base;
-static struct co_plan co;       /* the coalesced path */
-static ev_timer co_timer;       /* ends the sleep at the window's start */
-static ev_check co_check;       /* runs the pass after the sleep */
+static struct ev_coalesce co;   /* the coalesced path */
 
 /* --- the integration ---------------------------------------------------- */
 
 static void on_hrt_readable(struct ev_loop *loop, ev_io *w, int revents)
 {
-	/* Others wait behind us?  (co_check is always queued: not host work.) */
-	int idle = ev_pending_count(loop) - (ev_is_pending(&co_check) != 0) == 0;
+	/* Others wait behind us?  (The coalesced path's timer is not host
+	 * work.) */
+	int idle = ev_pending_count(loop) - (ev_is_pending(&co.timer) != 0) == 0;
 	ssize_t n;
 
 	(void)w;
@@ -55,43 +54,14 @@ static void on_hrt_readable(struct ev_loop *loop, ev_io *w, int revents)
 		ev_break(loop, EVBREAK_ALL);
 }
 
-static void on_co_timer(struct ev_loop *loop, ev_timer *w, int revents)
+/* After the coalesced path's pass (idle: after the sleep). */
+static void on_co_pass(struct ev_loop *loop, ssize_t n)
 {
-	(void)loop, (void)w, (void)revents;     /* on_co_check runs the pass */
-}
-
-/* Before each sleep: the ranged path, or the timerfd's. */
-static void on_co_prepare(struct ev_loop *loop, ev_prepare *w, int revents)
-{
-	uint64_t ms;
-
-	(void)w, (void)revents;
-	ev_timer_stop(loop, &co_timer);
-	if (!co_plan(&co, &ms))
-		return;
-	ev_now_update(loop);            /* the timeout counts from now */
-	ev_timer_set(&co_timer, (double)ms / 1e3, 0.);
-	ev_timer_start(loop, &co_timer);
-}
-
-/* After the sleep: a pass if the window opened (and the timerfd, held
- * disarmed, did not already run one). */
-static void on_co_check(struct ev_loop *loop, ev_check *w, int revents)
-{
-	ssize_t n;
-
-	(void)w, (void)revents;
-	if (co.err) {
-		ex_error("hrt_base_hold_fd", co.err);
+	ex_dispatched(1, n);
+	if (co.plan.err)
+		ex_error("hrt_base_hold_fd", co.plan.err);
+	if (ex_all_fired() || ex.failed)
 		ev_break(loop, EVBREAK_ALL);
-		return;
-	}
-	if (co_due(&co, ex_now())) {
-		n = hrt_base_run(base, ex_now(), 1);
-		ex_dispatched(1, n);
-		if (ex_all_fired())
-			ev_break(loop, EVBREAK_ALL);
-	}
 }
 
 /* --- the host loop's own work ------------------------------------------- */
@@ -122,7 +92,6 @@ int main(void)
 	struct ev_loop *loop;
 	ev_io hrt_io, pipe_io;
 	ev_timer tick;
-	ev_prepare co_prepare;
 	int fd;
 
 	base = ex_start("ev_timers");
@@ -143,12 +112,8 @@ int main(void)
 	ev_set_priority(&hrt_io, EV_MAXPRI);    /* before the host's watchers */
 	ev_io_start(loop, &hrt_io);
 
-	co_init(&co, base);
-	ev_timer_init(&co_timer, on_co_timer, 0., 0.);
-	ev_prepare_init(&co_prepare, on_co_prepare);
-	ev_prepare_start(loop, &co_prepare);
-	ev_check_init(&co_check, on_co_check);
-	ev_check_start(loop, &co_check);
+	co.passed = on_co_pass;
+	ev_coalesce_start(&co, loop, base);
 
 	ev_io_init(&pipe_io, on_pipe, ex.pipe[0], EV_READ);
 	ev_io_start(loop, &pipe_io);
@@ -157,10 +122,7 @@ int main(void)
 
 	ev_run(loop, 0);                /* until ev_break() */
 
-	co_done(&co);
-	ev_prepare_stop(loop, &co_prepare);
-	ev_check_stop(loop, &co_check);
-	ev_timer_stop(loop, &co_timer);
+	ev_coalesce_stop(&co, loop);
 	ev_io_stop(loop, &hrt_io);      /* before hrt_base_free closes the fd */
 	ev_io_stop(loop, &pipe_io);
 	ev_timer_stop(loop, &tick);

@@ -1,65 +1,59 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * uv_coalesce.h - coalesce_plan.h in a libuv loop (examples/uv_timers.c
- * and bench/coalesce.c --uv use it): a uv_prepare_t plans before each
- * poll and starts a libuv timer at the window's start, so the poll's
- * millisecond timeout ends there under the thread's slack; the host's
- * uv_check_t asks uv_coalesce_due() after the poll and runs a pass.
+ * uv_coalesce.h - a libuv loop and an hrt base driven together, with
+ * hrt_base_loop's coalesced sleep (coalesce_sleep.h): uv_coalesce_run()
+ * takes the place of uv_run(loop, UV_RUN_DEFAULT).  Each iteration runs
+ * libuv without sleeping (UV_RUN_NOWAIT: due timers, ready I/O, prepare
+ * and check handles), then sleeps in one epoll on libuv's epoll fd
+ * (uv_backend_fd) and hrt's, for at most libuv's timeout
+ * (uv_backend_timeout), then runs hrt's pass.  Starts from other threads
+ * need nothing more (hrt_base_hold_fd).  As with any embedding of libuv,
+ * a watcher started in a check callback is polled from the next iteration
+ * on (libuv adds it to its epoll in its poll phase).
+ * examples/uv_timers.c and bench/coalesce.c --uv use it.
  */
 #ifndef HRT_UV_COALESCE_H
 #define HRT_UV_COALESCE_H
 
 #include <uv.h>
 
-#include "coalesce_plan.h"
+#include "coalesce_sleep.h"
 
 struct uv_coalesce {
-	struct co_plan plan;
-	uv_prepare_t prepare;           /* plans before each poll */
-	uv_timer_t timer;               /* ends the poll at the window's start */
+	struct cs_sleep sleep;
+	int stop;                               /* uv_coalesce_stop() */
+	void (*passed)(int idle, ssize_t n);    /* after each pass, or NULL */
 };
 
-static inline void uv_co_noop(uv_timer_t *h)
+/* Runs loop and base until uv_coalesce_stop(c): 0, or a negative errno. */
+static inline int uv_coalesce_run(struct uv_coalesce *c, uv_loop_t *loop,
+				  struct hrt_base *base)
 {
-	(void)h;                        /* the host's check phase runs the pass */
-}
+	int ev, t, err = cs_init(&c->sleep, base, uv_backend_fd(loop));
+	ssize_t n;
 
-static inline void uv_co_plan(uv_prepare_t *h)
-{
-	struct uv_coalesce *c = (struct uv_coalesce *)h->data;
-	uint64_t ms;
-
-	if (!co_plan(&c->plan, &ms)) {
-		uv_timer_stop(&c->timer);
-		return;
+	while (!err && !c->stop) {
+		uv_run(loop, UV_RUN_NOWAIT);
+		if (c->stop)
+			break;
+		uv_update_time(loop);           /* the timeout counts from now */
+		t = uv_loop_alive(loop) ? uv_backend_timeout(loop) : -1;
+		ev = cs_sleep(&c->sleep, t < 0 ? -1 : (int64_t)t * 1000000);
+		n = ev < 0 ? ev : cs_pass(&c->sleep, ev);
+		if (n < 0)
+			err = (int)n;
+		else if (c->passed && (ev & (CS_FD | CS_WINDOW)))
+			c->passed(!(ev & CS_HOST), n);
 	}
-	uv_update_time(h->loop);        /* the timeout counts from now */
-	uv_timer_start(&c->timer, uv_co_noop, ms, 0);
+	c->stop = 0;                            /* for the next run */
+	t = cs_done(&c->sleep);
+	return err ? err : t;
 }
 
-/* 0 or a negative libuv error.  The base must be CLOCK_MONOTONIC. */
-static inline int uv_coalesce_init(struct uv_coalesce *c, uv_loop_t *loop,
-				   struct hrt_base *base)
+/* From any callback on the loop's thread: uv_coalesce_run returns. */
+static inline void uv_coalesce_stop(struct uv_coalesce *c)
 {
-	int err;
-
-	co_init(&c->plan, base);
-	if ((err = uv_timer_init(loop, &c->timer)) < 0 ||
-	    (err = uv_prepare_init(loop, &c->prepare)) < 0)
-		return err;
-	c->prepare.data = c;
-	return uv_prepare_start(&c->prepare, uv_co_plan);
-}
-
-static inline int uv_coalesce_due(struct uv_coalesce *c, hrt_time_t now)
-{
-	return co_due(&c->plan, now);
-}
-
-/* The handles close with the loop's others. */
-static inline void uv_coalesce_done(struct uv_coalesce *c)
-{
-	co_done(&c->plan);
+	c->stop = 1;
 }
 
 #endif /* HRT_UV_COALESCE_H */

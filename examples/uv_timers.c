@@ -2,29 +2,20 @@
 /*
  * uv_timers.c - hrt range timers in a libuv loop.
  *
- * The base's timerfd (hrt_base_fd) is watched by a uv_poll_t.  Its callback
- * only notes that the fd is readable; the dispatch happens in a uv_check_t,
- * which libuv runs once per iteration after all I/O callbacks.  By then we
- * know whether anything else woke the loop in this iteration:
+ * uv_coalesce_run() (uv_coalesce.h) runs the loop in place of
+ * uv_run(UV_RUN_DEFAULT): it sleeps itself, in one epoll on libuv's epoll
+ * fd and hrt_base_fd, for at most libuv's timeout and with nanosecond
+ * resolution, so hrt's wake-ups coalesce as in hrt_base_loop (the thread's
+ * timer slack is the timers' window while it waits for them).  After each
+ * sleep it runs hrt's pass, then libuv's iteration (UV_RUN_NOWAIT):
  *
- *     idle = 1  if no other I/O (or host timer) callback ran in it,
- *     idle = 0  otherwise.
+ *     idle = 1  if nothing of libuv's was ready (no I/O, no host timer),
+ *     idle = 0  otherwise,
  *
- * (libuv up to 1.44, Debian 12's, runs timers before the check phase; from
- * 1.45 on they run after it, so a host timer then marks the next
- * iteration busy instead - still a correct, if later, idle.)
- *
- * So with the default greedy policy (idle) the extra work of running timers
+ * so with the default greedy policy (idle) the extra work of running timers
  * early is done on wake-ups that were for timers only; when the loop is busy
  * with its own I/O, only the timers that are due (the leftmost run) run.
- * Every host callback therefore sets host_busy.
- *
- * The coalesced path (uv_coalesce.h): while the timers' window is wider
- * than libuv's millisecond, a uv_prepare_t holds the timerfd disarmed,
- * starts a libuv timer at the window's start and sets the loop thread's
- * slack to the rest of it; the check phase then runs a pass once the
- * window has opened.  Otherwise the timerfd path above.  HRT_COALESCE=off
- * in the environment keeps the timerfd path.
+ * HRT_COALESCE=off in the environment: the timerfd ends the sleep exactly.
  *
  * The workload and the self-check live in example.h; here only the loop.
  */
@@ -33,53 +24,28 @@
 #include "example.h"
 #include "uv_coalesce.h"
 
-static struct hrt_base *base;
-static uv_poll_t hrt_poll;      /* hrt_base_fd(base) is readable */
-static uv_check_t hrt_check;    /* after this iteration's I/O callbacks */
-static int hrt_readable;        /* hrt_poll fired in this iteration */
-static int host_busy;           /* another callback ran in this iteration */
-static struct uv_coalesce co;   /* the coalesced path */
+static uv_loop_t loop;
+static struct uv_coalesce co;   /* drives the loop and the base */
 
-static void stop_loop(uv_loop_t *loop);
+static void stop_loop(void);
 
-/* --- the integration ---------------------------------------------------- */
+/* --- the integration: after each of hrt's passes ------------------------ */
 
-static void on_hrt_readable(uv_poll_t *h, int status, int events)
+static void on_pass(int idle, ssize_t n)
 {
-	(void)h;
-	(void)events;
-	if (status < 0)
-		ex_error("uv_poll(hrt)", status);       /* on_check stops */
-	hrt_readable = 1;               /* dispatch in on_check, after other I/O */
-}
-
-static void on_check(uv_check_t *h)
-{
-	int idle = !host_busy;          /* no other callback in this iteration */
-	ssize_t n;
-
-	host_busy = 0;
-	if (hrt_readable) {
-		hrt_readable = 0;
-		n = hrt_base_dispatch(base, idle);  /* drains the fd, runs timers, re-arms */
-		ex_dispatched(idle, n);
-	} else if (uv_coalesce_due(&co, ex_now())) {    /* the window opened */
-		n = hrt_base_run(base, ex_now(), idle);
-		ex_dispatched(idle, n);
-	}
-	if (co.plan.err)
-		ex_error("hrt_base_hold_fd", co.plan.err);
+	ex_dispatched(idle, n);
 	if (ex_all_fired() || ex.failed)
-		stop_loop(h->loop);
+		stop_loop();
 }
 
-/* --- the host loop's own work: each callback sets host_busy ------------- */
+/* --- the host loop's own work ------------------------------------------ */
 
 static void on_tick(uv_timer_t *h)
 {
 	(void)h;
-	host_busy = 1;
-	if (!ex_overdue())              /* overdue: failed, on_check stops */
+	if (ex_overdue())               /* overdue: failed */
+		stop_loop();
+	else
 		ex_host_tick();
 }
 
@@ -87,11 +53,12 @@ static void on_pipe(uv_poll_t *h, int status, int events)
 {
 	(void)h;
 	(void)events;
-	host_busy = 1;
 	if (status < 0)
 		ex_error("uv_poll(pipe)", status);
 	else
 		ex_host_readable();
+	if (ex.failed)
+		stop_loop();
 }
 
 static void close_handle(uv_handle_t *h, void *arg)
@@ -101,48 +68,37 @@ static void close_handle(uv_handle_t *h, void *arg)
 		uv_close(h, NULL);
 }
 
-/* Closing every handle makes uv_run return. */
-static void stop_loop(uv_loop_t *loop)
+/* uv_coalesce_run returns; the handles close in main's last uv_run. */
+static void stop_loop(void)
 {
-	uv_walk(loop, close_handle, NULL);
+	uv_coalesce_stop(&co);
+	uv_walk(&loop, close_handle, NULL);
 }
 
 int main(void)
 {
 	static uv_poll_t pipe_poll;
 	static uv_timer_t tick;
-	uv_loop_t loop;
-	int fd, err;
+	struct hrt_base *base;
+	int err;
 
 	base = ex_start("uv_timers");
 	if (!base)
 		return ex_finish();
-	fd = hrt_base_fd(base);
-	if (fd < 0) {
-		ex_error("hrt_base_fd", fd);
-		return ex_finish();
-	}
 	err = uv_loop_init(&loop);
 	if (err < 0) {
 		ex_error("uv_loop_init", err);
 		return ex_finish();
 	}
-
-	EX_TRY(uv_poll_init(&loop, &hrt_poll, fd));
-	EX_TRY(uv_poll_start(&hrt_poll, UV_READABLE, on_hrt_readable));
-	EX_TRY(uv_check_init(&loop, &hrt_check));
-	EX_TRY(uv_check_start(&hrt_check, on_check));
-	EX_TRY(uv_coalesce_init(&co, &loop, base));
-
 	EX_TRY(uv_poll_init(&loop, &pipe_poll, ex.pipe[0]));
 	EX_TRY(uv_poll_start(&pipe_poll, UV_READABLE, on_pipe));
 	EX_TRY(uv_timer_init(&loop, &tick));
 	EX_TRY(uv_timer_start(&tick, on_tick, EX_TICK_MS, EX_TICK_MS));
 
-	uv_run(&loop, UV_RUN_DEFAULT);  /* until stop_loop() */
+	co.passed = on_pass;
+	EX_TRY(uv_coalesce_run(&co, &loop, base));      /* until stop_loop() */
 out:
-	uv_coalesce_done(&co);
-	stop_loop(&loop);               /* no-op after a normal stop */
+	stop_loop();                    /* no-op after a normal stop */
 	uv_run(&loop, UV_RUN_DEFAULT);  /* runs the close callbacks */
 	if (uv_loop_close(&loop) < 0)
 		ex_error("uv_loop_close", -EBUSY);

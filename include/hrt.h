@@ -594,19 +594,22 @@ HRT_EXTERN int hrt_base_wait_window(const struct hrt_base *base, hrt_time_t *sof
 				    hrt_time_t *hard);
 /*
  * For a host loop that watches hrt_base_fd and sleeps for the window
- * itself (libuv, libev: their own timer set at the window's start, the
- * loop thread's slack set to the window): hold = 1 keeps the timerfd
- * disarmed - a timer without slack would end every ranged sleep at the
+ * itself (libuv, libev: its own timer or timeout at the window's start,
+ * the loop thread's slack set to the window): hold = 1 disarms the
+ * timerfd - a timer without slack would end every ranged sleep at the
  * earliest hard expiry exactly - and hold = 0 arms it again at that
- * expiry (the timerfd path).  While held, nothing wakes the host for a
- * start that moves the earliest hard expiry earlier: a start from another
- * thread must wake the host loop itself (uv_async_send, ev_async_send),
- * and the host calls hrt_base_wait_window again before it sleeps.  A
- * disarmed timerfd does not follow the wall clock, so a CLOCK_REALTIME
- * base sees no clock set while held (only CLOCK_MONOTONIC bases coalesce
- * anyway).  The fd stays the same.  0 or -errno: -EINVAL, -EPERM, -EDEADLK, -ECHILD,
+ * expiry (the timerfd path).  Call hrt_base_hold_fd(base, 1) before each
+ * sleep, then hrt_base_wait_window, and sleep for that window: while held,
+ * a start (from any thread) that moves the earliest hard expiry earlier
+ * than it was arms the timerfd at the new one, so a host asleep on the
+ * old plan wakes by it (dispatch, then plan again); the next hold = 1
+ * disarms it again (a start from the host's own thread, which plans
+ * before it sleeps, so costs two arms and no wake-up).  A disarmed
+ * timerfd does not follow the wall clock, so a CLOCK_REALTIME base sees
+ * no clock set while held (only CLOCK_MONOTONIC bases coalesce anyway).
+ * The fd stays the same.  0 or -errno: -EINVAL, -EPERM, -EDEADLK, -ECHILD,
  * -EOPNOTSUPP (virtual base), -EBUSY (hrt_base_loop runs; it refuses to
- * start, -EBUSY, while the fd is held), or the re-arm's error.
+ * start, -EBUSY, while the fd is held), or the arm's error.
  */
 HRT_EXTERN int hrt_base_hold_fd(struct hrt_base *base, int hold);
 

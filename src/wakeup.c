@@ -149,23 +149,48 @@ int hrt__base_replace_device(struct hrt_base *b, struct hrt_device *old, struct 
 
 /* The hold ------------------------------------------------------------ */
 
-/* Stacked on the timerfd: the base's arms are noted, not programmed (a
- * timer without slack would end the host's ranged sleep exactly), and the
- * timerfd below is disarmed once.  Called under the base lock. */
+/*
+ * Stacked on the timerfd: the base's arms are noted, not programmed (a
+ * timer without slack would end the host's ranged sleep exactly), and
+ * hrt_base_hold_fd(b, 1) disarms the timerfd below - at the hold and again
+ * before each of the host's sleeps.  One arm is programmed: an instant
+ * earlier than the one noted (a start that moved the earliest hard expiry
+ * earlier, perhaps from another thread while the host sleeps on a plan
+ * made for the later one) arms the timerfd at it, so the sleep ends by
+ * then; a later instant leaves it armed at the earlier one (a spurious
+ * wake-up at worst, never a late one).  The host's next hold(1) disarms it
+ * again: a start from the host's own thread, which plans anew before it
+ * sleeps, costs two arms and no interrupt.  Called under the base lock.
+ */
 static int hold_arm(struct hrt_device *d, hrt_time_t when)
 {
 	struct hrt_base *b = HRT_CONTAINER_OF(d, struct hrt_base, hold);
 	int r;
 
 	base_assert_locked(b);
-	(void)when;
+	if (when >= b->armed)
+		return HRT_DEV_NOTED;
+	r = b->hold_below->ops->arm(b->hold_below, when);
+	if (r >= 0)
+		b->hold_disarmed = 0;
+	return r;
+}
+
+/* Lock held: the timerfd below disarmed, the earliest expiry noted anew. */
+static int hold_disarm(struct hrt_base *b)
+{
+	int r;
+
+	base_assert_locked(b);
 	if (!b->hold_disarmed) {
 		r = b->hold_below->ops->arm(b->hold_below, HRT_TIME_MAX);
 		if (r < 0)
 			return r;
 		b->hold_disarmed = 1;
 	}
-	return HRT_DEV_NOTED;
+	b->armed = HRT_ARMED_EXPIRED;   /* notes any instant: no arm */
+	hrt__base_wakeup_update(b);
+	return 0;
 }
 
 /* Whatever the timerfd had before the hold (a disarmed one follows no
@@ -210,18 +235,16 @@ HRT_EXTERN int hrt_base_hold_fd(struct hrt_base *b, int hold)
 			b->hold_below = b->dev;
 			b->hold_disarmed = 0;
 			__atomic_store_n(&b->dev, &b->hold, __ATOMIC_RELEASE);
+			err = hold_disarm(b);
 		}
-	} else if (!hold && b->dev == &b->hold) {
+	} else if (hold) {
+		err = hold_disarm(b);   /* before the host's next sleep */
+	} else if (b->dev == &b->hold) {
 		__atomic_store_n(&b->dev, b->hold_below, __ATOMIC_RELEASE);
-	} else {
-		base_unlock(b);
-		return 0;
-	}
-	if (!err) {
-		/* The new device: arm (or note) it.  A timerfd the hold
-		 * disarmed is disarmed (and heard of no set of the wall clock:
+		/* Armed at the earliest expiry.  A timerfd the hold disarmed
+		 * is disarmed (and heard of no set of the wall clock:
 		 * hrt__base_wakeup_update measures a split base's offset). */
-		b->armed = !hold && b->hold_disarmed ? HRT_TIME_MAX : HRT_ARMED_EXPIRED;
+		b->armed = b->hold_disarmed ? HRT_TIME_MAX : HRT_ARMED_EXPIRED;
 		hrt__base_wakeup_update(b);
 		err = b->armed == HRT_ARMED_EXPIRED ? b->arm_err : 0;
 	}

@@ -16,7 +16,8 @@
  *    start from another thread pokes a long sleep, HRT_COALESCE and the
  *    switch;
  *  - hrt_base_hold_fd keeps the timerfd disarmed for a host loop that
- *    sleeps for the window itself, and gives it back armed.
+ *    sleeps for the window itself, gives it back armed, and arms it for a
+ *    start from another thread that moves the earliest expiry earlier.
  * Seeds are fixed and printed.
  */
 #include <errno.h>
@@ -541,10 +542,25 @@ static void test_hold_fd_keeps_timerfd_disarmed(void **state)
 	assert_true(tfd_left(fd) > 0);
 	assert_int_equal(hrt_base_hold_fd(b, 1), 0);
 	assert_int_equal(tfd_left(fd), 0);
-	/* A new earliest expiry arms nothing, and a due one does not fire. */
-	assert_int_equal(hrt_timer_start(&u, b, MS, HRT_MODE_REL), 0);
+	/* A later expiry arms nothing; a new earliest one arms the timerfd
+	 * at it (a host asleep on the old plan must wake), until the next
+	 * hold, before the host's next sleep, disarms it again; a due one
+	 * then does not fire. */
+	assert_int_equal(hrt_timer_start(&u, b, 100 * MS, HRT_MODE_REL), 0);
 	assert_int_equal(tfd_left(fd), 0);
+	assert_int_equal(hrt_timer_start(&u, b, 2 * MS, HRT_MODE_REL), 0);
+	left = tfd_left(fd);
+	assert_true(left > 0 && left <= 2 * MS);
+	/* The earliest moving later again leaves it armed (early, not late). */
+	assert_int_equal(hrt_timer_start(&u, b, 20 * MS, HRT_MODE_REL), 0);
+	left = tfd_left(fd);
+	assert_true(left > 0 && left <= 2 * MS);
 	assert_int_equal(hrt_base_hold_fd(b, 1), 0);
+	assert_int_equal(tfd_left(fd), 0);
+	assert_int_equal(hrt_timer_start(&u, b, MS, HRT_MODE_REL), 0);
+	assert_true(tfd_left(fd) > 0);
+	assert_int_equal(hrt_base_hold_fd(b, 1), 0);
+	assert_int_equal(tfd_left(fd), 0);
 	assert_int_equal(hrt_base_fd(b), fd);
 	pfd.fd = fd;
 	pfd.events = POLLIN;
@@ -565,6 +581,58 @@ static void test_hold_fd_keeps_timerfd_disarmed(void **state)
 	assert_int_equal(hrt_base_hold_fd(vb, 1), -EOPNOTSUPP);
 	assert_int_equal(hrt_base_hold_fd(NULL, 1), -EINVAL);
 	assert_int_equal(hrt_base_free(vb), 0);
+}
+
+/* hrt.h (hrt_base_hold_fd): a host that planned its sleep for a far
+ * window on a held fd, and sleeps on the fd until then, wakes by the hard
+ * expiry of a timer another thread starts meanwhile. */
+struct late_start {
+	struct hrt_base *b;
+	struct hrt_timer t;
+	hrt_time_t hard;
+};
+
+static void *late_start_main(void *arg)
+{
+	struct late_start *ls = arg;
+	struct timespec nap = { 0, 30 * MS };
+
+	nanosleep(&nap, NULL);          /* the host sleeps by now */
+	ls->hard = mono() + 20 * MS;
+	hrt_timer_start_range(&ls->t, ls->b, ls->hard - 10 * MS, 10 * MS, HRT_MODE_ABS);
+	return NULL;
+}
+
+static void test_hold_fd_start_from_other_thread_wakes_host(void **state)
+{
+	struct late_start ls = { .b = tv_new(CLOCK_MONOTONIC, 0) };
+	struct hrt_timer far;
+	struct pollfd pfd;
+	hrt_time_t soft, hard, woke;
+	pthread_t th;
+
+	(void)state;
+	assert_non_null(ls.b);
+	hrt_timer_init(&far, nop_cb);
+	hrt_timer_init(&ls.t, nop_cb);
+	assert_int_equal(hrt_timer_start_range(&far, ls.b, 2 * SEC, 100 * MS, HRT_MODE_REL), 0);
+	pfd.fd = hrt_base_fd(ls.b);
+	pfd.events = POLLIN;
+	assert_int_equal(hrt_base_hold_fd(ls.b, 1), 0);
+	assert_int_equal(hrt_base_wait_window(ls.b, &soft, &hard), 1);
+	assert_true(soft > mono() + SEC);
+	assert_int_equal(pthread_create(&th, NULL, late_start_main, &ls), 0);
+	/* The host's sleep, planned for the far window. */
+	assert_int_equal(poll(&pfd, 1, (int)((soft - mono()) / MS)), 1);
+	woke = mono();
+	pthread_join(th, NULL);
+	printf("  woke %.3f ms after the new hard expiry\n", (double)(woke - ls.hard) / 1e6);
+	assert_true(woke >= ls.hard);
+	assert_true(woke < ls.hard + 500 * MS);         /* not the far window's */
+	assert_int_equal(hrt_base_dispatch(ls.b, 1), 1);
+	assert_false(hrt_timer_is_queued(&ls.t));
+	hrt_timer_cancel(&far);
+	assert_int_equal(hrt_base_free(ls.b), 0);
 }
 
 /* hrt.h: a held timerfd refuses hrt_base_loop (-EBUSY), and a hold while
@@ -635,6 +703,7 @@ int main(void)
 		cmocka_unit_test(test_pass_without_sleep_is_no_wakeup),
 		cmocka_unit_test(test_start_from_other_thread_wakes_long_sleep),
 		cmocka_unit_test(test_hold_fd_keeps_timerfd_disarmed),
+		cmocka_unit_test(test_hold_fd_start_from_other_thread_wakes_host),
 		cmocka_unit_test(test_hold_and_loop_start_racing_one_wins),
 	};
 
