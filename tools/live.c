@@ -22,6 +22,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "grow.h"
 #include "live.h"
 #include "proc.h"
 #include "strtab.h"
@@ -245,6 +246,7 @@ static int on_record(struct tep_event *e, struct tep_record *rec, int cpu, void 
 	struct trace_event ev;
 	unsigned long long id;
 	int64_t a, b;
+	void *p;
 	int k;
 
 	for (k = 0; k < E_N && lt->id[k] != e->id; k++)
@@ -289,17 +291,12 @@ static int on_record(struct tep_event *e, struct tep_record *rec, int cpu, void 
 	}
 	ev.comm = comm_of(lt, ev.pid);
 	ev.tgid = tgid_of(lt, ev.pid);
-	if (lt->n == lt->cap) {
-		size_t nc = lt->cap ? lt->cap * 2 : 4096;
-		void *p = realloc(lt->p, nc * sizeof(*lt->p));
-
-		if (!p) {
-			lt->oom = 1;
-			return 1;
-		}
-		lt->p = p;
-		lt->cap = nc;
+	p = grow_one(lt->p, lt->n, &lt->cap, sizeof(*lt->p), 4096);
+	if (!p) {
+		lt->oom = 1;
+		return 1;
 	}
+	lt->p = p;
 	lt->p[lt->n++] = (struct pend){ ev, lt->seq++, 0 };
 	if (ev.t > lt->newest)
 		lt->newest = ev.t;

@@ -11,6 +11,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "grow.h"
 #include "live.h"
 #include "measure.h"
 #include "replay.h"
@@ -51,17 +52,13 @@ static int collect(void *ctx, const struct trace_event *ev)
 {
 	struct evbuf *b = ctx;
 
-	if (b->n == b->cap) {
-		size_t nc = b->cap ? b->cap * 2 : 65536;
-		void *p = realloc(b->ev, nc * sizeof(*b->ev));
+	void *p = grow_one(b->ev, b->n, &b->cap, sizeof(*b->ev), 65536);
 
-		if (!p) {
-			b->oom = 1;
-			return -ENOMEM;
-		}
-		b->ev = p;
-		b->cap = nc;
+	if (!p) {
+		b->oom = 1;
+		return -ENOMEM;
 	}
+	b->ev = p;
 	b->ev[b->n++] = *ev;
 	return 0;
 }

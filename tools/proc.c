@@ -13,6 +13,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "grow.h"
 #include "proc.h"
 
 #ifndef SCHED_DEADLINE
@@ -128,7 +129,7 @@ int proc_threads(pid_t pid, pid_t **out, size_t *n)
 	char path[64];
 	DIR *dir;
 	struct dirent *d;
-	pid_t *v = NULL;
+	pid_t *v = NULL, *p;
 	size_t cap = 0;
 	int e = 0;
 
@@ -142,17 +143,11 @@ int proc_threads(pid_t pid, pid_t **out, size_t *n)
 
 		if (!tid || tid == pid)
 			continue;
-		if (*n == cap) {
-			size_t nc = cap ? cap * 2 : 16;
-			pid_t *p = realloc(v, nc * sizeof(*v));
-
-			if (!p) {
-				e = -ENOMEM;
-				goto out_close;
-			}
-			v = p;
-			cap = nc;
+		if (!(p = grow_one(v, *n, &cap, sizeof(*v), 16))) {
+			e = -ENOMEM;
+			goto out_close;
 		}
+		v = p;
 		v[(*n)++] = tid;
 	}
 	sort_pids(v, *n);

@@ -44,6 +44,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "grow.h"
 #include "hist.h"
 #include "replay.h"
 #include "slack.h"
@@ -279,15 +280,11 @@ static void count_wake(struct replay *rp, const uint32_t grp[RP_NBY], int col)
 
 static int keep_wake(struct replay_wakes *w, hrt_time_t t)
 {
-	if (w->n == w->cap) {
-		size_t nc = w->cap ? w->cap * 2 : 1024;
-		void *a = realloc(w->t, nc * sizeof(*w->t));
+	void *a = grow_one(w->t, w->n, &w->cap, sizeof(*w->t), 1024);
 
-		if (!a)
-			return -ENOMEM;
-		w->t = a;
-		w->cap = nc;
-	}
+	if (!a)
+		return -ENOMEM;
+	w->t = a;
 	w->t[w->n++] = t;
 	return 0;
 }
@@ -516,17 +513,12 @@ static int chain_push(struct replay *rp, struct task *tk, const struct trace_eve
 		      hrt_time_t hard, const uint32_t grp[RP_NBY])
 {
 	struct sleep *e;
+	void *q;
 
 	task_trim(tk);
-	if (tk->n == tk->cap) {
-		size_t nc = tk->cap ? tk->cap * 2 : 16;
-		void *q = realloc(tk->q, nc * sizeof(*tk->q));
-
-		if (!q)
-			return -ENOMEM;
-		tk->q = q;
-		tk->cap = nc;
-	}
+	if (!(q = grow_one(tk->q, tk->n, &tk->cap, sizeof(*tk->q), 16)))
+		return -ENOMEM;
+	tk->q = q;
 	e = &tk->q[tk->n++];
 	*e = (struct sleep){ ev->t - tk->krun, ev->soft - ev->t, hard - ev->t, { 0 } };
 	memcpy(e->grp, grp, sizeof(e->grp));
