@@ -3,8 +3,9 @@
  * coalesce.c - the coalesced sleep's arithmetic: the base's wake-up
  * window (the timer sets' search, taken under the base lock) and the plan
  * that turns a window into an instant and a slack (the rule is in loop.c's
- * header and hrt.h; the switch is settings.c's).  hrt_base_wait_window hands the same plan to
- * programs with loops of their own.  Nothing here sleeps or arms.
+ * header and hrt.h; the switch is settings.c's).  hrt_base_wait_window
+ * hands the same plan to programs with loops of their own.  Nothing here
+ * sleeps or arms.
  */
 #include <sys/resource.h>
 
