@@ -107,9 +107,9 @@ extern "C" {
 #endif
 
 #define HRT_VERSION_MAJOR 1
-#define HRT_VERSION_MINOR 0
+#define HRT_VERSION_MINOR 1
 #define HRT_VERSION_PATCH 0
-#define HRT_VERSION_STRING "1.0.0"
+#define HRT_VERSION_STRING "1.1.0"
 
 /* The library's version at run time ("1.0.0"); HRT_VERSION_STRING is the
  * version of the header compiled against.  It cannot fail. */
@@ -524,6 +524,41 @@ HRT_EXTERN int hrt_base_loop(struct hrt_base *base);
  * parent's loop), -EDEADLK from a walk callback, or the eventfd's write
  * error. */
 HRT_EXTERN int hrt_base_stop(struct hrt_base *base);
+/*
+ * hrt_base_loop with another event loop inside it (since 1.1): for a host
+ * loop that can be driven from outside - its I/O behind one pollable fd,
+ * a way to ask how long it may sleep, and one iteration that does not
+ * sleep (libuv: uv_backend_fd, uv_backend_timeout, uv_run(UV_RUN_NOWAIT);
+ * examples/uv_timers.c).  The host's timeout has millisecond resolution
+ * and no slack; this sleep has epoll_pwait2's nanoseconds and the window's
+ * slack, so hrt's wake-ups coalesce inside the host as in hrt_base_loop.
+ * Each iteration:
+ *   run(arg)        the host's iteration without sleeping: 0, or a
+ *                   negative errno that ends the loop with it;
+ *   timeout(arg)    how long the host may sleep from now, in ns (< 0: no
+ *                   limit; libuv: uv_backend_timeout * 1000000, and -1 when
+ *                   !uv_loop_alive - libuv says 0 then);
+ *   one sleep on hrt's timerfd and `fd` together, as hrt_base_loop's, cut
+ *   at the host's deadline: a window opening before it keeps its start,
+ *   its slack cut at the deadline; one opening after gives way to a sleep
+ *   until the deadline with the thread's own slack (the host's timers are
+ *   never widened);
+ *   hrt's pass if its window opened or its timerfd fired, idle (see
+ *   hrt_base_dispatch) unless `fd` was readable or the host's deadline
+ *   passed - then host work waits behind it, and runs next, in run(arg).
+ * `fd` (not hrt_base_fd's) is polled for reading, never read: it must stay
+ * open and the same while the loop runs (after uv_loop_fork, call again).
+ * Do not also watch hrt_base_fd in the host.  The host's callbacks run in
+ * run(arg), on this thread, and may do what any code outside a pass may -
+ * start and cancel timers, hrt_base_stop() (returns after that
+ * iteration) - but not enter this loop again (-EBUSY).  Otherwise as
+ * hrt_base_loop: returns 0 after hrt_base_stop(), the same errors, and
+ * -EINVAL for fd < 0, NULL timeout or run, or fd one of hrt's own;
+ * epoll_ctl's error for an fd epoll cannot watch (-EBADF, -EPERM).
+ */
+HRT_EXTERN int hrt_base_loop_host(struct hrt_base *base, int fd,
+				  hrt_time_t (*timeout)(void *arg), int (*run)(void *arg),
+				  void *arg);
 
 /* Coalesced sleep (coalesce.c, loop.c) ------------------------------------- */
 
@@ -612,6 +647,34 @@ HRT_EXTERN int hrt_base_wait_window(const struct hrt_base *base, hrt_time_t *sof
  * start, -EBUSY, while the fd is held), or the arm's error.
  */
 HRT_EXTERN int hrt_base_hold_fd(struct hrt_base *base, int hold);
+/*
+ * The coalesced sleep for a host loop that sleeps itself with a coarse
+ * timeout and cannot be driven from outside (since 1.1; libev, whose
+ * epoll backend sleeps in whole milliseconds: examples/ev_timers.c).  Call
+ * it before each of the host's sleeps (libev: in an ev_prepare), on the
+ * host loop's thread; `res` is the host's timeout resolution in ns
+ * (1000000 for milliseconds).  1: the timerfd is held (hrt_base_hold_fd),
+ * the calling thread's timer slack is set to the window left after its
+ * start rounded up to res (less 100 us for the host's way into its
+ * sleep), and *delay (a multiple of res) is how long the host's own timer
+ * should run from now; when it fires, call hrt_base_run(base, now, idle).
+ * 0: the window is narrower than 200 us after the rounding, coalescing is
+ * off or nothing is queued - the timerfd is armed again, the thread's
+ * slack its own, *delay HRT_TIME_MAX (stop the host's timer): watch
+ * hrt_base_fd and dispatch as usual, which you do in both cases (a start
+ * from another thread that moves the earliest expiry earlier arms the held
+ * timerfd, so the host wakes in time).  The rounding costs up to res of
+ * each window; while the slack is set it also widens the host's own
+ * timers (by at most the window, never past hrt's hard expiries).
+ * hrt_base_plan_done(base) ends it: the timerfd armed, the thread's slack
+ * given back.  One thread plans for a base until then (the first to
+ * call): another gets -EPERM.  Errors: -EINVAL (NULL, res <= 0),
+ * -EPERM, -EBUSY (hrt_base_loop runs), those of hrt_base_fd and
+ * hrt_base_hold_fd.
+ */
+HRT_EXTERN int hrt_base_plan_sleep(struct hrt_base *base, hrt_time_t res, hrt_time_t *delay);
+/* 0, or -EPERM from a thread that is not the planner, or as above. */
+HRT_EXTERN int hrt_base_plan_done(struct hrt_base *base);
 
 #ifdef __cplusplus
 }

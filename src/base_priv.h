@@ -68,6 +68,10 @@ struct hrt_base {
 	struct hrt_device hold;
 	struct hrt_device *hold_below;  /* the timerfd under it */
 	int hold_disarmed;              /* the timerfd was disarmed */
+	/* hrt_base_plan_sleep (hostsleep.c): the thread that plans (0: none,
+	 * taken by compare-and-swap) and its timer slack before and now. */
+	uint64_t plan_tid;
+	unsigned long plan_slack_orig, plan_slack_set;
 	struct hrt_loop *loop;          /* hrt_base_loop's state (loop.c); the
 					 * base never looks inside */
 	/* lifecycle.c's list of locked bases, which fork() locks (address

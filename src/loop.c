@@ -63,6 +63,17 @@
 #include "loop.h"
 #include "timerfd.h"
 
+/* Another event loop run inside this one (hrt_base_loop_host): its fd
+ * shares the epoll, its iteration runs between sleeps, its deadline cuts
+ * them.  Set before the loop starts and cleared after it ends, by the
+ * loop's thread: no lock. */
+struct loop_host {
+	int fd;
+	hrt_time_t (*timeout)(void *arg);
+	int (*run)(void *arg);
+	void *arg;
+};
+
 struct hrt_loop {
 	struct hrt_device dev;          /* installed while the loop runs */
 	struct hrt_device *below;       /* the timerfd device under it */
@@ -81,6 +92,7 @@ struct hrt_loop {
 					 * (1: unknown) */
 	hrt__pwait2_fn pwait2;          /* test seam; NULL: the system call */
 	void *pwait2_ctx;
+	struct loop_host host;          /* hrt_base_loop_host's; fd -1: none */
 };
 
 static inline void loop_lock(struct hrt_loop *l)
@@ -174,6 +186,7 @@ struct hrt_loop *hrt__loop_new(int unlocked)
 	l->dev.ops = &loop_ops;
 	l->unlocked = unlocked;
 	l->epfd = l->efd = -1;
+	l->host.fd = -1;
 	l->tfd_at = 1;
 	if (!unlocked && pthread_mutex_init(&l->lock, NULL)) {
 		free(l);
@@ -265,6 +278,71 @@ static void drain_eventfd(struct hrt_loop *l)
 	if (read(l->efd, &v, sizeof(v)) < 0) {
 		/* EAGAIN: another wake already drained it. */
 	}
+}
+
+/*
+ * The top of every iteration: a stop, then the host's turn - its
+ * iteration without sleeping, which may start timers or ask for the stop,
+ * then how long it may sleep - as an instant on the base's clock in
+ * *host_end (HRT_TIME_MAX: no limit, or no host).  1: stopped; 0: go on;
+ * < 0: the host's run failed, the loop returns that.
+ */
+static int loop_turn(struct hrt_base *b, struct hrt_loop *l, hrt_time_t *host_end)
+{
+	hrt_time_t t;
+	int err;
+
+	*host_end = HRT_TIME_MAX;
+	if (take_stop(l))
+		goto stop;
+	if (l->host.fd < 0)
+		return 0;
+	if ((err = l->host.run(l->host.arg)) < 0)
+		return err;
+	if (take_stop(l))
+		goto stop;
+	t = l->host.timeout(l->host.arg);
+	if (t >= 0)
+		*host_end = hrt__clock_now(hrt__base_clock(b)) + t;
+	return 0;
+stop:
+	drain_eventfd(l);       /* the stop's wake-up, not the next loop's */
+	return 1;
+}
+
+/* Sorts what epoll returned: the host's fd raises *host_ready, the eventfd
+ * is drained, the timerfd counted in the return value. */
+static int sort_events(struct hrt_loop *l, const struct epoll_event *evs, int n, int tfd,
+		       int *host_ready)
+{
+	int i, timer = 0;
+
+	for (i = 0; i < n; i++) {
+		if (evs[i].data.fd == tfd)
+			timer = 1;
+		else if (evs[i].data.fd == l->host.fd)
+			*host_ready = 1;
+		else
+			drain_eventfd(l);
+	}
+	return timer;
+}
+
+/* ms for epoll_wait: the earlier of `ms` (< 0: none) and the host's end. */
+static int host_ms(int ms, hrt_time_t now, hrt_time_t host_end, int *host_cut)
+{
+	hrt_time_t h;
+
+	*host_cut = 0;
+	if (host_end == HRT_TIME_MAX)
+		return ms;
+	h = host_end > now ? (host_end - now + 999999) / 1000000 : 0;
+	if (h > INT32_MAX)
+		h = INT32_MAX;
+	if (ms >= 0 && ms <= h)
+		return ms;
+	*host_cut = 1;
+	return (int)h;
 }
 
 /*
@@ -365,14 +443,39 @@ static int coalesce_plan_sleep(struct hrt_base *b, struct hrt_loop *l, int div,
 	return err;
 }
 
+/*
+ * A host's deadline before the end of the planned sleep cuts it.  Ranged
+ * (*timeout >= 0): a window opening after the deadline gives way to a
+ * sleep until the deadline with the thread's own slack `own`; one opening
+ * before keeps its start, its slack cut at the deadline.  On the timerfd
+ * path (*timeout < 0) the sleep ends at the deadline, with `own` slack.
+ * 1 if the sleep now ends by the host's deadline, not at the window.
+ */
+static int host_limit(hrt_time_t now, hrt_time_t host_end, hrt_time_t own,
+		      hrt_time_t *timeout, hrt_time_t *slack)
+{
+	hrt_time_t until = *timeout >= 0 ? now + *timeout : HRT_TIME_MAX;
+
+	if (host_end == HRT_TIME_MAX)
+		return 0;
+	if (host_end < until) {
+		*timeout = host_end > now ? host_end - now : 0;
+		*slack = own > 0 ? own : 1;
+		return 1;
+	}
+	if (host_end - until < *slack)
+		*slack = host_end > until ? host_end - until : 1;  /* 0 would reset it */
+	return 0;
+}
+
 /* 0 (stopped) or -errno to return, or 1: go on with the timerfd path. */
 static int coalesce_loop(struct hrt_base *b, struct hrt_loop *l, int tfd)
 {
-	struct epoll_event evs[2];
-	hrt_time_t now, timeout, slack, cur;
+	struct epoll_event evs[3];
+	hrt_time_t now, timeout, slack, cur, host_end, opens;
 	hrt__pwait2_fn wait;
 	void *wait_ctx;
-	int div = hrt__slack_div(), ret, n, i, fired, ev;
+	int div = hrt__slack_div(), ret, n, fired, tfd_fired, ev, host_cut, host_ready;
 	long old = prctl(PR_GET_TIMERSLACK, 0, 0, 0, 0);
 
 	loop_lock(l);
@@ -381,22 +484,23 @@ static int coalesce_loop(struct hrt_base *b, struct hrt_loop *l, int tfd)
 	loop_unlock(l);
 	cur = old;
 	for (;;) {
-		if (take_stop(l)) {
-			drain_eventfd(l);
-			ret = 0;
+		if ((ret = loop_turn(b, l, &host_end))) {
+			ret = ret > 0 ? 0 : ret;
 			break;
 		}
 		if (coalesce_plan_sleep(b, l, div, &now, &timeout, &slack)) {
 			ret = 1;        /* the timerfd path retries and reports */
 			break;
 		}
+		opens = timeout >= 0 ? now + timeout : HRT_TIME_MAX;    /* the window */
+		host_cut = host_limit(now, host_end, old, &timeout, &slack);
 		if (timeout >= 0 && slack > 0 && slack != cur &&
 		    prctl(PR_SET_TIMERSLACK, (unsigned long)slack, 0, 0, 0) == 0)
 			cur = slack;
 		if (timeout >= 0)
-			n = wait(wait_ctx, l->epfd, evs, 2, now, timeout);
+			n = wait(wait_ctx, l->epfd, evs, 3, now, timeout);
 		else
-			n = epoll_wait(l->epfd, evs, 2, -1);
+			n = epoll_wait(l->epfd, evs, 3, -1);
 		loop_lock(l);
 		l->sleeping = 0;
 		loop_unlock(l);
@@ -412,28 +516,29 @@ static int coalesce_loop(struct hrt_base *b, struct hrt_loop *l, int tfd)
 			}
 			break;
 		}
-		fired = timeout >= 0 && n == 0;
-		for (i = 0; i < n; i++) {
-			if (evs[i].data.fd != tfd) {
-				drain_eventfd(l);
-				continue;
-			}
+		/* The window opened: the sleep's own end, or - with a host,
+		 * whose fd may be ready on every wake-up - the clock. */
+		host_ready = host_cut && n == 0;
+		fired = opens != HRT_TIME_MAX && n == 0 && !host_cut;
+		tfd_fired = 0;
+		if (sort_events(l, evs, n, tfd, &host_ready)) {
 			ev = l->below->ops->ack(l->below);
 			if (ev == HRT_DEV_FIRED) {
 				loop_lock(l);
 				l->tfd_at = HRT_TIME_MAX;       /* one-shot: fired */
 				loop_unlock(l);
-				fired = 1;
+				fired = tfd_fired = 1;
 			} else if (ev < 0) {
-				n = ev;         /* as the timerfd path: the error ends it */
+				ret = ev;       /* as the timerfd path: the error ends it */
+				break;
 			}
 		}
-		if (n < 0) {
-			ret = n;
-			break;
-		}
+		if (!fired && opens != HRT_TIME_MAX && l->host.fd >= 0 &&
+		    hrt__clock_now(hrt__base_clock(b)) >= opens)
+			fired = 1;
 		if (fired)
-			hrt__base_wakeup(b, n == 0 && timeout == 0 ? HRT_DEV_NOSLEEP : HRT_DEV_FIRED, 1);
+			hrt__base_wakeup(b, timeout == 0 && !tfd_fired ? HRT_DEV_NOSLEEP
+					 : HRT_DEV_FIRED, !host_ready);
 	}
 	loop_lock(l);
 	l->coalescing = 0;
@@ -448,19 +553,19 @@ static int coalesce_loop(struct hrt_base *b, struct hrt_loop *l, int tfd)
 
 static int timerfd_loop(struct hrt_base *b, struct hrt_loop *l, int tfd)
 {
-	struct epoll_event evs[2];
+	struct epoll_event evs[3];
+	hrt_time_t host_end;
 	unsigned failures = 0;
-	int err = 0, n, i, timeout, fired;
+	int err = 0, n, timeout, fired, host_cut, host_ready;
 
 	for (;;) {
-		if (take_stop(l)) {
-			drain_eventfd(l);       /* the stop's wake-up, not the next loop's */
-			return 0;
-		}
+		if ((n = loop_turn(b, l, &host_end)))
+			return n > 0 ? 0 : n;
 		timeout = loop_timeout(b, &failures, &err);
 		if (err)
 			return err;
-		n = epoll_wait(l->epfd, evs, 2, timeout);
+		timeout = host_ms(timeout, hrt__clock_now(hrt__base_clock(b)), host_end, &host_cut);
+		n = epoll_wait(l->epfd, evs, 3, timeout);
 		if (n < 0) {
 			if (errno != EINTR)
 				return -errno;
@@ -468,20 +573,29 @@ static int timerfd_loop(struct hrt_base *b, struct hrt_loop *l, int tfd)
 				continue;
 			n = 0;          /* a signal cut a retry wait short: retry now */
 		}
-		fired = n == 0;         /* an arm-retry timeout counts as a wake */
-		for (i = 0; i < n; i++) {
-			if (evs[i].data.fd == tfd)
-				fired = 1;
-			else
-				drain_eventfd(l);
-		}
+		/* An arm-retry timeout counts as a wake; the host's does not. */
+		host_ready = host_cut && n == 0;
+		fired = sort_events(l, evs, n, tfd, &host_ready) || (n == 0 && !host_cut);
 		/* Arm errors are loop_timeout's business; read errors end it. */
 		if (fired) {
-			hrt__base_dispatch(b, 1, &err);
+			hrt__base_dispatch(b, !host_ready, &err);
 			if (err)
 				return err;
 		}
 	}
+}
+
+/* The host's fd joins the loop's epoll for one loop: 0 or -errno. */
+static int host_add(struct hrt_loop *l, int tfd)
+{
+	struct epoll_event ev = { .events = EPOLLIN };
+
+	if (l->host.fd < 0)
+		return 0;
+	if (l->host.fd == tfd || l->host.fd == l->efd || l->host.fd == l->epfd)
+		return -EINVAL;         /* hrt's own: it would be read as the host's */
+	ev.data.fd = l->host.fd;
+	return epoll_ctl(l->epfd, EPOLL_CTL_ADD, l->host.fd, &ev) < 0 ? -errno : 0;
 }
 
 static int loop_run(struct hrt_base *b, struct hrt_loop *l)
@@ -492,6 +606,8 @@ static int loop_run(struct hrt_base *b, struct hrt_loop *l)
 	if (tfd < 0)
 		return tfd;
 	err = loop_setup(l, tfd);
+	if (!err)
+		err = host_add(l, tfd);
 	if (err)
 		return err;
 	/* Stack on the device: only this loop changes it while it runs.  A
@@ -506,8 +622,10 @@ static int loop_run(struct hrt_base *b, struct hrt_loop *l)
 	l->tfd_at = 1;                  /* unknown: the first plan sets it */
 	loop_unlock(l);
 	if (!hrt__timerfd_is(l->below) ||
-	    hrt__base_replace_device(b, l->below, &l->dev, HRT_DEV_SAME))
-		return -EBUSY;
+	    hrt__base_replace_device(b, l->below, &l->dev, HRT_DEV_SAME)) {
+		err = -EBUSY;
+		goto out;
+	}
 	err = co ? coalesce_loop(b, l, tfd) : 1;
 	if (err == 1) {
 		if (co)                 /* not coalescing now: arm through */
@@ -517,11 +635,15 @@ static int loop_run(struct hrt_base *b, struct hrt_loop *l)
 	}
 	/* The base's again; after coalescing the timerfd holds the loop's plan. */
 	hrt__base_set_device(b, l->below, co ? HRT_DEV_UNKNOWN : HRT_DEV_SAME);
+out:
+	/* A host fd closed meanwhile left the epoll by itself. */
+	if (l->host.fd >= 0)
+		epoll_ctl(l->epfd, EPOLL_CTL_DEL, l->host.fd, NULL);
 	return err;
 }
 
 /* One loop per base: a second would share the stop and the eventfd. */
-HRT_EXTERN int hrt_base_loop(struct hrt_base *b)
+static int loop_enter(struct hrt_base *b, const struct loop_host *host)
 {
 	struct hrt_loop *l;
 	int err, busy;
@@ -539,11 +661,31 @@ HRT_EXTERN int hrt_base_loop(struct hrt_base *b)
 	loop_unlock(l);
 	if (busy)
 		return -EBUSY;
+	l->host = *host;        /* ours alone now: `looping` is */
 	err = loop_run(b, l);
+	l->host.fd = -1;
 	loop_lock(l);
 	l->looping = 0;
 	loop_unlock(l);
 	return err;
+}
+
+HRT_EXTERN int hrt_base_loop(struct hrt_base *b)
+{
+	static const struct loop_host none = { -1, NULL, NULL, NULL };
+
+	return loop_enter(b, &none);
+}
+
+HRT_EXTERN int hrt_base_loop_host(struct hrt_base *b, int fd,
+				  hrt_time_t (*timeout)(void *arg), int (*run)(void *arg),
+				  void *arg)
+{
+	struct loop_host host = { fd, timeout, run, arg };
+
+	if (fd < 0 || !timeout || !run)
+		return -EINVAL;
+	return loop_enter(b, &host);
 }
 
 HRT_EXTERN int hrt_base_stop(struct hrt_base *b)

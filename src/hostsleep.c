@@ -1,0 +1,114 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * hostsleep.c - the coalesced sleep for a host loop that sleeps itself
+ * with a coarse timeout and cannot be driven from outside (libev: its
+ * epoll backend sleeps in whole milliseconds and tells neither its fd nor
+ * its timeout).  Such a sleep, under the thread's timer slack, is the
+ * kernel window hrt needs whenever the timers' window is wider than the
+ * host's resolution: hrt_base_plan_sleep holds the timerfd (wakeup.c),
+ * reads the window (coalesce.c), rounds its start up to the resolution
+ * and sets the planning thread's slack to what is left.  A host that can
+ * be driven (libuv) gets nanosecond sleeps instead: hrt_base_loop_host.
+ */
+#include <errno.h>
+#include <sys/prctl.h>
+
+#include "base.h"
+#include "baselock.h"
+#include "base_priv.h"
+
+/* Time between the plan and the kernel's hrtimer (the rest of the host's
+ * pre-sleep phase, its syscall's entry): kept out of the slack, so the
+ * sleep ends by the hard expiry. */
+#define PLAN_MARGIN_NS 100000
+/* Less slack than this is not worth a ranged sleep: the timerfd instead. */
+#define PLAN_MIN_SLACK_NS 200000
+
+static void plan_slack(struct hrt_base *b, unsigned long ns)
+{
+	if (ns != b->plan_slack_set && prctl(PR_SET_TIMERSLACK, ns ? ns : 1, 0, 0, 0) == 0)
+		b->plan_slack_set = ns;
+}
+
+/* The window, 1 if still wide enough after its start is rounded up to
+ * res: *delay from now and the slack left. */
+static int plan_window(struct hrt_base *b, hrt_time_t res, hrt_time_t *delay,
+		       hrt_time_t *slack)
+{
+	hrt_time_t now, soft, hard, start;
+
+	if (hrt_base_get_coalesce(b) != 1 || hrt_base_wait_window(b, &soft, &hard) != 1 ||
+	    hrt_base_now(b, &now))
+		return 0;
+	*delay = soft > now ? (soft - now + res - 1) / res * res : 0;
+	start = now + *delay;
+	*slack = hard - start - PLAN_MARGIN_NS;
+	return hard > start && *slack >= PLAN_MIN_SLACK_NS;
+}
+
+/* Back to the timerfd path: armed, the thread's slack its own. */
+static int plan_off(struct hrt_base *b)
+{
+	plan_slack(b, b->plan_slack_orig);
+	return hrt_base_hold_fd(b, 0);
+}
+
+/* The calling thread is the base's planner (the first to plan since the
+ * last hrt_base_plan_done): 0, or -EPERM. */
+static int plan_claim(struct hrt_base *b)
+{
+	uint64_t me = hrt__thread_id_get(), none = 0;
+
+	if (__atomic_load_n(&b->plan_tid, __ATOMIC_ACQUIRE) == me)
+		return 0;
+	if (!__atomic_compare_exchange_n(&b->plan_tid, &none, me, 0, __ATOMIC_ACQ_REL,
+					 __ATOMIC_ACQUIRE))
+		return -EPERM;
+	b->plan_slack_orig = b->plan_slack_set =
+		(unsigned long)prctl(PR_GET_TIMERSLACK, 0, 0, 0, 0);
+	return 0;
+}
+
+/*
+ * The hold comes before the window is read (a start after it arms the
+ * timerfd), but a timerfd not held is held only for a wide window: no arm
+ * and disarm in turn while the timerfd path runs.
+ */
+HRT_EXTERN int hrt_base_plan_sleep(struct hrt_base *b, hrt_time_t res, hrt_time_t *delay)
+{
+	hrt_time_t d, slack;
+	int err, wide;
+
+	if ((err = hrt_base_fd(b)) < 0)         /* the guard; makes the timerfd */
+		return err;
+	if (res <= 0 || !delay)
+		return -EINVAL;
+	if ((err = plan_claim(b)))
+		return err;
+	*delay = HRT_TIME_MAX;
+	wide = __atomic_load_n(&b->dev, __ATOMIC_ACQUIRE) == &b->hold ||
+	       plan_window(b, res, &d, &slack);
+	if (wide) {
+		if ((err = hrt_base_hold_fd(b, 1)) < 0)
+			return err;
+		wide = plan_window(b, res, &d, &slack);
+	}
+	if (!wide)
+		return (err = plan_off(b)) < 0 ? err : 0;
+	plan_slack(b, (unsigned long)slack);
+	*delay = d;
+	return 1;
+}
+
+HRT_EXTERN int hrt_base_plan_done(struct hrt_base *b)
+{
+	int err;
+
+	if ((err = hrt_base_fd(b)) < 0)
+		return err;
+	if (__atomic_load_n(&b->plan_tid, __ATOMIC_ACQUIRE) != hrt__thread_id_get())
+		return -EPERM;
+	err = plan_off(b);
+	__atomic_store_n(&b->plan_tid, 0, __ATOMIC_RELEASE);
+	return err;
+}
