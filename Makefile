@@ -229,12 +229,11 @@ $(O)/fuzz/%-replay: fuzz/%.c fuzz/fuzz_main.c $(wildcard fuzz/*.h) $(LIB_A) $(TO
 
 # Per-benchmark extra link flags: BENCH_LDFLAGS_<name>.
 BENCH_LDFLAGS_wakeups = -Wl,--wrap=epoll_wait    # counts the loop's waits
-# bench/coalesce --uv, --ev: a libuv host (examples/uv_coalesce.h), a libev
-# host (examples/ev_coalesce.h), when the library is there.
+# bench/coalesce --uv, --ev: a libuv host (examples/uv_host.h), a libev
+# host (examples/ev_host.h), when the library is there.
 BENCH_LDFLAGS_coalesce = $(if $(HAVE_LIBUV),-DHRT_BENCH_UV $(EXLIBS_uv_timers)) \
 	$(if $(HAVE_LIBEV),-DHRT_BENCH_EV $(EXLIBS_ev_timers))
-$(O)/bench/coalesce: examples/uv_coalesce.h examples/coalesce_sleep.h \
-	examples/ev_coalesce.h examples/coalesce_plan.h
+$(O)/bench/coalesce: examples/uv_host.h examples/ev_host.h
 $(O)/bench/%: bench/%.c $(wildcard bench/*.h tests/*.h) $(LIB_A)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -O2 -o $@ $< $(LIB_A) $(ALL_LDFLAGS) $(BENCH_LDFLAGS_$*) $(HRT_LDLIBS)
@@ -270,7 +269,7 @@ test check: $(LIB_A) $(LIB_SO) $(HRT_BIN) $(TEST_BINS) $(FUZZ_REPLAY) $(EXAMPLE_
 	O=$(O) HRT=$(HRT_BIN) SAN_FLAGS='$(SAN_FLAGS)' SKIPPED='$(strip $(TEST_SKIPPED))' sh tests/run.sh \
 	  $(TEST_BINS) $(FUZZ_REPLAY) $(EXAMPLE_TESTS) $(O)/readme_example tests/check_layers.sh tests/test_install.sh tests/test_config.sh tests/test_bench_peers.sh tests/test_exports.sh tests/test_abi.sh tests/test_cmake.sh tests/test_demo_quiet.sh tests/test_figures.sh tests/test_man.sh tests/test_cli.sh tests/test_svg_render.sh \
 	  tests/test_output.sh tests/test_top.sh tests/test_run_slack.sh tests/test_slack_measure.sh \
-	  tests/test_coalesce_hosts.sh
+	  tests/test_coalesce_hosts.sh tests/test_host_glue.sh
 
 # One screen, a sentence per section (tools/demo.sh): the article's example,
 # the shipped trace (xz-compressed: without xz that part says what it would

@@ -31,14 +31,14 @@
  * is at most added off, "not judged" where it is not.  A single
  * round cannot judge them: the background's count alone moves by 20 %
  * between runs.  --uv (built with libuv only): the host is a libuv loop
- * instead of hrt_base_loop, driven by examples/uv_coalesce.h (its sleep an
- * epoll_pwait2 on libuv's fd and hrt's, the window as slack; coalescing
- * off, the timerfd ends it); --ev (built with libev only): a libev loop,
- * an ev_io on hrt_base_fd, and with coalescing examples/ev_coalesce.h's
- * millisecond plan.  Their wake-ups column counts, as hrt_base_loop's,
- * the passes that followed a sleep that could block: a coalesced wake-up
- * is a pass, not a timerfd read (the libev host adds its timerfd reads,
- * stats.wakeups; the libuv host counts those passes too).
+ * run inside hrt_base_loop_host by examples/uv_host.h (one epoll_pwait2 on
+ * libuv's fd and hrt's, the window as slack; coalescing off, the timerfd
+ * ends it), its wake-ups stats.wakeups as hrt_base_loop's; --ev (built
+ * with libev only): a libev loop with examples/ev_host.h (an ev_prepare
+ * plans each sleep with hrt_base_plan_sleep: an ev_timer at the window's
+ * start rounded up to the millisecond; the timerfd path an ev_io on
+ * hrt_base_fd), its wake-ups the timerfd's (stats.wakeups) plus the
+ * ev_timer's.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -59,10 +59,10 @@
 
 #include "hrt.h"
 #ifdef HRT_BENCH_UV
-#include "../examples/uv_coalesce.h"
+#include "../examples/uv_host.h"
 #endif
 #ifdef HRT_BENCH_EV
-#include "../examples/ev_coalesce.h"
+#include "../examples/ev_host.h"
 #endif
 
 #define MS 1000000LL
@@ -174,55 +174,47 @@ static enum hrt_restart rearm(struct hrt_timer *t, hrt_time_t now)
 }
 
 #ifdef HRT_BENCH_UV
-static struct uv_coalesce *uv_host;
-
-/* As examples/uv_timers.c, with no handles of libuv's own. */
+/* As examples/uv_timers.c, with no handles of libuv's own; stop() is
+ * hrt_base_stop, as for hrt_base_loop. */
 static void uv_host_loop(struct hrt_base *b)
 {
-	struct uv_coalesce co = { 0 };
 	uv_loop_t loop;
 
 	uv_loop_init(&loop);
-	uv_host = &co;
-	if (uv_coalesce_run(&co, &loop, b) < 0)
-		fprintf(stderr, "coalesce: uv_coalesce_run failed\n");
-	host_wakeups = co.sleep.wakeups;
-	uv_host = NULL;
+	if (uv_host_run(&loop, b) < 0)
+		fprintf(stderr, "coalesce: uv_host_run failed\n");
 	uv_run(&loop, UV_RUN_DEFAULT);
 	uv_loop_close(&loop);
 }
 #endif
 
 #ifdef HRT_BENCH_EV
-static struct ev_loop *ev_host;
+static struct ev_loop *ev_loop_running;
 
-/* As examples/ev_timers.c: nothing else runs here, so idle. */
-static void ev_on_fd(struct ev_loop *loop, ev_io *w, int revents)
+/* ev_host.h's timer, counted: its wake-ups are the coalesced ones. */
+static void ev_count_timer(struct ev_loop *loop, ev_timer *w, int revents)
 {
-	(void)loop, (void)revents;
-	hrt_base_dispatch((struct hrt_base *)w->data, 1);
+	(void)loop, (void)w, (void)revents;
+	host_wakeups++;
 }
 
 static void ev_host_loop(struct hrt_base *b)
 {
-	struct ev_coalesce co = { 0 };
-	ev_io io;
+	struct ev_host host;
+	int err;
 
-	ev_host = ev_loop_new(EVFLAG_AUTO);
-	if (!ev_host) {
+	ev_loop_running = ev_loop_new(EVFLAG_AUTO);
+	if (!ev_loop_running) {
 		fprintf(stderr, "coalesce: ev_loop_new failed\n");
 		exit(1);
 	}
-	ev_io_init(&io, ev_on_fd, hrt_base_fd(b), EV_READ);
-	io.data = b;
-	ev_io_start(ev_host, &io);
-	ev_coalesce_start(&co, ev_host, b);
-	ev_run(ev_host, 0);                     /* until stop() */
-	ev_coalesce_stop(&co, ev_host);
-	host_wakeups = co.plan.wakeups;
-	ev_io_stop(ev_host, &io);
-	ev_loop_destroy(ev_host);
-	ev_host = NULL;
+	ev_host_start(&host, ev_loop_running, b);
+	ev_set_cb(&host.timer, ev_count_timer);
+	ev_run(ev_loop_running, 0);             /* until stop() */
+	if ((err = ev_host_stop(&host, ev_loop_running)) < 0)
+		fprintf(stderr, "coalesce: hrt_base_plan_sleep: %s\n", strerror(-err));
+	ev_loop_destroy(ev_loop_running);
+	ev_loop_running = NULL;
 }
 #endif
 
@@ -230,15 +222,9 @@ static enum hrt_restart stop(struct hrt_timer *t, hrt_time_t now)
 {
 	(void)t;
 	(void)now;
-#ifdef HRT_BENCH_UV
-	if (uv_host) {
-		uv_coalesce_stop(uv_host);
-		return HRT_NORESTART;
-	}
-#endif
 #ifdef HRT_BENCH_EV
-	if (ev_host) {
-		ev_break(ev_host, EVBREAK_ALL);
+	if (ev_loop_running) {
+		ev_break(ev_loop_running, EVBREAK_ALL);
 		return HRT_NORESTART;
 	}
 #endif
@@ -279,7 +265,7 @@ static void *hrt_main(void *arg)
 #endif
 		hrt_base_loop(j->b);
 	hrt_base_get_stats(j->b, &j->st, sizeof(j->st));
-	j->st.wakeups = use_uv ? host_wakeups : j->st.wakeups + host_wakeups;
+	j->st.wakeups += host_wakeups;         /* the libev host's timer */
 	for (i = 0; i < j->n; i++)
 		hrt_timer_cancel(&j->ts[i]);
 	hrt_base_free(j->b);

@@ -289,14 +289,16 @@ static inline int ex_finish(void)
 		bad = 1;
 	}
 	printf("%s: %d timers, greedy %s; wakeups %llu, passes %llu, expired_greedy %llu, "
-	       "reprograms %llu; lateness max %.3f ms past hard (%zu past hard); "
-	       "dispatches idle=0 %llu, idle=1 %llu; host messages %llu\n",
+	       "reprograms %llu; lateness max %.3f ms past hard (%zu past hard); ",
 	       ex.name, EX_TIMERS, ex_policy_name(hrt_base_get_greedy(ex.base)),
 	       (unsigned long long)st.wakeups,
 	       (unsigned long long)st.passes, (unsigned long long)st.expired_greedy,
 	       (unsigned long long)st.reprograms, late_max == INT64_MIN ? 0.0 : (double)late_max / 1e6,
-	       past_hard, (unsigned long long)ex.dispatches[0],
-	       (unsigned long long)ex.dispatches[1], (unsigned long long)ex.host_msgs);
+	       past_hard);
+	if (ex.dispatches[0] + ex.dispatches[1])        /* the loops that dispatch */
+		printf("dispatches idle=0 %llu, idle=1 %llu; ", (unsigned long long)ex.dispatches[0],
+		       (unsigned long long)ex.dispatches[1]);
+	printf("host messages %llu\n", (unsigned long long)ex.host_msgs);
 	hrt_base_free(ex.base);
 	free(ex.jobs);
 	close(ex.pipe[0]);

@@ -1,19 +1,17 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * uv_cross_thread.c - a start from another thread wakes a libuv host
- * (uv_coalesce_run, uv_coalesce.h) in time, with no uv_async_t.  The
+ * (uv_host_run, uv_host.h) in time, with no uv_async_t.  The
  * workload and the self-check live in cross_thread.h; here only the loop.
  */
 #include <uv.h>
 
 #include "cross_thread.h"
-#include "uv_coalesce.h"
-
-static struct uv_coalesce co;
+#include "uv_host.h"
 
 static void stop(void)
 {
-	uv_coalesce_stop(&co);
+	hrt_base_stop(xt.base);
 }
 
 int main(void)
@@ -26,7 +24,7 @@ int main(void)
 		fprintf(stderr, "uv_cross_thread: FAIL: setup\n");
 		return 1;
 	}
-	err = uv_coalesce_run(&co, &loop, base);        /* until a timer ran */
+	err = uv_host_run(&loop, base); /* until a timer ran */
 	uv_loop_close(&loop);
 	return xt_finish(err);
 }

@@ -2,12 +2,13 @@
 /*
  * uv_timers.c - hrt range timers in a libuv loop.
  *
- * uv_coalesce_run() (uv_coalesce.h) runs the loop in place of
- * uv_run(UV_RUN_DEFAULT): it sleeps itself, in one epoll on libuv's epoll
- * fd and hrt_base_fd, for at most libuv's timeout and with nanosecond
- * resolution, so hrt's wake-ups coalesce as in hrt_base_loop (the thread's
- * timer slack is the timers' window while it waits for them).  After each
- * sleep it runs hrt's pass, then libuv's iteration (UV_RUN_NOWAIT):
+ * uv_host_run() (uv_host.h, all the glue) runs the loop in place of
+ * uv_run(UV_RUN_DEFAULT): hrt_base_loop_host sleeps for both loops, in one
+ * epoll on libuv's epoll fd and hrt_base_fd, for at most libuv's timeout
+ * and with nanosecond resolution, so hrt's wake-ups coalesce as in
+ * hrt_base_loop (the thread's timer slack is the timers' window while it
+ * waits for them).  After each sleep it runs hrt's pass, then libuv's
+ * iteration (UV_RUN_NOWAIT):
  *
  *     idle = 1  if nothing of libuv's was ready (no I/O, no host timer),
  *     idle = 0  otherwise,
@@ -22,28 +23,19 @@
 #include <uv.h>
 
 #include "example.h"
-#include "uv_coalesce.h"
+#include "uv_host.h"
 
 static uv_loop_t loop;
-static struct uv_coalesce co;   /* drives the loop and the base */
+static struct hrt_base *base;
 
 static void stop_loop(void);
-
-/* --- the integration: after each of hrt's passes ------------------------ */
-
-static void on_pass(int idle, ssize_t n)
-{
-	ex_dispatched(idle, n);
-	if (ex_all_fired() || ex.failed)
-		stop_loop();
-}
 
 /* --- the host loop's own work ------------------------------------------ */
 
 static void on_tick(uv_timer_t *h)
 {
 	(void)h;
-	if (ex_overdue())               /* overdue: failed */
+	if (ex_all_fired() || ex_overdue())     /* done, or overdue: failed */
 		stop_loop();
 	else
 		ex_host_tick();
@@ -68,10 +60,10 @@ static void close_handle(uv_handle_t *h, void *arg)
 		uv_close(h, NULL);
 }
 
-/* uv_coalesce_run returns; the handles close in main's last uv_run. */
+/* uv_host_run returns; the handles close in main's last uv_run. */
 static void stop_loop(void)
 {
-	uv_coalesce_stop(&co);
+	hrt_base_stop(base);
 	uv_walk(&loop, close_handle, NULL);
 }
 
@@ -79,7 +71,6 @@ int main(void)
 {
 	static uv_poll_t pipe_poll;
 	static uv_timer_t tick;
-	struct hrt_base *base;
 	int err;
 
 	base = ex_start("uv_timers");
@@ -95,8 +86,7 @@ int main(void)
 	EX_TRY(uv_timer_init(&loop, &tick));
 	EX_TRY(uv_timer_start(&tick, on_tick, EX_TICK_MS, EX_TICK_MS));
 
-	co.passed = on_pass;
-	EX_TRY(uv_coalesce_run(&co, &loop, base));      /* until stop_loop() */
+	EX_TRY(uv_host_run(&loop, base));       /* until stop_loop() */
 out:
 	stop_loop();                    /* no-op after a normal stop */
 	uv_run(&loop, UV_RUN_DEFAULT);  /* runs the close callbacks */

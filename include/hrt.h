@@ -650,30 +650,36 @@ HRT_EXTERN int hrt_base_hold_fd(struct hrt_base *base, int hold);
 /*
  * The coalesced sleep for a host loop that sleeps itself with a coarse
  * timeout and cannot be driven from outside (since 1.1; libev, whose
- * epoll backend sleeps in whole milliseconds: examples/ev_timers.c).  Call
+ * epoll backend sleeps in whole milliseconds: examples/ev_host.h).  Call
  * it before each of the host's sleeps (libev: in an ev_prepare), on the
  * host loop's thread; `res` is the host's timeout resolution in ns
- * (1000000 for milliseconds).  1: the timerfd is held (hrt_base_hold_fd),
- * the calling thread's timer slack is set to the window left after its
- * start rounded up to res (less 100 us for the host's way into its
- * sleep), and *delay (a multiple of res) is how long the host's own timer
- * should run from now; when it fires, call hrt_base_run(base, now, idle).
- * 0: the window is narrower than 200 us after the rounding, coalescing is
- * off or nothing is queued - the timerfd is armed again, the thread's
- * slack its own, *delay HRT_TIME_MAX (stop the host's timer): watch
- * hrt_base_fd and dispatch as usual, which you do in both cases (a start
- * from another thread that moves the earliest expiry earlier arms the held
- * timerfd, so the host wakes in time).  The rounding costs up to res of
- * each window; while the slack is set it also widens the host's own
- * timers (by at most the window, never past hrt's hard expiries).
- * hrt_base_plan_done(base) ends it: the timerfd armed, the thread's slack
- * given back.  One thread plans for a base until then (the first to
- * call): another gets -EPERM.  Errors: -EINVAL (NULL, res <= 0),
- * -EPERM, -EBUSY (hrt_base_loop runs), those of hrt_base_fd and
+ * (1000000 for milliseconds).  First it runs what is due, as a pass at
+ * idle (the host has run its callbacks for this wake-up): it drains the
+ * timerfd and dispatches, then runs a pass if the window has opened.  So
+ * the host only has to wake up: keep hrt_base_fd watched for reading (its
+ * callback does nothing) and a timer of its own for *delay.  Then the
+ * plan.  1: the timerfd is held (hrt_base_hold_fd), the calling thread's
+ * timer slack is set to the window left after its start is rounded up to
+ * res (less 100 us for the host's way into its sleep), and *delay (a
+ * multiple of res, from now) is when the host's timer should end its
+ * sleep.  0: the window is narrower than 200 us after the rounding,
+ * coalescing is off or nothing is queued - the timerfd is armed again at
+ * the earliest hard expiry, the thread's slack its own, *delay
+ * HRT_TIME_MAX (stop the host's timer).  A start from another thread that
+ * moves the earliest expiry earlier arms the held timerfd, so the host
+ * wakes in time.  The rounding costs up to res of each window, and the
+ * timerfd path runs timers after the host's callbacks of that wake-up;
+ * while the slack is set it also widens the host's own timers (by at most
+ * the window, never past hrt's hard expiries).  hrt_base_plan_done(base)
+ * ends it: the timerfd armed, the thread's slack given back.  One thread
+ * plans for a base until then (the first to call): another gets -EPERM.
+ * Errors: -EINVAL (NULL, res <= 0), -EPERM, -EBUSY (hrt_base_loop runs,
+ * or from a callback of this base's pass), those of hrt_base_dispatch and
  * hrt_base_hold_fd.
  */
 HRT_EXTERN int hrt_base_plan_sleep(struct hrt_base *base, hrt_time_t res, hrt_time_t *delay);
-/* 0, or -EPERM from a thread that is not the planner, or as above. */
+/* 0; the first error of a plan since the planner began; -EPERM from a
+ * thread that is not the planner; or the re-arm's error. */
 HRT_EXTERN int hrt_base_plan_done(struct hrt_base *base);
 
 #ifdef __cplusplus

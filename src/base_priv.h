@@ -69,9 +69,11 @@ struct hrt_base {
 	struct hrt_device *hold_below;  /* the timerfd under it */
 	int hold_disarmed;              /* the timerfd was disarmed */
 	/* hrt_base_plan_sleep (hostsleep.c): the thread that plans (0: none,
-	 * taken by compare-and-swap) and its timer slack before and now. */
+	 * taken by compare-and-swap), its timer slack before and now, and the
+	 * first error a plan returned (hrt_base_plan_done reports it). */
 	uint64_t plan_tid;
 	unsigned long plan_slack_orig, plan_slack_set;
+	int plan_err;
 	struct hrt_loop *loop;          /* hrt_base_loop's state (loop.c); the
 					 * base never looks inside */
 	/* lifecycle.c's list of locked bases, which fork() locks (address

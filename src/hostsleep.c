@@ -7,8 +7,10 @@
  * kernel window hrt needs whenever the timers' window is wider than the
  * host's resolution: hrt_base_plan_sleep holds the timerfd (wakeup.c),
  * reads the window (coalesce.c), rounds its start up to the resolution
- * and sets the planning thread's slack to what is left.  A host that can
- * be driven (libuv) gets nanosecond sleeps instead: hrt_base_loop_host.
+ * and sets the planning thread's slack to what is left; first it runs
+ * what is due, so the host's own timer and fd watcher only wake it.  A
+ * host that can be driven (libuv) gets nanosecond sleeps instead:
+ * hrt_base_loop_host.
  */
 #include <errno.h>
 #include <sys/prctl.h>
@@ -53,6 +55,21 @@ static int plan_off(struct hrt_base *b)
 	return hrt_base_hold_fd(b, 0);
 }
 
+/* What is due before the next sleep, as a pass at idle (the host ran its
+ * callbacks for this wake-up): what the timerfd says (the timerfd path, or
+ * a start from another thread while held), then an open window (the host
+ * woke for it, or for anything else once it had opened). */
+static int plan_pass(struct hrt_base *b)
+{
+	hrt_time_t soft, hard, now;
+	ssize_t n = hrt_base_dispatch(b, 1);
+
+	if (n >= 0 && hrt_base_wait_window(b, &soft, &hard) >= 0 && hrt_base_now(b, &now) == 0 &&
+	    soft <= now)
+		n = hrt_base_run(b, now, 1);
+	return n < 0 ? (int)n : 0;
+}
+
 /* The calling thread is the base's planner (the first to plan since the
  * last hrt_base_plan_done): 0, or -EPERM. */
 static int plan_claim(struct hrt_base *b)
@@ -70,20 +87,16 @@ static int plan_claim(struct hrt_base *b)
 }
 
 /*
- * The hold comes before the window is read (a start after it arms the
+ * What is due runs first.  The hold comes before the window is read (a start after it arms the
  * timerfd), but a timerfd not held is held only for a wide window: no arm
  * and disarm in turn while the timerfd path runs.
  */
-HRT_EXTERN int hrt_base_plan_sleep(struct hrt_base *b, hrt_time_t res, hrt_time_t *delay)
+static int plan(struct hrt_base *b, hrt_time_t res, hrt_time_t *delay)
 {
 	hrt_time_t d, slack;
 	int err, wide;
 
-	if ((err = hrt_base_fd(b)) < 0)         /* the guard; makes the timerfd */
-		return err;
-	if (res <= 0 || !delay)
-		return -EINVAL;
-	if ((err = plan_claim(b)))
+	if ((err = plan_pass(b)))
 		return err;
 	*delay = HRT_TIME_MAX;
 	wide = __atomic_load_n(&b->dev, __ATOMIC_ACQUIRE) == &b->hold ||
@@ -100,15 +113,35 @@ HRT_EXTERN int hrt_base_plan_sleep(struct hrt_base *b, hrt_time_t res, hrt_time_
 	return 1;
 }
 
+/* The planner's errors stick until hrt_base_plan_done, which reports the
+ * first: a host that only wakes up for hrt need not keep them. */
+HRT_EXTERN int hrt_base_plan_sleep(struct hrt_base *b, hrt_time_t res, hrt_time_t *delay)
+{
+	int r;
+
+	if ((r = hrt_base_fd(b)) < 0)           /* the guard; makes the timerfd */
+		return r;
+	if (res <= 0 || !delay)
+		return -EINVAL;
+	if ((r = plan_claim(b)))
+		return r;
+	r = plan(b, res, delay);
+	if (r < 0 && !b->plan_err)
+		b->plan_err = r;
+	return r;
+}
+
 HRT_EXTERN int hrt_base_plan_done(struct hrt_base *b)
 {
-	int err;
+	int err, first;
 
 	if ((err = hrt_base_fd(b)) < 0)
 		return err;
 	if (__atomic_load_n(&b->plan_tid, __ATOMIC_ACQUIRE) != hrt__thread_id_get())
 		return -EPERM;
 	err = plan_off(b);
+	first = b->plan_err;
+	b->plan_err = 0;
 	__atomic_store_n(&b->plan_tid, 0, __ATOMIC_RELEASE);
-	return err;
+	return first ? first : err;
 }

@@ -1,8 +1,8 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
 # bench/coalesce's three hosts count interrupts and run their timers:
-# hrt_base_loop, a libuv loop driven by examples/uv_coalesce.h (--uv) and a
-# libev loop with examples/ev_coalesce.h (--ev), each with coalescing off
+# hrt_base_loop, a libuv loop inside hrt_base_loop_host (examples/uv_host.h,
+# --uv) and a libev loop with examples/ev_host.h (--ev), each with coalescing off
 # and on, against a 1 kHz neighbour and alone, for a short run.  Checks
 # that every run woke for its timers (a host whose sleep never ends, or
 # whose pass never runs, hangs into the timeout or shows 0) and that the
