@@ -197,7 +197,8 @@ $(LIB_A): $(LIB_OBJS)
 	rm -f $@
 	ar rcs $@ $^
 
-# src/libhrt.map: only hrt_*, versioned HRT_1.0 (tests/test_abi.sh).
+# src/libhrt.map: only hrt_*, each in its release's node, HRT_1.0 or HRT_1.1
+# (tests/test_exports.sh).
 $(LIB_SO): $(LIB_OBJS) src/libhrt.map
 	$(CC) $(ALL_LDFLAGS) -shared -Wl,-soname,libhrt.so.$(SOVERSION) -Wl,--version-script=src/libhrt.map \
 	  -o $@ $(LIB_OBJS) $(HRT_LDLIBS)
