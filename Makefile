@@ -40,7 +40,7 @@
 
 VERSION := $(shell sed -n 's/^\#define HRT_VERSION_STRING "\(.*\)"/\1/p' include/hrt.h)
 # The ABI's number, bumped when the ABI changes, not with the version's
-# major number (0.2.0 broke the ABI of 0.1.0: libhrt.so.1; 1.0.0 keeps it).
+# major number (0.2.0 broke the ABI of 0.1.0: libhrt.so.1; 1.0.0 and 1.1.0 keep it).
 SOVERSION := 1
 
 PREFIX       ?= /usr/local
