@@ -17,6 +17,11 @@ need abidw "ABI check" abigail-tools
 O=${O:-build}
 scratch out
 check() { sh tests/check_abi.sh "$@" >"$t/out" 2>&1; }
+# The build's objects linked into $1/libhrt.so with version script $2.
+relink() { # dir map what
+	cc ${SAN_FLAGS:-} -shared -Wl,-soname,libhrt.so.1 -Wl,--version-script="$2" \
+		-o "$1/libhrt.so" "$O"/src/*.o -pthread -lm || fail "cannot relink $3"
+}
 show() { sed "s/^/  /" "$t/out"; }
 
 check "$O/libhrt.so" || fail "the ABI check fails on $O/libhrt.so"
@@ -25,8 +30,7 @@ ok
 # Removed: hrt_version left out of the version script.
 mkdir "$t/rm"
 grep -v 'hrt_version;' src/libhrt.map >"$t/rm/map"
-cc ${SAN_FLAGS:-} -shared -Wl,-soname,libhrt.so.1 -Wl,--version-script="$t/rm/map" \
-	-o "$t/rm/libhrt.so" "$O"/src/*.o -pthread -lm || fail "cannot relink without hrt_version"
+relink "$t/rm" "$t/rm/map" "without hrt_version"
 check "$t/rm/libhrt.so" && fail "a removed function passed the ABI check"
 grep -q 'hrt_version' "$t/out" || fail "the check's report does not name the removed hrt_version"
 ok
@@ -40,8 +44,7 @@ newest=$(awk '/^[A-Za-z][A-Za-z0-9_.]*[ \t]*\{/ { n = $1 } END { print n }' src/
 [ -n "$newest" ] && [ "$newest" != HRT_1.0 ] || fail "src/libhrt.map: no node after HRT_1.0"
 mkdir -p "$t/old/abi"
 sed "/^$newest[ \t]*{/,/^}/d" src/libhrt.map >"$t/old/map"
-cc ${SAN_FLAGS:-} -shared -Wl,-soname,libhrt.so.1 -Wl,--version-script="$t/old/map" \
-	-o "$t/old/libhrt.so" "$O"/src/*.o -pthread -lm || fail "cannot relink without node $newest"
+relink "$t/old" "$t/old/map" "without node $newest"
 abidw --headers-dir include --no-corpus-path --no-comp-dir-path \
 	--out-file "$t/old/abi/libhrt.so.1.abi" "$t/old/libhrt.so" || fail "abidw (without $newest)"
 check "$O/libhrt.so" "$t/old/abi" || { show; fail "functions added in node $newest failed the ABI check"; }
@@ -55,8 +58,7 @@ ok
 mkdir "$t/mv"
 sed -e '/^HRT_1\.0[ \t]*{/,/^}/{/[ \t]hrt_version;/d}' \
 	-e "/^$newest[ \t]*{/,/^}/s/^[ \t]*global:/&\n\t\thrt_version;/" src/libhrt.map >"$t/mv/map"
-cc ${SAN_FLAGS:-} -shared -Wl,-soname,libhrt.so.1 -Wl,--version-script="$t/mv/map" \
-	-o "$t/mv/libhrt.so" "$O"/src/*.o -pthread -lm || fail "cannot relink with hrt_version moved"
+relink "$t/mv" "$t/mv/map" "with hrt_version moved"
 nm -D "$t/mv/libhrt.so" | grep -q "hrt_version@@$newest\$" || fail "cannot move hrt_version to $newest"
 check "$t/mv/libhrt.so" && fail "hrt_version moved from HRT_1.0 to $newest passed the ABI check"
 grep -q 'hrt_version@@HRT_1.0' "$t/out" || fail "the check's report does not name hrt_version@@HRT_1.0"
