@@ -40,7 +40,7 @@
 
 VERSION := $(shell sed -n 's/^\#define HRT_VERSION_STRING "\(.*\)"/\1/p' include/hrt.h)
 # The ABI's number, bumped when the ABI changes, not with the version's
-# major number (0.2.0 broke the ABI of 0.1.0: libhrt.so.1; 1.0.0 keeps it).
+# major number (0.2.0 broke the ABI of 0.1.0: libhrt.so.1; 1.0.0 and 1.1.0 keep it).
 SOVERSION := 1
 
 PREFIX       ?= /usr/local
@@ -197,7 +197,8 @@ $(LIB_A): $(LIB_OBJS)
 	rm -f $@
 	ar rcs $@ $^
 
-# src/libhrt.map: only hrt_*, versioned HRT_1.0 (tests/test_abi.sh).
+# src/libhrt.map: only hrt_*, each in its release's node, HRT_1.0 or HRT_1.1
+# (tests/test_exports.sh).
 $(LIB_SO): $(LIB_OBJS) src/libhrt.map
 	$(CC) $(ALL_LDFLAGS) -shared -Wl,-soname,libhrt.so.$(SOVERSION) -Wl,--version-script=src/libhrt.map \
 	  -o $@ $(LIB_OBJS) $(HRT_LDLIBS)
@@ -338,8 +339,10 @@ bench-floor: $(LIB_A)
 	$(PEERS) floor
 
 # The ABI against the baseline stored for the soname (tests/check_abi.sh,
-# abigail-tools); abi-baseline writes that baseline, once per soname: after
-# a release, or with a SOVERSION bump.
+# abigail-tools); abi-baseline writes that baseline: with a SOVERSION bump,
+# and for each release.  A minor release (functions added in a new node of
+# src/libhrt.map) first passes abi-check against the last release's
+# baseline, then writes its own, so that its functions are kept too.
 abi-check: $(LIB_SO)
 	sh tests/check_abi.sh $(O)/libhrt.so
 

@@ -3,8 +3,9 @@
 # The CMake package make install writes beside hrt.pc: staged (DESTDIR)
 # under /usr/local with a multiarch LIBDIR, as a distribution lays it out,
 # find_package(hrt 1.0) from that root must give hrt::hrt, with which the
-# README example builds and runs; a newer major version than installed must
-# not be found, nor a package whose library was removed.  Needs cmake.
+# README example builds and runs; hrt.h's MAJOR.MINOR must be found, a newer
+# minor or major version than installed must not, nor a package whose
+# library was removed.  Needs cmake.
 set -u
 . "$(dirname "$0")/lib.sh"
 need cmake "CMake package test" cmake
@@ -34,6 +35,17 @@ project 1.0 || fail "cmake: find_package(hrt 1.0) against $dest"
 cmake --build "$t/b" >"$t/log" 2>&1 || fail "cmake --build"
 LD_LIBRARY_PATH="$dest$libdir" "$t/b/example" >"$t/out" 2>"$t/log" || fail "the example built with cmake failed"
 [ "$(grep -c '^run ' "$t/out")" -eq 3 ] || fail "the example built with cmake did not run 3 timers"
+ok
+# This release's own version (hrt.h), which a program using its additions
+# asks for, is found; the next minor version is not.
+major=$(sed -n 's/^#define HRT_VERSION_MAJOR \([0-9]*\)$/\1/p' include/hrt.h)
+minor=$(sed -n 's/^#define HRT_VERSION_MINOR \([0-9]*\)$/\1/p' include/hrt.h)
+[ -n "$major" ] && [ -n "$minor" ] || fail "include/hrt.h: no HRT_VERSION_MAJOR/MINOR"
+project "$major.$minor" || fail "cmake: find_package(hrt $major.$minor) against $dest"
+ok
+next=$major.$((minor + 1))
+project "$next" && fail "find_package(hrt $next) found an older hrt"
+grep -q 'hrt-config.cmake, version: ' "$t/log" || fail "find_package(hrt $next) failed for another reason"
 ok
 project 99 && fail "find_package(hrt 99) found version $(sed -n 's/.*PACKAGE_VERSION "\(.*\)")/\1/p' \
 	"$dest$libdir/cmake/hrt/hrt-config-version.cmake")"

@@ -7,18 +7,23 @@
 # include/hrt.h: every HRT_EXTERN function has a page in man/ (its own or a
 # link) whose target lists it on its
 # NAME line, and every name a NAME line lists is an HRT_EXTERN function or a
-# function-like macro of hrt.h (libhrt.3 names the library).  Skips when
-# man-db or groff is missing.
+# function-like macro of hrt.h (libhrt.3 names the library).  Each page's
+# .TH names the release, "hrt VERSION" (hrt.h's HRT_VERSION_STRING).
+# Skips when man-db or groff is missing.
 set -u
 . "$(dirname "$0")/lib.sh"
 need man "man page check" man-db
 need groff "man page check" groff-base
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
+version=$(sed -n 's/^#define HRT_VERSION_STRING "\(.*\)"/\1/p' include/hrt.h)
+[ -n "$version" ] || fail "include/hrt.h: no HRT_VERSION_STRING"
 pages=0
 for p in man/*.[0-9]; do
 	pages=$((pages + 1))
 	grep -q '^\.so ' "$p" && fail "$p: a .so stub: make it a symbolic link to its page"
+	grep '^\.TH ' "$p" | grep -qF "\"hrt $version\"" ||
+		fail "$p: its .TH does not name \"hrt $version\" (include/hrt.h's version)"
 	if [ -L "$p" ]; then
 		case $(readlink "$p") in
 		*/*) fail "$p: links to $(readlink "$p"), outside man/" ;;
