@@ -14,7 +14,7 @@
  *  - Real wake-ups come from a Linux timerfd you can hand to any event loop
  *    (hrt_base_fd + hrt_base_dispatch) or from the built-in hrt_base_loop.
  *
- * Conventions (1.0).
+ * Conventions (since 1.0).
  *  - Every call that can fail returns a signed integer (int; ssize_t or
  *    int64_t when success carries a count): >= 0 success, a negative errno
  *    failure.  errno is never a result channel.  Output parameters are
@@ -111,7 +111,7 @@ extern "C" {
 #define HRT_VERSION_PATCH 0
 #define HRT_VERSION_STRING "1.1.0"
 
-/* The library's version at run time ("1.0.0"); HRT_VERSION_STRING is the
+/* The library's version at run time ("1.1.0"); HRT_VERSION_STRING is the
  * version of the header compiled against.  It cannot fail. */
 HRT_EXTERN const char *hrt_version(void);
 
