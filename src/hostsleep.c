@@ -13,6 +13,7 @@
  * hrt_base_loop_host.
  */
 #include <errno.h>
+#include <stdint.h>
 #include <sys/prctl.h>
 
 #include "base.h"
@@ -38,15 +39,22 @@ static void plan_slack(struct hrt_base *b, unsigned long ns)
 static int plan_window(struct hrt_base *b, hrt_time_t res, hrt_time_t *delay,
 		       hrt_time_t *slack)
 {
-	hrt_time_t now, soft, hard, start;
+	hrt_time_t now, soft, hard;
+	uint64_t d;
 
 	if (hrt_base_get_coalesce(b) != 1 || hrt_base_wait_window(b, &soft, &hard) != 1 ||
-	    hrt_base_now(b, &now))
+	    hrt_base_now(b, &now) || hard <= now)
 		return 0;
-	*delay = soft > now ? (soft - now + res - 1) / res * res : 0;
-	start = now + *delay;
-	*slack = hard - start - PLAN_MARGIN_NS;
-	return hard > start && *slack >= PLAN_MIN_SLACK_NS;
+	/* Rounded up in 64 unsigned bits: soft - now + res - 1 overflows a
+	 * hrt_time_t for a res near HRT_TIME_MAX (a start past hard, not a
+	 * delay that wrapped to 0 or below). */
+	d = soft > now ? (uint64_t)(soft - now) : 0;
+	d = (d + (uint64_t)res - 1) / (uint64_t)res * (uint64_t)res;
+	if (d >= (uint64_t)(hard - now))
+		return 0;
+	*delay = (hrt_time_t)d;
+	*slack = hard - (now + *delay) - PLAN_MARGIN_NS;
+	return *slack >= PLAN_MIN_SLACK_NS;
 }
 
 /* Back to the timerfd path: armed, the thread's slack its own. */

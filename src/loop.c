@@ -289,7 +289,7 @@ static void drain_eventfd(struct hrt_loop *l)
  */
 static int loop_turn(struct hrt_base *b, struct hrt_loop *l, hrt_time_t *host_end)
 {
-	hrt_time_t t;
+	hrt_time_t t, now;
 	int err;
 
 	*host_end = HRT_TIME_MAX;
@@ -302,8 +302,12 @@ static int loop_turn(struct hrt_base *b, struct hrt_loop *l, hrt_time_t *host_en
 	if (take_stop(l))
 		goto stop;
 	t = l->host.timeout(l->host.arg);
-	if (t >= 0)
-		*host_end = hrt__clock_now(hrt__base_clock(b)) + t;
+	if (t >= 0) {
+		now = hrt__clock_now(hrt__base_clock(b));
+		/* A timeout past HRT_TIME_MAX - now is no limit: the sum
+		 * would overflow into the past, a loop that never sleeps. */
+		*host_end = t < HRT_TIME_MAX - now ? now + t : HRT_TIME_MAX;
+	}
 	return 0;
 stop:
 	drain_eventfd(l);       /* the stop's wake-up, not the next loop's */
@@ -455,12 +459,19 @@ static int host_limit(hrt_time_t now, hrt_time_t host_end, hrt_time_t own,
 		      hrt_time_t *timeout, hrt_time_t *slack)
 {
 	hrt_time_t until = *timeout >= 0 ? now + *timeout : HRT_TIME_MAX;
+	hrt_time_t q = own > 0 ? own : 1;
 
 	if (host_end == HRT_TIME_MAX)
 		return 0;
 	if (host_end < until) {
 		*timeout = host_end > now ? host_end - now : 0;
-		*slack = own > 0 ? own : 1;
+		/* The window's sleep ended by until + slack <= the earliest
+		 * hard expiry; a thread slack wider than the window (a narrow
+		 * one) would carry this earlier sleep past it.  (The timerfd
+		 * path, until = MAX, has the timerfd armed at hard.) */
+		if (until != HRT_TIME_MAX && q > until + *slack - host_end)
+			q = until + *slack - host_end;
+		*slack = q;
 		return 1;
 	}
 	if (host_end - until < *slack)
@@ -533,9 +544,17 @@ static int coalesce_loop(struct hrt_base *b, struct hrt_loop *l, int tfd)
 				break;
 			}
 		}
-		if (!fired && opens != HRT_TIME_MAX && l->host.fd >= 0 &&
-		    hrt__clock_now(hrt__base_clock(b)) >= opens)
-			fired = 1;
+		if (l->host.fd >= 0 && (opens != HRT_TIME_MAX || host_end != HRT_TIME_MAX)) {
+			hrt_time_t after = hrt__clock_now(hrt__base_clock(b));
+
+			if (!fired && after >= opens)
+				fired = 1;
+			/* hrt.h: not idle once the host's deadline passed
+			 * (its timers wait behind the pass), also when the
+			 * window's sleep, its slack cut there, ended by it. */
+			if (after >= host_end)
+				host_ready = 1;
+		}
 		if (fired)
 			hrt__base_wakeup(b, timeout == 0 && !tfd_fired ? HRT_DEV_NOSLEEP
 					 : HRT_DEV_FIRED, !host_ready);
