@@ -82,5 +82,12 @@ void hrt__base_set_gettime(struct hrt_base *b, int (*gettime)(clockid_t, struct 
 int hrt__coalesce_plan(hrt_time_t now, hrt_time_t soft, hrt_time_t hard, int div,
 		       hrt_time_t *until, hrt_time_t *slack);
 int hrt__slack_div(void);
+/* hrt_base_loop_host's deadline (coalesce.c): cuts a planned sleep (the
+ * ranged one's *timeout >= 0 and *slack, or the timerfd's, < 0) at
+ * host_end; 1 if the sleep now ends by it.  The timerfd path's epoll_wait
+ * ms likewise, *host_cut as that 1. */
+int hrt__host_cut(hrt_time_t now, hrt_time_t host_end, hrt_time_t own, hrt_time_t *timeout,
+		  hrt_time_t *slack);
+int hrt__host_ms(int ms, hrt_time_t now, hrt_time_t host_end, int *host_cut);
 
 #endif /* HRT_BASE_H */

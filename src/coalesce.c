@@ -4,7 +4,8 @@
  * window (the timer sets' search, taken under the base lock) and the plan
  * that turns a window into an instant and a slack (the rule is in loop.c's
  * header and hrt.h; the switch is settings.c's).  hrt_base_wait_window
- * hands the same plan to programs with loops of their own.  Nothing here
+ * hands the same plan to programs with loops of their own.  Also how a
+ * hosted loop's deadline cuts a sleep (hrt_base_loop_host).  Nothing here
  * sleeps or arms.
  */
 #include <sys/resource.h>
@@ -130,4 +131,55 @@ HRT_EXTERN int hrt_base_wait_window(const struct hrt_base *cb, hrt_time_t *soft,
 	*soft = until;
 	*hard = until + slack;
 	return 1;
+}
+
+/* Hosted loops (loop.c) ---------------------------------------------- */
+
+/*
+ * A host's deadline before the end of the planned sleep cuts it.  Ranged
+ * (*timeout >= 0): a window opening after the deadline gives way to a
+ * sleep until the deadline with the thread's own slack `own`; one opening
+ * before keeps its start, its slack cut at the deadline.  On the timerfd
+ * path (*timeout < 0) the sleep ends at the deadline, with `own` slack.
+ * 1 if the sleep now ends by the host's deadline, not at the window.
+ */
+int hrt__host_cut(hrt_time_t now, hrt_time_t host_end, hrt_time_t own, hrt_time_t *timeout,
+		  hrt_time_t *slack)
+{
+	hrt_time_t until = *timeout >= 0 ? now + *timeout : HRT_TIME_MAX;
+	hrt_time_t q = own > 0 ? own : 1;
+
+	if (host_end == HRT_TIME_MAX)
+		return 0;
+	if (host_end < until) {
+		*timeout = host_end > now ? host_end - now : 0;
+		/* The window's sleep ended by until + slack <= the earliest
+		 * hard expiry; a thread slack wider than the window (a narrow
+		 * one) would carry this earlier sleep past it.  (The timerfd
+		 * path, until = MAX, has the timerfd armed at hard.) */
+		if (until != HRT_TIME_MAX && q > until + *slack - host_end)
+			q = until + *slack - host_end;
+		*slack = q;
+		return 1;
+	}
+	if (host_end - until < *slack)
+		*slack = host_end > until ? host_end - until : 1;  /* 0 would reset it */
+	return 0;
+}
+
+/* ms for epoll_wait: the earlier of `ms` (< 0: none) and the host's end. */
+int hrt__host_ms(int ms, hrt_time_t now, hrt_time_t host_end, int *host_cut)
+{
+	hrt_time_t h;
+
+	*host_cut = 0;
+	if (host_end == HRT_TIME_MAX)
+		return ms;
+	h = host_end > now ? (host_end - now + 999999) / 1000000 : 0;
+	if (h > INT32_MAX)
+		h = INT32_MAX;
+	if (ms >= 0 && ms <= h)
+		return ms;
+	*host_cut = 1;
+	return (int)h;
 }

@@ -45,6 +45,12 @@
  * The thread is idle whenever it wakes from waiting, so every pass here
  * passes idle = 1 (the IDLE policy walks greedily).  One loop per base at a
  * time (they would share the stop and the eventfd).
+ *
+ * Hosting (hrt_base_loop_host): another loop's fd joins the epoll, its
+ * iteration runs at the top of each of ours (loop_turn), and its deadline
+ * cuts the sleep (hrt__host_cut, coalesce.c).  Its fd may be ready on
+ * every wake-up, so the window's opening is then read off the clock, not
+ * off the sleep's end; a pass is idle unless the host had work.
  */
 #include <errno.h>
 #include <pthread.h>
@@ -332,23 +338,6 @@ static int sort_events(struct hrt_loop *l, const struct epoll_event *evs, int n,
 	return timer;
 }
 
-/* ms for epoll_wait: the earlier of `ms` (< 0: none) and the host's end. */
-static int host_ms(int ms, hrt_time_t now, hrt_time_t host_end, int *host_cut)
-{
-	hrt_time_t h;
-
-	*host_cut = 0;
-	if (host_end == HRT_TIME_MAX)
-		return ms;
-	h = host_end > now ? (host_end - now + 999999) / 1000000 : 0;
-	if (h > INT32_MAX)
-		h = INT32_MAX;
-	if (ms >= 0 && ms <= h)
-		return ms;
-	*host_cut = 1;
-	return (int)h;
-}
-
 /*
  * How long epoll_wait may block.  Forever while the timerfd is armed: it
  * holds the next instant.  When the last arm failed nothing would ever wake
@@ -447,38 +436,6 @@ static int coalesce_plan_sleep(struct hrt_base *b, struct hrt_loop *l, int div,
 	return err;
 }
 
-/*
- * A host's deadline before the end of the planned sleep cuts it.  Ranged
- * (*timeout >= 0): a window opening after the deadline gives way to a
- * sleep until the deadline with the thread's own slack `own`; one opening
- * before keeps its start, its slack cut at the deadline.  On the timerfd
- * path (*timeout < 0) the sleep ends at the deadline, with `own` slack.
- * 1 if the sleep now ends by the host's deadline, not at the window.
- */
-static int host_limit(hrt_time_t now, hrt_time_t host_end, hrt_time_t own,
-		      hrt_time_t *timeout, hrt_time_t *slack)
-{
-	hrt_time_t until = *timeout >= 0 ? now + *timeout : HRT_TIME_MAX;
-	hrt_time_t q = own > 0 ? own : 1;
-
-	if (host_end == HRT_TIME_MAX)
-		return 0;
-	if (host_end < until) {
-		*timeout = host_end > now ? host_end - now : 0;
-		/* The window's sleep ended by until + slack <= the earliest
-		 * hard expiry; a thread slack wider than the window (a narrow
-		 * one) would carry this earlier sleep past it.  (The timerfd
-		 * path, until = MAX, has the timerfd armed at hard.) */
-		if (until != HRT_TIME_MAX && q > until + *slack - host_end)
-			q = until + *slack - host_end;
-		*slack = q;
-		return 1;
-	}
-	if (host_end - until < *slack)
-		*slack = host_end > until ? host_end - until : 1;  /* 0 would reset it */
-	return 0;
-}
-
 /* 0 (stopped) or -errno to return, or 1: go on with the timerfd path. */
 static int coalesce_loop(struct hrt_base *b, struct hrt_loop *l, int tfd)
 {
@@ -504,7 +461,7 @@ static int coalesce_loop(struct hrt_base *b, struct hrt_loop *l, int tfd)
 			break;
 		}
 		opens = timeout >= 0 ? now + timeout : HRT_TIME_MAX;    /* the window */
-		host_cut = host_limit(now, host_end, old, &timeout, &slack);
+		host_cut = hrt__host_cut(now, host_end, old, &timeout, &slack);
 		if (timeout >= 0 && slack > 0 && slack != cur &&
 		    prctl(PR_SET_TIMERSLACK, (unsigned long)slack, 0, 0, 0) == 0)
 			cur = slack;
@@ -583,7 +540,7 @@ static int timerfd_loop(struct hrt_base *b, struct hrt_loop *l, int tfd)
 		timeout = loop_timeout(b, &failures, &err);
 		if (err)
 			return err;
-		timeout = host_ms(timeout, hrt__clock_now(hrt__base_clock(b)), host_end, &host_cut);
+		timeout = hrt__host_ms(timeout, hrt__clock_now(hrt__base_clock(b)), host_end, &host_cut);
 		n = epoll_wait(l->epfd, evs, 3, timeout);
 		if (n < 0) {
 			if (errno != EINTR)

@@ -1246,6 +1246,88 @@ static void test_plan_sleep_one_planner_per_base(void **state)
 	assert_int_equal(hrt_base_free(b), 0);
 }
 
+static int counted_runs;
+
+static enum hrt_restart count_cb(struct hrt_timer *t, hrt_time_t now)
+{
+	(void)t, (void)now;
+	counted_runs++;
+	return HRT_NORESTART;
+}
+
+/* Before it plans, a plan runs what is due: a timer whose window has
+ * opened (soft past, hard ahead: only a pass at idle runs it, the greedy
+ * walk) and one the timerfd fired for (hard past); the host only wakes. */
+static void test_plan_sleep_runs_what_is_due_first(void **state)
+{
+	struct hrt_timer open_win, hard_due, later;
+	struct timespec nap = { 0, 3 * MS };
+	hrt_time_t d;
+	int fd;
+	struct hrt_base *b = plan_base(&fd);
+
+	(void)state;
+	counted_runs = 0;
+	hrt_timer_init(&open_win, count_cb);
+	hrt_timer_init(&hard_due, count_cb);
+	hrt_timer_init(&later, count_cb);
+	assert_int_equal(hrt_timer_start_range(&open_win, b, MS, 10 * SEC, HRT_MODE_REL), 0);
+	assert_int_equal(hrt_timer_start_range(&hard_due, b, MS, 0, HRT_MODE_REL), 0);
+	assert_int_equal(hrt_timer_start_range(&later, b, 10 * SEC, SEC, HRT_MODE_REL), 0);
+	nanosleep(&nap, NULL);          /* both due now; the timerfd fired */
+	assert_int_equal(hrt_base_plan_sleep(b, MS, &d), 1);
+	assert_int_equal(counted_runs, 2);
+	assert_false(hrt_timer_is_queued(&open_win));
+	assert_false(hrt_timer_is_queued(&hard_due));
+	assert_true(hrt_timer_is_queued(&later));
+	assert_true(d >= 9 * SEC);      /* the plan is for what is left */
+	assert_int_equal(hrt_base_plan_done(b), 0);
+	hrt_timer_cancel(&later);
+	assert_int_equal(hrt_base_free(b), 0);
+}
+
+/* A plan that failed (here: from a callback of the base's own pass, where
+ * its dispatch is refused) keeps its error for hrt_base_plan_done, which
+ * reports it once; the planning still ends (slack back, timerfd armed). */
+static struct hrt_base *err_base;
+static int err_plan;
+
+static enum hrt_restart plan_in_pass_cb(struct hrt_timer *t, hrt_time_t now)
+{
+	hrt_time_t d;
+
+	(void)t, (void)now;
+	err_plan = hrt_base_plan_sleep(err_base, MS, &d);
+	return HRT_NORESTART;
+}
+
+static void test_plan_done_reports_first_plan_error_once(void **state)
+{
+	struct hrt_timer a, far;
+	hrt_time_t d, now;
+	int fd;
+
+	(void)state;
+	err_base = plan_base(&fd);
+	hrt_timer_init(&a, plan_in_pass_cb);
+	hrt_timer_init(&far, nop_cb);
+	assert_int_equal(hrt_timer_start_range(&far, err_base, 10 * SEC, SEC, HRT_MODE_REL), 0);
+	assert_int_equal(hrt_base_plan_sleep(err_base, MS, &d), 1);      /* the planner */
+	assert_true(slack_now() != OWN_SLACK);
+	assert_int_equal(hrt_timer_start_range(&a, err_base, 0, 0, HRT_MODE_REL), 0);
+	assert_int_equal(hrt_base_now(err_base, &now), 0);
+	assert_int_equal(hrt_base_run(err_base, now, 1), 1);
+	assert_int_equal(err_plan, -EBUSY);
+	assert_int_equal(hrt_base_plan_sleep(err_base, MS, &d), 1);      /* later ones work */
+	assert_int_equal(hrt_base_plan_done(err_base), -EBUSY);
+	assert_int_equal(slack_now(), OWN_SLACK);
+	assert_true(tfd_left(fd) > 0);
+	assert_int_equal(hrt_base_plan_sleep(err_base, MS, &d), 1);
+	assert_int_equal(hrt_base_plan_done(err_base), 0);              /* reported once */
+	hrt_timer_cancel(&far);
+	assert_int_equal(hrt_base_free(err_base), 0);
+}
+
 static void test_plan_sleep_bad_arguments_einval(void **state)
 {
 	struct hrt_base *vb = tv_virtual(0);
@@ -1352,6 +1434,8 @@ int main(void)
 		cmocka_unit_test(test_plan_sleep_declines_and_arms_when_no_window_fits),
 		cmocka_unit_test(test_plan_sleep_one_planner_per_base),
 		cmocka_unit_test(test_plan_sleep_bad_arguments_einval),
+		cmocka_unit_test(test_plan_sleep_runs_what_is_due_first),
+		cmocka_unit_test(test_plan_done_reports_first_plan_error_once),
 		cmocka_unit_test(test_plan_sleep_other_thread_earlier_start_arms_held_fd),
 	};
 
