@@ -535,14 +535,15 @@ HRT_EXTERN int hrt_base_stop(struct hrt_base *base);
  * Each iteration:
  *   run(arg)        the host's iteration without sleeping: 0, or a
  *                   negative errno that ends the loop with it;
- *   timeout(arg)    how long the host may sleep from now, in ns (< 0: no
- *                   limit; libuv: uv_backend_timeout * 1000000, and -1 when
+ *   timeout(arg)    how long the host may sleep from now, in ns (< 0, or
+ *                   too far to add to the clock: no limit; libuv:
+ *                   uv_backend_timeout * 1000000, and -1 when
  *                   !uv_loop_alive - libuv says 0 then);
  *   one sleep on hrt's timerfd and `fd` together, as hrt_base_loop's, cut
  *   at the host's deadline: a window opening before it keeps its start,
  *   its slack cut at the deadline; one opening after gives way to a sleep
- *   until the deadline with the thread's own slack (the host's timers are
- *   never widened);
+ *   until the deadline with the thread's own slack, capped so that it
+ *   still ends within the window (the host's timers are never widened);
  *   hrt's pass if its window opened or its timerfd fired, idle (see
  *   hrt_base_dispatch) unless `fd` was readable or the host's deadline
  *   passed - then host work waits behind it, and runs next, in run(arg).

@@ -549,8 +549,10 @@ static int timerfd_loop(struct hrt_base *b, struct hrt_loop *l, int tfd)
 				continue;
 			n = 0;          /* a signal cut a retry wait short: retry now */
 		}
-		/* An arm-retry timeout counts as a wake; the host's does not. */
-		host_ready = host_cut && n == 0;
+		/* An arm-retry timeout counts as a wake; the host's does not.
+		 * Past the host's deadline its work waits: not idle. */
+		host_ready = (host_cut && n == 0) ||
+			     (host_end != HRT_TIME_MAX && hrt__clock_now(hrt__base_clock(b)) >= host_end);
 		fired = sort_events(l, evs, n, tfd, &host_ready) || (n == 0 && !host_cut);
 		/* Arm errors are loop_timeout's business; read errors end it. */
 		if (fired) {
