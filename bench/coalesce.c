@@ -191,11 +191,23 @@ static void uv_host_loop(struct hrt_base *b)
 #ifdef HRT_BENCH_EV
 static struct ev_loop *ev_loop_running;
 
-/* ev_host.h's timer, counted: its wake-ups are the coalesced ones. */
+/* ev_host.h's timer, counted when it ended a sleep that could block (a
+ * plan of 0 ns is a poll: no wake-up, as hrt_base_loop's passes without a
+ * sleep): those are the coalesced wake-ups. */
+static int ev_planned_sleep;
+
+static void ev_count_plan(struct ev_loop *loop, ev_prepare *w, int revents)
+{
+	struct ev_host *h = HRT_CONTAINER_OF(w, struct ev_host, prepare);
+
+	ev_host_plan(loop, w, revents);
+	ev_planned_sleep = ev_is_active(&h->timer) && ev_timer_remaining(loop, &h->timer) > 0;
+}
+
 static void ev_count_timer(struct ev_loop *loop, ev_timer *w, int revents)
 {
 	(void)loop, (void)w, (void)revents;
-	host_wakeups++;
+	host_wakeups += ev_planned_sleep;
 }
 
 static void ev_host_loop(struct hrt_base *b)
@@ -209,6 +221,7 @@ static void ev_host_loop(struct hrt_base *b)
 		exit(1);
 	}
 	ev_host_start(&host, ev_loop_running, b);
+	ev_set_cb(&host.prepare, ev_count_plan);
 	ev_set_cb(&host.timer, ev_count_timer);
 	ev_run(ev_loop_running, 0);             /* until stop() */
 	if ((err = ev_host_stop(&host, ev_loop_running)) < 0)

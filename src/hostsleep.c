@@ -66,15 +66,18 @@ static int plan_off(struct hrt_base *b)
 
 /* What is due before the next sleep, as a pass at idle (the host ran its
  * callbacks for this wake-up): what the timerfd says (the timerfd path, or
- * a start from another thread while held), then an open window (the host
- * woke for it, or for anything else once it had opened). */
+ * a start from another thread while held), then, coalescing, an open
+ * window (the host woke for it, or for anything else once it had opened;
+ * without coalescing the timerfd alone decides, as with dispatch). */
 static int plan_pass(struct hrt_base *b)
 {
-	hrt_time_t soft, hard, now;
+	hrt_time_t owner, soft, hard, now;
 	ssize_t n = hrt_base_dispatch(b, 1);
 
-	if (n >= 0 && hrt_base_wait_window(b, &soft, &hard) >= 0 && hrt_base_now(b, &now) == 0 &&
-	    soft <= now)
+	/* The timers' own window, not the planned sleep (whose start the
+	 * slack's rounding may push later). */
+	if (n >= 0 && hrt_base_get_coalesce(b) == 1 && hrt__base_window(b, &owner, &soft, &hard) &&
+	    hrt_base_now(b, &now) == 0 && soft <= now)
 		n = hrt_base_run(b, now, 1);
 	return n < 0 ? (int)n : 0;
 }

@@ -1286,6 +1286,35 @@ static void test_plan_sleep_runs_what_is_due_first(void **state)
 	assert_int_equal(hrt_base_free(b), 0);
 }
 
+/* Coalescing off, the timerfd alone decides, as with dispatch: an open
+ * window (soft past, hard ahead, the timerfd not fired) waits for its hard
+ * expiry; coalescing on, the same plan runs it. */
+static void test_plan_sleep_without_coalescing_runs_only_what_the_fd_says(void **state)
+{
+	struct hrt_timer open_win;
+	struct timespec nap = { 0, 3 * MS };
+	hrt_time_t d;
+	int fd;
+	struct hrt_base *b = plan_base(&fd);
+
+	(void)state;
+	counted_runs = 0;
+	assert_int_equal(hrt_base_set_coalesce(b, 0), 0);
+	hrt_timer_init(&open_win, count_cb);
+	assert_int_equal(hrt_timer_start_range(&open_win, b, MS, 10 * SEC, HRT_MODE_REL), 0);
+	nanosleep(&nap, NULL);
+	assert_int_equal(hrt_base_plan_sleep(b, MS, &d), 0);
+	assert_int_equal(d, HRT_TIME_MAX);
+	assert_int_equal(counted_runs, 0);
+	assert_true(hrt_timer_is_queued(&open_win));
+	assert_int_equal(hrt_base_set_coalesce(b, 1), 0);
+	assert_int_equal(hrt_base_plan_sleep(b, MS, &d), 0);    /* nothing left to plan */
+	assert_int_equal(counted_runs, 1);
+	assert_false(hrt_timer_is_queued(&open_win));
+	assert_int_equal(hrt_base_plan_done(b), 0);
+	assert_int_equal(hrt_base_free(b), 0);
+}
+
 /* A plan that failed (here: from a callback of the base's own pass, where
  * its dispatch is refused) keeps its error for hrt_base_plan_done, which
  * reports it once; the planning still ends (slack back, timerfd armed). */
@@ -1435,6 +1464,7 @@ int main(void)
 		cmocka_unit_test(test_plan_sleep_one_planner_per_base),
 		cmocka_unit_test(test_plan_sleep_bad_arguments_einval),
 		cmocka_unit_test(test_plan_sleep_runs_what_is_due_first),
+		cmocka_unit_test(test_plan_sleep_without_coalescing_runs_only_what_the_fd_says),
 		cmocka_unit_test(test_plan_done_reports_first_plan_error_once),
 		cmocka_unit_test(test_plan_sleep_other_thread_earlier_start_arms_held_fd),
 	};
