@@ -661,7 +661,8 @@ HRT_EXTERN int hrt_base_hold_fd(struct hrt_base *base, int hold);
  * callback does nothing) and a timer of its own for *delay.  Then the
  * plan.  1: the timerfd is held (hrt_base_hold_fd), the calling thread's
  * timer slack is set to the window left after its start is rounded up to
- * res (less 100 us for the host's way into its sleep), and *delay (a
+ * res (less 20 us for the host's way into its sleep: a longer way ends
+ * the sleep up to that much later), and *delay (a
  * multiple of res, from now) is when the host's timer should end its
  * sleep.  0: the window is narrower than 200 us after the rounding,
  * coalescing is off or nothing is queued - the timerfd is armed again at

@@ -1101,7 +1101,7 @@ static struct hrt_base *plan_base(int *fd)
 }
 
 /* 1: delay a multiple of res, the slack what is left of the window after
- * the rounding less 100 us, the timerfd disarmed; done: the slack given
+ * the rounding less hrt.h's 20 us, the timerfd disarmed; done: the slack given
  * back, the timerfd armed at the earliest hard expiry. */
 static void test_plan_sleep_wide_window_holds_fd_sets_slack(void **state)
 {
@@ -1128,8 +1128,8 @@ static void test_plan_sleep_wide_window_holds_fd_sets_slack(void **state)
 		assert_int_equal(d % res[i], 0);
 		assert_true(t1 + d >= ws);              /* not before the window */
 		assert_true(t0 + d < ws + res[i]);      /* its start rounded up */
-		assert_true(slack >= wh - (t1 + d) - 100 * US);
-		assert_true(slack <= wh - (t0 + d) - 100 * US);
+		assert_true(slack >= wh - (t1 + d) - 20 * US);
+		assert_true(slack <= wh - (t0 + d) - 20 * US);
 		assert_int_equal(tfd_left(fd), 0);
 	}
 	assert_int_equal(hrt_base_plan_done(b), 0);
@@ -1176,9 +1176,9 @@ static void test_plan_sleep_declines_and_arms_when_no_window_fits(void **state)
 	assert_true(slack_now() != OWN_SLACK);
 	plan_declines(b, fd, SEC, wide_hard);   /* 1 s rounding: past the window */
 	assert_int_equal(hrt_base_plan_sleep(b, MS, &d), 1);
-	/* A narrow (250 us) window first: less than 200 us after the margin. */
-	narrow_hard = t0 + 50 * MS + 250 * US;
-	assert_int_equal(hrt_timer_start_range(&narrow, b, t0 + 50 * MS, 250 * US, HRT_MODE_ABS), 0);
+	/* A narrow (210 us) window first: less than 200 us after the margin. */
+	narrow_hard = t0 + 50 * MS + 210 * US;
+	assert_int_equal(hrt_timer_start_range(&narrow, b, t0 + 50 * MS, 210 * US, HRT_MODE_ABS), 0);
 	plan_declines(b, fd, 1, narrow_hard);
 	plan_declines(b, fd, MS, narrow_hard);
 	hrt_timer_cancel(&narrow);
