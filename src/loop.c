@@ -530,24 +530,33 @@ static int coalesce_loop(struct hrt_base *b, struct hrt_loop *l, int tfd)
 static int timerfd_loop(struct hrt_base *b, struct hrt_loop *l, int tfd)
 {
 	struct epoll_event evs[3];
-	hrt_time_t host_end;
+	hrt_time_t host_end, now, retry_at = 0;
 	unsigned failures = 0;
 	int err = 0, n, timeout, fired, host_cut, host_ready;
 
 	for (;;) {
 		if ((n = loop_turn(b, l, &host_end)))
 			return n > 0 ? 0 : n;
-		timeout = loop_timeout(b, &failures, &err);
-		if (err)
-			return err;
-		timeout = hrt__host_ms(timeout, hrt__clock_now(hrt__base_clock(b)), host_end, &host_cut);
+		/* While arms fail, the next retry is due at retry_at: a host
+		 * (or a poke) that wakes the loop sooner neither retries nor
+		 * counts a failure, so giving up takes the backoff's time. */
+		now = hrt__clock_now(hrt__base_clock(b));
+		if (!failures || now >= retry_at) {
+			timeout = loop_timeout(b, &failures, &err);
+			if (err)
+				return err;
+			retry_at = timeout >= 0 ? now + (hrt_time_t)timeout * 1000000 : HRT_TIME_MAX;
+		} else {
+			timeout = (int)((retry_at - now + 999999) / 1000000);
+		}
+		timeout = hrt__host_ms(timeout, now, host_end, &host_cut);
 		n = epoll_wait(l->epfd, evs, 3, timeout);
 		if (n < 0) {
 			if (errno != EINTR)
 				return -errno;
 			if (timeout < 0)
 				continue;
-			n = 0;          /* a signal cut a retry wait short: retry now */
+			n = 0;          /* a signal cut a retry wait short */
 		}
 		/* An arm-retry timeout counts as a wake; the host's does not.
 		 * Past the host's deadline its work waits: not idle. */

@@ -27,6 +27,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/eventfd.h>
 #include <sys/timerfd.h>
 #include <time.h>
 #include <unistd.h>
@@ -746,6 +747,54 @@ static void test_settime_failure_loses_nothing_and_retries(void **state)
 	}
 }
 
+/* Hosted (hrt_base_loop_host, the timerfd path), a settime that keeps
+ * failing is retried as long as without a host - the backoff's half second
+ * - however often the host's deadline (every ms here) wakes the loop, then
+ * its error is returned and no timer is lost. */
+static hrt_time_t every_ms(void *arg)
+{
+	(void)arg;
+	return MS;
+}
+
+static int host_idle(void *arg)
+{
+	(*(long *)arg)++;
+	return 0;
+}
+
+static void test_hosted_loop_gives_up_on_settime_by_time_not_host_wakeups(void **state)
+{
+	struct hrt_base *b = tv_new(CLOCK_MONOTONIC, 0);
+	int efd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	hrt_time_t t0, took;
+	long runs = 0;
+	struct tt l;
+	int rc;
+
+	(void)state;
+	assert_true(efd >= 0);
+	assert_int_equal(hrt_base_set_coalesce(b, 0), 0);
+	install_seams(b);
+	tt_init(&l, CLOCK_MONOTONIC);
+	settime_fail = ENOMEM;
+	t0 = clk_now(CLOCK_MONOTONIC);
+	hrt_timer_start_range(&l.t, b, t0 + 5 * SEC, 0, HRT_MODE_ABS);
+	rc = hrt_base_loop_host(b, efd, every_ms, host_idle, &runs);
+	took = clk_now(CLOCK_MONOTONIC) - t0;
+	printf("     returned %d after %.1f ms, %ld host runs, %ld settime calls\n", rc,
+	       (double)took / MS, runs, n_settime);
+	assert_int_equal(rc, -ENOMEM);
+	assert_true(took >= 300 * MS);          /* the backoff: 1 + 2 + ... + 64 ms, 12 times */
+	assert_true(runs > 12);                 /* the host woke it more often than that */
+	assert_int_equal(l.fired, 0);
+	assert_int_equal(hrt_base_count(b), 1);
+	restore_seams();
+	hrt_timer_cancel(&l.t);
+	close(efd);
+	assert_int_equal(hrt_base_free(b), 0);
+}
+
 /* hrt_base_loop with settime failing for good: it must return the error
  * (a negative errno) instead of waiting forever on an fd that will never
  * fire, and lose no timer.  Two ways in: the fd cannot be armed at all, and
@@ -1094,6 +1143,8 @@ int main(void)
 		cmocka_unit_test_teardown(test_read_eagain_runs_nothing_not_due, put_seams_back),
 		cmocka_unit_test_teardown(test_settime_failure_loses_nothing_and_retries, put_seams_back),
 		cmocka_unit_test_teardown(test_loop_returns_lasting_settime_error, put_seams_back),
+		cmocka_unit_test_teardown(test_hosted_loop_gives_up_on_settime_by_time_not_host_wakeups,
+					  put_seams_back),
 		cmocka_unit_test_teardown(test_loop_rides_out_transient_settime_failure, put_seams_back),
 		cmocka_unit_test_teardown(test_dispatch_returns_rearm_error_after_callbacks, put_seams_back),
 		cmocka_unit_test_teardown(test_read_error_returned_and_nothing_lost, put_seams_back),
