@@ -103,9 +103,9 @@ static int plan_claim(struct hrt_base *b)
 }
 
 /*
- * What is due runs first.  The hold comes before the window is read (a start after it arms the
- * timerfd), but a timerfd not held is held only for a wide window: no arm
- * and disarm in turn while the timerfd path runs.
+ * What is due runs first.  The hold comes before the window is read (a
+ * start after it arms the timerfd), but a timerfd not held is held only
+ * for a wide window: no arm and disarm in turn while the timerfd path runs.
  */
 static int plan(struct hrt_base *b, hrt_time_t res, hrt_time_t *delay)
 {
