@@ -200,6 +200,11 @@ struct hrt_stats {
 	uint64_t wheel_moves;     /* timers moved from the far-timer wheel into the tree */
 	uint64_t wheel_cascades;  /* timers re-placed inside the wheel as the horizon moved */
 	uint64_t tree_ops;        /* inserts into and erases from the tree (log n each) */
+	/* Since 1.2: */
+	uint64_t early_wakeups;   /* device wake-ups before any hard expiry was due:
+				   * the lazy re-arm's price (hrt_base_fd) */
+	uint64_t wheel_scanned;   /* far timers visited to find a slot's earliest
+				   * hard expiry again (O(slot) each time) */
 };
 
 /* Bases ------------------------------------------------------------------ */
@@ -245,9 +250,9 @@ HRT_EXTERN int hrt_base_new(struct hrt_base **basep, clockid_t clock, unsigned f
  * runs one), runs hrt_base_loop, has a cancel waiting, or when called from
  * a hrt_base_walk_tree callback.  Calls of other threads already in
  * progress are waited for; none may begin once hrt_base_free is called,
- * and once it returned 0 no thread may use the base.  Timers are not touched; each remembers the base it was last
- * started on: re-initialise (hrt_timer_init) every timer ever started on
- * it before using it again.
+ * and once it returned 0 no thread may use the base.  Timers are not
+ * touched; each remembers the base it was last started on: re-initialise
+ * (hrt_timer_init) every timer ever started on it before using it again.
  */
 HRT_EXTERN int hrt_base_free(struct hrt_base *base);
 
@@ -270,9 +275,12 @@ HRT_EXTERN int hrt_base_set_time(struct hrt_base *base, hrt_time_t now);
 
 /* Earliest hard expiry queued, in *when: when a wake-up is due.  1 if a
  * timer is queued, 0 if none (*when = HRT_TIME_MAX), or -errno.  Exact,
- * far timers included (the wheel of far timers keeps a bound of the hard
- * expiries per slot; after the timer that set one left, the slot is
- * scanned once to find the next: an internal cache, under the lock).  In the base's clock, relative timers of a CLOCK_REALTIME base
+ * far timers included: the wheel of far timers keeps each slot's earliest
+ * hard expiry, found again in O(1) when its timer leaves if the slot's
+ * timers came in order (same-length timeouts, pushed-back ones); a slot
+ * whose timers came out of order is scanned once after its earliest left
+ * (stats.wheel_scanned counts the timers visited; an internal cache, under
+ * the lock).  In the base's clock, relative timers of a CLOCK_REALTIME base
  * too (their monotonic expiry moved by the offset of the wall clock the
  * base last measured: at each pass, on every set of the clock the kernel
  * reports, and when its timerfd is armed after being disarmed or held
@@ -400,10 +408,10 @@ HRT_EXTERN int hrt_timer_try_cancel(struct hrt_timer *timer);
  * one, for a range timer) is past now: hrt differs on purpose, since a
  * range timer normally runs before its hard expiry and would then be due
  * again at once.  For an exact timer (slack 0) both rules agree.
- * Refusals, nothing changed: -EINVAL (NULL, interval <=
- * 0), -EBUSY (the timer is queued), -EDEADLK (from a hrt_base_walk_tree
- * callback), -EPERM (its base is another thread's unlocked one).  Checks and updates under the base's lock,
- * so the README idiom (forward in the callback, return HRT_RESTART) is safe
+ * Refusals, nothing changed: -EINVAL (NULL, interval <= 0), -EBUSY (the
+ * timer is queued), -EDEADLK (from a hrt_base_walk_tree callback), -EPERM
+ * (its base is another thread's unlocked one).  Checks and updates under
+ * the base's lock, so the README idiom (forward in the callback, return HRT_RESTART) is safe
  * against a start from another thread: whichever comes second wins, and a
  * timer that start queued meanwhile is refused, never re-keyed.  A timer
  * never started has no base to lock: only its owner may touch it.  Exact
@@ -472,12 +480,30 @@ HRT_EXTERN ssize_t hrt_base_walk_tree(struct hrt_base *base,
  * NULL base (why is optional).  Never modifies the base. */
 HRT_EXTERN int hrt_base_check(const struct hrt_base *base, char *why, size_t len);
 
-/* Real wake-ups (wakeup.c, timerfd.c, loop.c) ----------------------------- */
+/* Real wake-ups -------------------------------------------------------------- */
 
 /*
  * A non-blocking, close-on-exec timerfd on the base's clock, owned by the
- * base, kept armed at hrt_base_next_event() (created on the first call, the
- * same fd after).  Poll it for reading; do not read, close or dup2 over it.
+ * base (created on the first call, the same fd after).  Poll it for
+ * reading; do not read, close or dup2 over it.
+ *
+ * What its readiness means (since 1.2): the fd is armed at or before
+ * hrt_base_next_event(), never after it and never disarmed while a timer
+ * is queued, and right after every dispatch exactly at it (disarmed when
+ * nothing is queued).  The re-arm is lazy, as the kernel's
+ * HRTIMER_MODE_LAZY_REARM: a start that moves the earliest hard expiry
+ * earlier arms the fd at once, from any thread, so a poller blocked on it
+ * wakes in time; a cancel, or a start that moves it later (an idle timeout
+ * pushed back, a heartbeat re-armed), leaves the fd alone and makes no
+ * system call.  The price: the fd may become readable before anything is
+ * due, at most once per instant it was armed for; that dispatch runs a
+ * pass at its time (which may run soft-expired timers) and re-arms
+ * exactly (stats.early_wakeups counts them; stats.reprograms every arm).
+ * A timeout pushed back by 100 ms every 1 ms for a second thus costs about
+ * ten early wake-ups, where an exact re-arm would have cost a thousand
+ * timerfd_settime calls.  (libuv, libev and sd-event compute their sleep
+ * only when the loop goes to sleep; the fd has to be armed before then,
+ * since another thread may start a timer while the loop sleeps.)
  * -EINVAL: NULL; -EOPNOTSUPP: a virtual base; -ECHILD in a forked child (see fork()
  * above); -EDEADLK from a walk callback; timerfd_create's error (-EMFILE,
  * -ENOMEM...).  If the fd is closed behind the library's back and its number
@@ -496,8 +522,8 @@ HRT_EXTERN int hrt_base_fd(struct hrt_base *base);
  * of the fd other than EAGAIN (nothing ran); or the error of re-arming it
  * (callbacks may have run, the fd is not armed: call again soon, each call
  * retries; a host loop needs its own timer for that).  A re-arm that fails
- * inside a start or cancel is only reported by the next dispatch; the fd
- * may stay disarmed until then.  timerfd_settime fails in practice only
+ * inside a start is only reported by the next dispatch; the fd may stay
+ * disarmed until then (every start retries meanwhile).  timerfd_settime fails in practice only
  * on a bad fd or ENOMEM.
  * `idle`: nothing else is waiting to run in the host loop this iteration
  * (the article's "CPU idle at the interrupt").  In loops that order their
@@ -561,7 +587,7 @@ HRT_EXTERN int hrt_base_loop_host(struct hrt_base *base, int fd,
 				  hrt_time_t (*timeout)(void *arg), int (*run)(void *arg),
 				  void *arg);
 
-/* Coalesced sleep (coalesce.c, loop.c) ------------------------------------- */
+/* Coalesced sleep ------------------------------------------------------------- */
 
 /*
  * A timerfd has no slack, so every hrt wake-up is a timer interrupt of its
@@ -602,8 +628,11 @@ HRT_EXTERN int hrt_base_loop_host(struct hrt_base *base, int fd,
  * coalesced sleep that ends counts in stats.wakeups; when the window is
  * open already (a timer became soft-due while the last pass ran) the loop
  * runs the next pass without sleeping, which counts in stats.passes only
- * (no interrupt woke anything).  The fd is not re-armed while the loop
- * coalesces (no stats.reprograms).
+ * (no interrupt woke anything).  While the loop coalesces no start or
+ * cancel re-arms the fd: the loop arms it only for a sleep that no ranged
+ * sleep fits (stats.reprograms counts those), and a start from another
+ * thread that moves the earliest hard expiry before the planned sleep's
+ * end wakes the loop through its eventfd to plan again.
  */
 /* 0 or -errno (-EDEADLK from a walk callback). */
 HRT_EXTERN int hrt_base_set_coalesce(struct hrt_base *base, int on);

@@ -8,16 +8,16 @@
  *
  * Every public call here takes the base lock and drops it around
  * callbacks (forward too: a start from another thread may meet it in a
- * callback).  Every change of a set ends with hrt__base_wakeup_update,
- * which keeps the device armed for the earliest hard expiry, unless
- * armed_moves() shows the change left that instant alone.
+ * callback).  The wake-up is lazy (wakeup.c): a start asks for it only if
+ * its hard expiry comes before the instant the base's sleeper is sure to
+ * wake by (wake_needed, one compare), and a cancel never does.
  *
  * Start and cancel have two tiers:
  *   fast  the owner of a single-thread base, or of a locked base's bias,
  *         on a timer already on the base's first set (or new), arguments
  *         the guard would pass: start_fast / cancel_fast, inline leaves
  *         that save no registers when the timer stays in the wheel and
- *         the armed instant stays; else their one out-of-line tail,
+ *         needs no earlier wake-up; else their one out-of-line tail,
  *         start_fast_tail / cancel_fast_tail, run with the owner's half
  *         of the lock held.  start_rel only reads the clock first.
  *   slow  everything else, out of line: start_slow / cancel_slow - the
@@ -51,33 +51,19 @@ static inline hrt_time_t cap_hard(hrt_time_t soft, hrt_time_t hard)
 	return hard;
 }
 
-/*
- * Whether a change on b (which has a device) that took away a queued
- * hard expiry `gone` and queued `came` (HRT_TIME_MAX: none), both keys of
- * b's first set, may move the earliest hard expiry off the instant the
- * device is armed for.  Outside a pass the device is armed at the exact
- * earliest hard expiry (armed > 1: no clamp, no failed arm), so if `gone`
- * was later than it and `came` is not earlier, the earliest stayed: one
- * compare instead of hrt__base_next's search.  A macro, so that `gone` is
- * evaluated only when needed: as an inline function's argument it was
- * loaded first, and the leaves lost their compare-and-branch shape.
- */
-#define armed_moves(b, gone, came) \
-	((b)->armed <= 1 || (gone) <= (b)->armed || (came) < (b)->armed)
+/* A start on b's first set that queued hard expiry `came` needs an
+ * earlier wake-up (hrt__wake_earlier).  One compare, and false on a base
+ * with no device (wake.bound is HRT_WAKE_AWAKE there). */
+#define wake_needed(b, came) ((came) < (b)->wake.bound)
 
-/* `gone` for armed_moves: t's hard expiry if queued (state word s). */
-static inline hrt_time_t gone_hard(const struct hrt_timer *t, uintptr_t s)
+/* The wake-up after a start queued hard expiry `came` on b's set ts: a
+ * split base's relative set keys on another clock, moved here into b's. */
+static inline void wake_after(struct hrt_base *b, struct hrt_tset *ts, hrt_time_t came)
 {
-	return hrt__tset_queued(s) ? t->hrt__hard : HRT_TIME_MAX;
-}
-
-/* The wake-up after a change of b's set ts (b has a device): another
- * set's keys are not the armed instant's clock, so a full update. */
-static inline void wakeup_after(struct hrt_base *b, struct hrt_tset *ts, hrt_time_t gone,
-				hrt_time_t came)
-{
-	if (__builtin_expect(ts != &b->set, 0) || armed_moves(b, gone, came))
-		hrt__base_wakeup_update(b);
+	if (__builtin_expect(ts != &b->set, 0))
+		came = key_to_base(came, set_offset(ts));
+	if (wake_needed(b, came))
+		hrt__wake_earlier(b, came);
 }
 
 /* v + n * interval, saturated at HRT_TIME_MAX; interval > 0.  Unsigned,
@@ -191,46 +177,29 @@ HRT_EXTERN int hrt_timer_init(struct hrt_timer *t, hrt_callback fn)
 /* Both tiers' queue changes ---------------------------------------------- */
 
 /* t (on b's set ts with state word s, b's lock held) queued again at
- * soft..hard: the fused re-queue, and the wake-up if b has a device
- * (tested first, so a base without one keeps nothing live). */
+ * soft..hard: the fused re-queue, and the wake-up if it needs one. */
 static inline __attribute__((always_inline)) void
 requeue_own(struct hrt_base *b, struct hrt_tset *ts, struct hrt_timer *t, uintptr_t s,
 	    hrt_time_t soft, hrt_time_t hard)
 {
-	hrt_time_t gone;
-
 	base_assert_locked(b);
 	b->stats.starts++;
-	if (!b->dev) {
-		hrt__tset_rearm(ts, t, s, soft, hard);
-		verify_set(ts);
-		return;
-	}
-	gone = gone_hard(t, s);
 	hrt__tset_rearm(ts, t, s, soft, hard);
 	verify_set(ts);
-	wakeup_after(b, ts, gone, hard);
+	wake_after(b, ts, hard);
 }
 
-/* Lock held, t's state word s names b's set ts: off it if queued. */
+/* Lock held, t's state word s names b's set ts: off it if queued.  The
+ * wake-up stays where it is (lazy: wakeup.c). */
 static inline int cancel_queued(struct hrt_base *b, struct hrt_tset *ts, struct hrt_timer *t,
 				uintptr_t s)
 {
-	hrt_time_t gone;
-
 	base_assert_locked(b);
 	if (!hrt__tset_queued(s))
 		return 0;
 	b->stats.cancels++;
-	if (!b->dev) {
-		hrt__tset_del(ts, t, s);
-		verify_set(ts);
-		return 1;
-	}
-	gone = t->hrt__hard;
 	hrt__tset_del(ts, t, s);
 	verify_set(ts);
-	wakeup_after(b, ts, gone, HRT_TIME_MAX);
 	return 1;
 }
 
@@ -296,10 +265,8 @@ start_slow(struct hrt_timer *t, struct hrt_base *nb, hrt_time_t soft, hrt_time_t
 	__atomic_store_n(&t->hrt__hard, hard, __ATOMIC_RELAXED);
 	hrt__tset_add(ts, t);
 	verify_set(ts);
-	if (ob != target)
-		hrt__base_wakeup_update(ob);
 	target->stats.starts++;
-	hrt__base_wakeup_update(target);
+	wake_after(target, ts, hard);  /* ob lost one: its wake-up may stay */
 	unlock_two(ob, nb);
 	return 0;
 }
@@ -319,14 +286,14 @@ start_fast_tail(struct hrt_timer *t, struct hrt_base *b, hrt_time_t soft, hrt_ti
 }
 
 /* Lock held, t on b's first set: requeue_own where it is a wheel link or
- * move that leaves the armed instant alone.  1 if done; 0, nothing
- * changed, otherwise. */
+ * move that needs no earlier wake-up.  1 if done; 0, nothing changed,
+ * otherwise. */
 static inline __attribute__((always_inline)) int
 requeue_fast(struct hrt_base *b, struct hrt_timer *t, uintptr_t s, hrt_time_t soft,
 	     hrt_time_t hard)
 {
 	base_assert_locked(b);
-	if (b->dev && armed_moves(b, gone_hard(t, s), hard))
+	if (wake_needed(b, hard))
 		return 0;
 	if (!hrt__tset_rearm_wheel(&b->set, t, s, soft, hard))
 		return 0;
@@ -468,7 +435,7 @@ cancel_fast_tail(struct hrt_base *b, struct hrt_tset *ts, struct hrt_timer *t, u
 }
 
 /* cancel_queued, then the owner's half left if `entered`: a wheel timer
- * whose hard expiry is not the armed one is unlinked here, with no call. */
+ * is unlinked here, with no call. */
 static inline __attribute__((always_inline)) int
 cancel_fast(struct hrt_base *b, struct hrt_tset *ts, struct hrt_timer *t, uintptr_t s,
 	    int entered)
@@ -479,8 +446,7 @@ cancel_fast(struct hrt_base *b, struct hrt_tset *ts, struct hrt_timer *t, uintpt
 			base_owner_exit(b);
 		return 0;
 	}
-	if ((b->dev && (ts != &b->set || armed_moves(b, t->hrt__hard, HRT_TIME_MAX))) ||
-	    !hrt__tset_del_wheel(ts, t, s))
+	if (!hrt__tset_del_wheel(ts, t, s))
 		return cancel_fast_tail(b, ts, t, s, entered);
 	verify_set(ts);
 	b->stats.cancels++;

@@ -19,7 +19,6 @@
 #include "base.h"
 #include "baselock.h"
 #include "base_priv.h"
-#include "timerfd.h"
 
 /* Time between the plan and the kernel's hrtimer (the rest of the host's
  * pre-sleep phase, its syscall's entry; 10-20 us in libev): kept out of
@@ -109,17 +108,17 @@ static int plan_claim(struct hrt_base *b)
  */
 static int plan(struct hrt_base *b, hrt_time_t res, hrt_time_t *delay)
 {
-	struct hrt_device *dev = __atomic_load_n(&b->dev, __ATOMIC_ACQUIRE);
+	int who = hrt__wake_who(b);
 	hrt_time_t d, slack;
 	int err, wide;
 
 	/* hrt_base_loop's device: its timerfd is not ours to read or hold. */
-	if (dev != &b->hold && !hrt__timerfd_is(dev))
+	if (who == HRT_WAKE_LOOP)
 		return -EBUSY;
 	if ((err = plan_pass(b)))
 		return err;
 	*delay = HRT_TIME_MAX;
-	wide = dev == &b->hold || plan_window(b, res, &d, &slack);
+	wide = who == HRT_WAKE_HOLD || plan_window(b, res, &d, &slack);
 	if (wide) {
 		if ((err = hrt_base_hold_fd(b, 1)) < 0)
 			return err;

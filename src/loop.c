@@ -4,12 +4,13 @@
  * the base's timerfd and on an eventfd that hrt_base_stop() writes.  It
  * owns the epoll, the eventfd and the stop (struct hrt_loop, loop.h), and
  * takes no base lock: it calls the base's entry points (base.h), and while
- * it runs it is the base's device, stacked on the timerfd (loop.h).
+ * it runs it has the base's wake-up device (hrt__wake_take, HRT_WAKE_LOOP)
+ * with one hook, loop_kick, which writes the eventfd.
  *
- * Two ways to sleep.  The timerfd path: starts and cancels from other
- * threads need no wake-up of their own, they re-arm the timerfd and the
- * epoll_wait already blocked on it sees the new instant; only a failed
- * re-arm writes the eventfd (loop_arm), so the loop can retry it.
+ * Two ways to sleep.  The timerfd path (ARM mode): starts from other
+ * threads need no wake-up of their own, they re-arm the timerfd when they
+ * need an earlier wake-up and the epoll_wait already blocked on it sees
+ * the new instant; only a failed re-arm kicks, so the loop can retry it.
  *
  * The coalesced path (default on CLOCK_MONOTONIC bases): after each pass
  * the loop computes the window and sleeps in epoll_pwait2 with the
@@ -30,17 +31,17 @@
  * close to free even if it runs fewer timers.  If no T >= s fits, that one
  * sleep is the exact timerfd one.  The kernel reads its clock after ours,
  * so a sleep may end up to a system call's latency after H: that is the
- * OS's lateness, as a late timerfd is.  A start from another thread that
- * moves H before the current sleep's end pokes the eventfd (loop_arm) in
- * place of the re-arm it would have cost; a cancel costs nothing (the loop
- * wakes in the old window, finds nothing and plans again).  ENOSYS from
- * epoll_pwait2 (Linux < 5.11) switches the base to the timerfd path.
+ * OS's lateness, as a late timerfd is.  This path is NOTE mode: the loop
+ * tells the base the instant it sleeps until (hrt__wake_sleep), and a
+ * start from another thread that moves H before it kicks (pokes the
+ * eventfd) in place of the re-arm it would have cost; a cancel costs
+ * nothing (the loop wakes in the old window, finds nothing and plans
+ * again).  ENOSYS from epoll_pwait2 (Linux < 5.11) switches the base to
+ * the timerfd path.
  *
- * The loop's own small lock (none on an unlocked base) guards only its
- * fields: the sleep it plans and the device it stacks on, which a start
- * from another thread reads through loop_arm.  It is innermost: loop_arm
- * takes it under the base lock, and the loop never holds it while it calls
- * the base, so the two locks cannot be taken in the other order.
+ * The loop's own small lock (none on an unlocked base) guards only the
+ * stop, `looping` and the test seam.  It is innermost: the loop never
+ * holds it while it calls the base.
  *
  * The thread is idle whenever it wakes from waiting, so every pass here
  * passes idle = 1 (the IDLE policy walks greedily).  One loop per base at a
@@ -61,13 +62,11 @@
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
 #include <sys/prctl.h>
-#include <sys/resource.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
 #include "base.h"
 #include "loop.h"
-#include "timerfd.h"
 
 /* Another event loop run inside this one (hrt_base_loop_host): its fd
  * shares the epoll, its iteration runs between sleeps, its deadline cuts
@@ -81,21 +80,13 @@ struct loop_host {
 };
 
 struct hrt_loop {
-	struct hrt_device dev;          /* installed while the loop runs */
-	struct hrt_device *below;       /* the timerfd device under it */
-	pthread_mutex_t lock;           /* everything below; not taken if unlocked */
+	pthread_mutex_t lock;           /* stop, looping, nosys, the seam; not
+					 * taken if unlocked */
 	int unlocked;                   /* the base is HRT_BASE_UNLOCKED */
 	int epfd, efd;                  /* -1 until the first loop */
 	int stop;                       /* hrt_base_stop asked */
 	int looping;                    /* a loop runs (a second: -EBUSY) */
-	int arm_failed;                 /* the last forwarded arm failed */
-	int coalescing;                 /* the ranged-sleep path runs */
-	int sleeping;                   /* in a sleep ending by sleep_hard (or
-					 * planning one): an earlier arm pokes */
 	int nosys;                      /* epoll_pwait2 said ENOSYS */
-	hrt_time_t sleep_hard;
-	hrt_time_t tfd_at;              /* coalescing: what the timerfd holds
-					 * (1: unknown) */
 	hrt__pwait2_fn pwait2;          /* test seam; NULL: the system call */
 	void *pwait2_ctx;
 	struct loop_host host;          /* hrt_base_loop_host's; fd -1: none */
@@ -113,75 +104,26 @@ static inline void loop_unlock(struct hrt_loop *l)
 		pthread_mutex_unlock(&l->lock);
 }
 
-/* Loop lock held: wake the loop's epoll_wait. */
-static void poke(struct hrt_loop *l)
+/*
+ * The loop's hook (base.h), called under the base lock: in NOTE mode when
+ * a start needs a wake-up before the sleep planned ends, in ARM mode when
+ * an arm failed (the epoll_wait on a timerfd that keeps its old instant,
+ * or none, would never end: the loop retries with its backoff).  Wakes the
+ * epoll_wait at once: the loop is awake from then on, as far as the base
+ * need know.  The eventfd is the loop's from its first run to the base's
+ * free, so no loop lock.
+ */
+static hrt_time_t loop_kick(void *ctx, hrt_time_t when)
 {
+	struct hrt_loop *l = ctx;
 	uint64_t one = 1;
 
-	if (l->efd >= 0 && write(l->efd, &one, sizeof(one)) < 0) {
+	(void)when;
+	if (write(l->efd, &one, sizeof(one)) < 0) {
 		/* EAGAIN: the counter is already non-zero, a wake is due. */
 	}
+	return HRT_WAKE_AWAKE;
 }
-
-/* The loop as the base's device ------------------------------------------ */
-
-static inline struct hrt_loop *to_loop(const struct hrt_device *d)
-{
-	return HRT_CONTAINER_OF(d, struct hrt_loop, dev);
-}
-
-/*
- * Called by the base, its lock held.  Coalescing, the timerfd stays the
- * loop's: a new earliest hard expiry before the end of the current sleep
- * pokes the loop (once) to plan again, in place of the re-arm it would
- * have cost; a later one costs nothing.  Otherwise the arm goes to the
- * timerfd; the first failure in a row pokes the loop, which wakes from an
- * epoll_wait that would never end (the fd keeps its old instant, or none)
- * and retries with its backoff (which further pokes would cut short).
- */
-static int loop_arm(struct hrt_device *d, hrt_time_t when)
-{
-	struct hrt_loop *l = to_loop(d);
-	int r = HRT_DEV_NOTED;
-
-	loop_lock(l);
-	if (l->coalescing) {
-		if (l->sleeping && when < l->sleep_hard) {
-			l->sleeping = 0;
-			poke(l);
-		}
-	} else {
-		r = l->below->ops->arm(l->below, when);
-		if (r < 0 && !l->arm_failed)
-			poke(l);
-		l->arm_failed = r < 0;
-	}
-	loop_unlock(l);
-	return r;
-}
-
-/* `below` is set before the loop installs itself and kept until after it
- * took itself out: no lock. */
-static int loop_ack(struct hrt_device *d)
-{
-	struct hrt_device *below = to_loop(d)->below;
-
-	return below->ops->ack(below);
-}
-
-static int loop_fd(const struct hrt_device *d)
-{
-	const struct hrt_device *below = to_loop(d)->below;
-
-	return below->ops->fd(below);
-}
-
-static void loop_close(struct hrt_device *d)
-{
-	(void)d;        /* the loop's own: never installed at hrt_base_free */
-}
-
-static const struct hrt_device_ops loop_ops = { loop_arm, loop_ack, loop_fd, loop_close };
 
 struct hrt_loop *hrt__loop_new(int unlocked)
 {
@@ -189,11 +131,9 @@ struct hrt_loop *hrt__loop_new(int unlocked)
 
 	if (!l)
 		return NULL;
-	l->dev.ops = &loop_ops;
 	l->unlocked = unlocked;
 	l->epfd = l->efd = -1;
 	l->host.fd = -1;
-	l->tfd_at = 1;
 	if (!unlocked && pthread_mutex_init(&l->lock, NULL)) {
 		free(l);
 		return NULL;
@@ -391,47 +331,26 @@ void hrt__loop_set_pwait2(struct hrt_base *b, hrt__pwait2_fn fn, void *ctx)
 	loop_unlock(l);
 }
 
-/* Loop lock held: the real timerfd to `when` (HRT_TIME_MAX disarms).  0 or
- * -errno. */
-static int tfd_set(struct hrt_loop *l, hrt_time_t when)
-{
-	int r;
-
-	if (l->tfd_at == when)
-		return 0;
-	r = l->below->ops->arm(l->below, when);
-	if (r < 0)
-		return r;
-	l->tfd_at = when;
-	return 0;
-}
-
 /*
  * One sleep: *timeout < 0 for the epoll_wait on the timerfd (armed
  * exactly, or idle if nothing is queued), else the ranged sleep's length
- * with *slack.  Nonzero: the fd could not be set.  `sleeping` is raised
- * before the window is read, so a start that moves the earliest hard
- * expiry while we plan pokes the eventfd and the sleep ends at once.
+ * with *slack.  Nonzero: the fd could not be set.  While it plans, the
+ * loop sleeps until "never" as far as the base knows, so a start that
+ * moves the earliest hard expiry meanwhile kicks and the sleep ends at
+ * once; then it sleeps until the window's hard expiry.
  */
-static int coalesce_plan_sleep(struct hrt_base *b, struct hrt_loop *l, int div,
-			       hrt_time_t *now, hrt_time_t *timeout, hrt_time_t *slack)
+static int coalesce_plan_sleep(struct hrt_base *b, int div, hrt_time_t *now,
+			       hrt_time_t *timeout, hrt_time_t *slack)
 {
 	hrt_time_t owner, soft, hard = HRT_TIME_MAX, until;
 	int have, ranged = 0, err;
 
-	loop_lock(l);
-	l->sleeping = 1;
-	l->sleep_hard = HRT_TIME_MAX;
-	loop_unlock(l);
+	hrt__wake_sleep(b, HRT_TIME_MAX, HRT_WAKE_KEEP);
 	have = hrt__base_window(b, &owner, &soft, &hard);
 	*now = hrt__clock_now(hrt__base_clock(b));
 	if (have)
 		ranged = hrt__coalesce_plan(*now, soft, hard, div, &until, slack);
-	loop_lock(l);
-	err = tfd_set(l, have && !ranged ? hard : HRT_TIME_MAX);
-	if (l->sleeping)
-		l->sleep_hard = hard;
-	loop_unlock(l);
+	err = hrt__wake_sleep(b, hard, have && !ranged ? hard : HRT_TIME_MAX);
 	*timeout = ranged ? (until > *now ? until - *now : 0) : -1;
 	return err;
 }
@@ -456,7 +375,7 @@ static int coalesce_loop(struct hrt_base *b, struct hrt_loop *l, int tfd)
 			ret = ret > 0 ? 0 : ret;
 			break;
 		}
-		if (coalesce_plan_sleep(b, l, div, &now, &timeout, &slack)) {
+		if (coalesce_plan_sleep(b, div, &now, &timeout, &slack)) {
 			ret = 1;        /* the timerfd path retries and reports */
 			break;
 		}
@@ -469,9 +388,7 @@ static int coalesce_loop(struct hrt_base *b, struct hrt_loop *l, int tfd)
 			n = wait(wait_ctx, l->epfd, evs, 3, now, timeout);
 		else
 			n = epoll_wait(l->epfd, evs, 3, -1);
-		loop_lock(l);
-		l->sleeping = 0;
-		loop_unlock(l);
+		hrt__wake_sleep(b, HRT_WAKE_AWAKE, HRT_WAKE_KEEP);
 		if (n < 0) {
 			if (errno == EINTR)
 				continue;
@@ -490,11 +407,8 @@ static int coalesce_loop(struct hrt_base *b, struct hrt_loop *l, int tfd)
 		fired = opens != HRT_TIME_MAX && n == 0 && !host_cut;
 		tfd_fired = 0;
 		if (sort_events(l, evs, n, tfd, &host_ready)) {
-			ev = l->below->ops->ack(l->below);
+			ev = hrt__wake_ack(b);
 			if (ev == HRT_DEV_FIRED) {
-				loop_lock(l);
-				l->tfd_at = HRT_TIME_MAX;       /* one-shot: fired */
-				loop_unlock(l);
 				fired = tfd_fired = 1;
 			} else if (ev < 0) {
 				ret = ev;       /* as the timerfd path: the error ends it */
@@ -513,13 +427,9 @@ static int coalesce_loop(struct hrt_base *b, struct hrt_loop *l, int tfd)
 				host_ready = 1;
 		}
 		if (fired)
-			hrt__base_wakeup(b, timeout == 0 && !tfd_fired ? HRT_DEV_NOSLEEP
-					 : HRT_DEV_FIRED, !host_ready);
+			hrt__base_wakeup(b, tfd_fired ? HRT_DEV_FIRED : timeout == 0 ? HRT_DEV_NOSLEEP
+					 : HRT_DEV_SLEPT, !host_ready);
 	}
-	loop_lock(l);
-	l->coalescing = 0;
-	l->sleeping = 0;
-	loop_unlock(l);
 	if (cur != old && old > 0)
 		prctl(PR_SET_TIMERSLACK, (unsigned long)old, 0, 0, 0);
 	return ret;
@@ -597,31 +507,20 @@ static int loop_run(struct hrt_base *b, struct hrt_loop *l)
 		err = host_add(l, tfd);
 	if (err)
 		return err;
-	/* Stack on the device: only this loop changes it while it runs.  A
-	 * held timerfd (hrt_base_hold_fd) is a host loop's: not ours - also
-	 * one held after this look, which the install under the base lock
-	 * sees (the device is not the one looked at any more). */
 	loop_lock(l);
-	l->below = hrt__base_device(b);
-	l->arm_failed = 0;
 	co = hrt_base_get_coalesce(b) == 1 && hrt__base_clock(b) == CLOCK_MONOTONIC && !l->nosys;
-	l->coalescing = co;
-	l->tfd_at = 1;                  /* unknown: the first plan sets it */
 	loop_unlock(l);
-	if (!hrt__timerfd_is(l->below) ||
-	    hrt__base_replace_device(b, l->below, &l->dev, HRT_DEV_SAME)) {
-		err = -EBUSY;
+	/* The device is the loop's now; a host's hold (hrt_base_hold_fd)
+	 * keeps it: -EBUSY. */
+	if ((err = hrt__wake_take(b, HRT_WAKE_LOOP, co, loop_kick, l)))
 		goto out;
-	}
 	err = co ? coalesce_loop(b, l, tfd) : 1;
 	if (err == 1) {
-		if (co)                 /* not coalescing now: arm through */
-			hrt__base_set_device(b, &l->dev, HRT_DEV_UNKNOWN);
-		co = 0;
+		if (co)                 /* not coalescing now: the base arms */
+			hrt__wake_take(b, HRT_WAKE_LOOP, 0, loop_kick, l);
 		err = timerfd_loop(b, l, tfd);
 	}
-	/* The base's again; after coalescing the timerfd holds the loop's plan. */
-	hrt__base_set_device(b, l->below, co ? HRT_DEV_UNKNOWN : HRT_DEV_SAME);
+	hrt__wake_give(b, HRT_WAKE_LOOP);
 out:
 	/* A host fd closed meanwhile left the epoll by itself. */
 	if (l->host.fd >= 0)

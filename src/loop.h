@@ -6,17 +6,16 @@
  * learnt (no epoll_pwait2) outlive one loop; the base itself only keeps
  * the pointer (base.h, hrt__base_loop) and never calls the loop.
  *
- * While it runs, the loop is the base's device (device.h), stacked on the
- * timerfd below it: on the timerfd path it forwards every arm and pokes
- * itself when one fails (so it can retry); while coalescing it only notes
- * the instant, and pokes the sleep it is in when the instant comes before
- * that sleep's end.  Its lock nests inside the base's (arm() is called
- * under the base lock); the loop never holds it while calling the base.
+ * While it runs, the loop has the base's wake-up device (base.h,
+ * hrt__wake_take): in NOTE mode while it coalesces (it plans its sleeps,
+ * a start that needs an earlier one pokes its eventfd), in ARM mode on
+ * the timerfd path.  Its own lock is innermost: the loop never holds it
+ * while it calls into the base.
  */
 #ifndef HRT_LOOP_H
 #define HRT_LOOP_H
 
-#include "device.h"
+#include "hrt.h"
 
 struct epoll_event;
 /* The coalesced sleep's wait: epoll_pwait2 for `timeout` ns from `now`, as

@@ -149,7 +149,7 @@ ssize_t hrt__base_run_locked(struct hrt_base *b, hrt_time_t now, int idle)
 		hrt__tset_pass_end(ts);
 		verify_set(ts);
 	}
-	hrt__base_wakeup_update(b);
+	hrt__wake_update(b);
 	return n;
 }
 
@@ -157,13 +157,15 @@ ssize_t hrt__base_run_locked(struct hrt_base *b, hrt_time_t now, int idle)
  * One critical section per wake-up.  The clock is read after the device
  * was drained, so the pass never runs at an instant earlier than the
  * expiry that woke it: a late wake-up can only merge passes, never add one.
- * An ack that found nothing (another thread re-armed the device between
- * the host's poll and the read, e.g. by cancelling the timer it fired for)
- * runs no pass unless something is hard-due or the last arm failed: the
- * device did not fire, so there is no interrupt to answer.
+ * A device that fired before any hard expiry was due counts as early: the
+ * lazy re-arm's price (wakeup.c).  An ack that found nothing (another
+ * thread re-armed the device between the host's poll and the read) runs
+ * no pass unless something is hard-due or the last arm failed: the device
+ * did not fire, so there is no interrupt to answer.
  */
 ssize_t hrt__base_wakeup(struct hrt_base *b, int event, int idle)
 {
+	struct hrt_wake *w = &b->wake;
 	hrt_time_t now;
 	ssize_t n = 0;
 	int due, err;
@@ -172,7 +174,12 @@ ssize_t hrt__base_wakeup(struct hrt_base *b, int event, int idle)
 	now = base_now(b);
 	if (event == HRT_DEV_FIRED) {
 		b->stats.wakeups++;
-		b->armed = HRT_ARMED_EXPIRED;   /* fired: any next instant re-arms */
+		w->armed = HRT_TIME_MAX;        /* a timerfd is one-shot: it holds nothing */
+		if (hrt__base_next(b) > now)
+			b->stats.early_wakeups++;
+		due = 1;
+	} else if (event == HRT_DEV_SLEPT) {
+		b->stats.wakeups++;
 		due = 1;
 	} else if (event == HRT_DEV_NOSLEEP) {
 		due = 1;
@@ -180,31 +187,30 @@ ssize_t hrt__base_wakeup(struct hrt_base *b, int event, int idle)
 		b->stats.clock_jumps++;
 		if (b->split)                   /* told: any clean reading */
 			hrt__base_sync_offset(b, 1);
-		b->armed = HRT_ARMED_EXPIRED;   /* re-arm: renews CANCEL_ON_SET */
+		w->armed = HRT_ARMED_EXPIRED;   /* re-arm: renews CANCEL_ON_SET */
 		due = 1;
 	} else {
-		due = b->armed == HRT_ARMED_EXPIRED || hrt__base_next(b) <= now;
+		due = w->armed == HRT_ARMED_EXPIRED || hrt__base_next(b) <= now;
 	}
 	if (due)
 		n = hrt__base_run_locked(b, now, idle);   /* re-arms at its end */
-	hrt__base_wakeup_update(b);     /* retries an arm that failed */
-	err = b->armed == HRT_ARMED_EXPIRED ? b->arm_err : 0;
+	else
+		hrt__wake_update(b);    /* retries an arm that failed */
+	err = w->armed == HRT_ARMED_EXPIRED ? w->arm_err : 0;
 	base_unlock(b);
 	return err ? err : n;
 }
 
 ssize_t hrt__base_dispatch(struct hrt_base *b, int idle, int *read_err)
 {
-	struct hrt_device *d;
 	int err, ev;
 
 	*read_err = 0;
 	if ((err = base_guard(b, G_FD, 0)))
 		return err;
-	d = hrt__base_device(b);
-	if (!d)
+	if (!hrt__base_device(b))
 		return base_is_virtual(b) ? -EOPNOTSUPP : -EINVAL;
-	ev = d->ops->ack(d);
+	ev = hrt__wake_ack(b);
 	if (ev < 0 && ev != -ECANCELED) {       /* EBADF: the host closed our fd */
 		*read_err = ev;
 		return ev;
