@@ -292,11 +292,12 @@ static int hold_disarm(struct hrt_base *b)
 
 HRT_EXTERN int hrt_base_hold_fd(struct hrt_base *b, int hold)
 {
-	struct hrt_wake *w = &b->wake;
+	struct hrt_wake *w;
 	int err = hrt_base_fd(b);       /* the guard; makes the timerfd */
 
 	if (err < 0)
 		return err;
+	w = &b->wake;
 	err = 0;
 	base_lock(b);
 	if (hold && w->who == HRT_WAKE_LOOP) {

@@ -1263,7 +1263,9 @@ static void test_plan_sleep_one_planner_per_base(void **state)
 	(void)state;
 	o.b = b;
 	hrt_timer_init(&a, nop_cb);
-	assert_int_equal(hrt_timer_start_range(&a, b, 10 * MS, 30 * MS, HRT_MODE_REL), 0);
+	/* Far enough that a slow thread start (TSan, a loaded machine) still
+	 * plans a wide window. */
+	assert_int_equal(hrt_timer_start_range(&a, b, 500 * MS, SEC, HRT_MODE_REL), 0);
 	assert_int_equal(hrt_base_plan_done(b), -EPERM);        /* nobody plans yet */
 	assert_int_equal(hrt_base_plan_sleep(b, MS, &d), 1);
 	other_plan(&o);
@@ -1456,10 +1458,12 @@ static void test_plan_sleep_other_thread_earlier_start_arms_held_fd(void **state
 	p = (struct plan_start){ b, &later, t0 + 3 * SEC, MS };
 	plan_start(&p);
 	assert_int_equal(tfd_left(fd), 0);
-	p = (struct plan_start){ b, &near, mono() + 20 * MS, 5 * MS };
+	/* 200 ms: far enough that the other thread's start and join (slow
+	 * under TSan or load) leave it armed, not fired. */
+	p = (struct plan_start){ b, &near, mono() + 200 * MS, 5 * MS };
 	plan_start(&p);
 	left = tfd_left(fd);
-	assert_true(left > 0 && left <= 25 * MS);
+	assert_true(left > 0 && left <= 205 * MS);
 	pfd.fd = fd;
 	pfd.events = POLLIN;
 	assert_int_equal(poll(&pfd, 1, 1000), 1);      /* the host wakes by it */
