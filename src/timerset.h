@@ -199,7 +199,10 @@ void hrt__tset_ran_forget(struct hrt_tset *ts, const struct hrt_timer *t);
  * its soft expiry is before the horizon. */
 void hrt__tset_add_tree(struct hrt_tset *ts, struct hrt_timer *t);
 
-/* t (off every structure, hrt__ran_pass valid) ran in the current pass. */
+/* t (off every structure, hrt__ran_pass valid) ran in the current pass.
+ * The pass is asked first: hrt__ran_pass may be on the timer's second
+ * line (a timer at offset 16 of one), which a re-arm otherwise never
+ * reads. */
 static inline int hrt__tset_ran(const struct hrt_tset *ts, const struct hrt_timer *t)
 {
 	return ts->in_pass && t->hrt__ran_pass == ts->pass_id;
@@ -280,15 +283,13 @@ hrt__tset_rearm(struct hrt_tset *ts, struct hrt_timer *t, uintptr_t s, hrt_time_
 			hrt__tset_del(ts, t, s);
 		s = 0;
 	}
-	if (key >= 0 && s) {
-		hrt__wheel_move(&ts->wheel, t, hrt__tset_wheel_key(ts, t, key), soft, hard);
-		return;
-	}
 	/* The wheel's bound (W2) reads the new hard expiry. */
 	__atomic_store_n(&t->hrt__soft, soft, __ATOMIC_RELAXED);
 	__atomic_store_n(&t->hrt__hard, hard, __ATOMIC_RELAXED);
 	if (key < 0) {
 		hrt__tset_add_tree(ts, t);
+	} else if (s) {
+		hrt__wheel_move(&ts->wheel, t, hrt__tset_wheel_key(ts, t, key));
 	} else {
 		hrt__wheel_link(&ts->wheel, t, hrt__tset_wheel_key(ts, t, key));
 		hrt__tset_mark(t, ts, HRT_TS_QUEUED | HRT_TS_WHEEL);
@@ -296,9 +297,10 @@ hrt__tset_rearm(struct hrt_tset *ts, struct hrt_timer *t, uintptr_t s, hrt_time_
 }
 
 /* The fast path: hrt__tset_rearm where the wheel does it all (t not in a
- * tree, the new expiries fit a slot, no renumber due, t not run in this
- * pass), with no call, so that its callers save no registers.  1 if done;
- * else 0, nothing changed: the caller takes the full call. */
+ * tree, the new expiries fit a slot, no renumber due, no pass running: one
+ * that ran in it goes to the park), with no call, so that its callers
+ * save no registers.  1 if done; else 0, nothing changed: the caller takes
+ * the full call. */
 static inline __attribute__((always_inline)) int
 hrt__tset_rearm_wheel(struct hrt_tset *ts, struct hrt_timer *t, uintptr_t s, hrt_time_t soft,
 		      hrt_time_t hard)
@@ -308,15 +310,16 @@ hrt__tset_rearm_wheel(struct hrt_tset *ts, struct hrt_timer *t, uintptr_t s, hrt
 	if ((s & (HRT_TS_QUEUED | HRT_TS_WHEEL)) == HRT_TS_QUEUED)
 		return 0;
 	key = hrt__wheel_key(&ts->wheel, soft);
-	if (key < 0 || !hrt__wheel_seq_ok(&ts->wheel) || __builtin_expect(hrt__tset_ran(ts, t), 0))
+	if (key < 0 || !hrt__wheel_seq_ok(&ts->wheel) || __builtin_expect(ts->in_pass, 0))
 		return 0;
-	/* Nothing refuses from here. */
+	/* Nothing refuses from here: the expiries first, so that they are
+	 * not held in registers across the list work (the bound, W2, reads
+	 * the new hard from the timer). */
+	__atomic_store_n(&t->hrt__soft, soft, __ATOMIC_RELAXED);
+	__atomic_store_n(&t->hrt__hard, hard, __ATOMIC_RELAXED);
 	if (s & HRT_TS_WHEEL) {
-		hrt__wheel_move_(&ts->wheel, t, (unsigned)key, soft, hard, 0);
+		hrt__wheel_move_(&ts->wheel, t, (unsigned)key, 0);
 	} else {
-		/* The expiries first: the bound (W2) reads the new hard. */
-		__atomic_store_n(&t->hrt__soft, soft, __ATOMIC_RELAXED);
-		__atomic_store_n(&t->hrt__hard, hard, __ATOMIC_RELAXED);
 		hrt__wheel_link_(&ts->wheel, t, (unsigned)key, 0);
 		hrt__tset_mark(t, ts, HRT_TS_QUEUED | HRT_TS_WHEEL);
 	}

@@ -5,9 +5,9 @@
  * horizon touches only the slots it passes or enters, found through the
  * per-level occupancy bitmaps, and every timer cascades at most once per
  * level before it reaches the tree.  The earliest hard expiry comes from
- * the slots' bounds (W2), so asking for it moves no timer; a sorted slot
- * keeps its bound exact by itself, an unsorted one is scanned once after
- * its least left.  The park (wheel.h) is a slot no search looks at.
+ * the slots' bounds (W2), so asking for it moves no timer; a slot in queue
+ * order finds its least again by itself, any other is scanned once after
+ * its least left (W4).  The park (wheel.h) is a slot no search looks at.
  */
 #include <string.h>
 
@@ -46,27 +46,22 @@ void hrt__wheel_init(struct hrt_wheel *w, hrt_time_t now)
 	w->seq = 0;
 	memset(w->occupied, 0, sizeof(w->occupied));
 	memset(w->unsorted, 0, sizeof(w->unsorted));
+	memset(w->unordered, 0, sizeof(w->unordered));
 	for (k = 0; k <= HRT_WHEEL_PARK; k++) {
 		hrt__list_init(&w->slot[k].head);
 		w->slot[k].min = NULL;
 		w->slot[k].hard = HRT_TIME_MAX;
+		w->last[k].hard = w->last[k].soft = INT64_MIN;
 	}
 }
 
-/* a before b in the sort's order: queue order (W3), or start order alone. */
-static inline int sorts_before(const struct hrt_timer *a, const struct hrt_timer *b, int by_seq)
-{
-	return by_seq ? hrt__wheel_seq_of(a) < hrt__wheel_seq_of(b) : hrt__wheel_before(a, b);
-}
-
 /* Merges the sorted, NULL-terminated chains a and b (by next only). */
-static inline struct hrt_list_node *merge(struct hrt_list_node *a, struct hrt_list_node *b,
-					  int by_seq)
+static struct hrt_list_node *merge(struct hrt_list_node *a, struct hrt_list_node *b)
 {
 	struct hrt_list_node head, *tail = &head;
 
 	while (a && b) {
-		if (sorts_before(hrt__wheel_timer(b), hrt__wheel_timer(a), by_seq)) {
+		if (hrt__wheel_seq_of(hrt__wheel_timer(b)) < hrt__wheel_seq_of(hrt__wheel_timer(a))) {
 			tail->hrt__next = b;
 			b = b->hrt__next;
 		} else {
@@ -79,11 +74,10 @@ static inline struct hrt_list_node *merge(struct hrt_list_node *a, struct hrt_li
 	return head.hrt__next;
 }
 
-/* List h (non-empty) in queue order (W3), or start order: a merge sort of
- * runs, bottom up (binary counter of sorted chains), then the back links
- * again.  The sequences are unique, so the order is total and the sort
- * exact. */
-static inline void sort_list(struct hrt_list_node *h, int by_seq)
+/* List h (non-empty) in sequence order: a merge sort of runs, bottom up
+ * (binary counter of sorted chains), then the back links again.  The
+ * sequences are unique, so it is exact. */
+static void sort_slot(struct hrt_list_node *h)
 {
 	struct hrt_list_node *part[64] = { 0 }, *l = h->hrt__next, *c, *prev;
 	unsigned i, top = 0;
@@ -93,14 +87,14 @@ static inline void sort_list(struct hrt_list_node *h, int by_seq)
 		c = l;
 		/* A whole ascending run at once: a slot re-armed in place is
 		 * mostly runs. */
-		while (l->hrt__next &&
-		       sorts_before(hrt__wheel_timer(l), hrt__wheel_timer(l->hrt__next), by_seq))
+		while (l->hrt__next && hrt__wheel_seq_of(hrt__wheel_timer(l->hrt__next)) >
+		       hrt__wheel_seq_of(hrt__wheel_timer(l)))
 			l = l->hrt__next;
 		prev = l;
 		l = l->hrt__next;
 		prev->hrt__next = NULL;
 		for (i = 0; i < top && part[i]; i++) {
-			c = merge(part[i], c, by_seq);
+			c = merge(part[i], c);
 			part[i] = NULL;
 		}
 		if (i == top)
@@ -109,17 +103,12 @@ static inline void sort_list(struct hrt_list_node *h, int by_seq)
 	}
 	for (c = NULL, i = 0; i < top; i++)
 		if (part[i])
-			c = c ? merge(part[i], c, by_seq) : part[i];
+			c = c ? merge(part[i], c) : part[i];
 	for (prev = h, l = c; l; prev = l, l = l->hrt__next)
 		l->hrt__prev = prev;
 	prev->hrt__next = h;
 	h->hrt__next = c;
 	h->hrt__prev = prev;
-}
-
-static void sort_slot(struct hrt_list_node *h)
-{
-	sort_list(h, 0);
 }
 
 static void scan_slot(struct hrt_wheel *w, unsigned key);
@@ -142,7 +131,7 @@ void hrt__wheel_renumber(struct hrt_wheel *w)
 		list_splice_tail(&all, &w->slot[key].head);
 	w->seq = 0;
 	if (!hrt__list_empty(&all))
-		sort_list(&all, 1);
+		sort_slot(&all);
 	for (l = all.hrt__next; l != &all; l = l->hrt__next) {
 		struct hrt_timer *t = hrt__wheel_timer(l);
 
@@ -154,15 +143,12 @@ void hrt__wheel_renumber(struct hrt_wheel *w)
 		hrt__wheel_list_del(l);
 		hrt__wheel_list_add(&w->slot[hrt__wheel_key_of(hrt__wheel_timer(l))].head, l);
 	}
-	/* Start order in each slot now: a scan finds its bound, and whether
-	 * that is also queue order. */
-	for (key = 0; key <= HRT_WHEEL_PARK; key++) {
-		w->unsorted[key / HRT_WHEEL_SLOTS] &= ~hrt__wheel_bit(key);
-		if (hrt__list_empty(&w->slot[key].head))
-			continue;
-		w->unsorted[key / HRT_WHEEL_SLOTS] |= hrt__wheel_bit(key);
-		scan_slot(w, key);
-	}
+	/* Start order in each slot now (W3); a scan finds its bound, and
+	 * whether that is also queue order (W4). */
+	memset(w->unsorted, 0, sizeof(w->unsorted));
+	for (key = 0; key <= HRT_WHEEL_PARK; key++)
+		if (!hrt__list_empty(&w->slot[key].head))
+			scan_slot(w, key);
 }
 
 /* Slot `key` whole to the end of out; sorted first only if asked (a
@@ -183,6 +169,8 @@ static void take_slot(struct hrt_wheel *w, unsigned key, struct hrt_list_node *o
 	}
 	list_splice_tail(out, h);
 	w->occupied[key / HRT_WHEEL_SLOTS] &= ~bit;
+	w->unordered[key / HRT_WHEEL_SLOTS] &= ~bit;
+	w->last[key].hard = w->last[key].soft = INT64_MIN;
 	sl->min = NULL;
 	sl->hard = HRT_TIME_MAX;
 }
@@ -200,13 +188,25 @@ static void bound_enter_seq(struct hrt_wheel_slot *sl, struct hrt_timer *t)
 
 /* t (cascading or leaving the park; still counted) to the tail of slot
  * `key`, keeping its sequence; the slot is marked unsorted if that puts it
- * behind one that comes after it in queue order (W3). */
+ * behind a later start (W3), unordered if behind one it comes before in
+ * queue order (W4: the tail itself, for its sequence; no fast path comes
+ * here). */
 static void relink(struct hrt_wheel *w, struct hrt_timer *t, unsigned key)
 {
 	struct hrt_list_node *h = hrt__wheel_head(w, key);
+	uint64_t bit = hrt__wheel_bit(key);
 
-	if (h->hrt__prev != h && hrt__wheel_before(t, hrt__wheel_timer(h->hrt__prev)))
-		w->unsorted[key / HRT_WHEEL_SLOTS] |= hrt__wheel_bit(key);
+	if (h->hrt__prev != h &&
+	    hrt__wheel_seq_of(hrt__wheel_timer(h->hrt__prev)) > hrt__wheel_seq_of(t))
+		w->unsorted[key / HRT_WHEEL_SLOTS] |= bit;
+	if (!(w->unordered[key / HRT_WHEEL_SLOTS] & bit)) {
+		if (h->hrt__prev != h && hrt__wheel_before(t, hrt__wheel_timer(h->hrt__prev))) {
+			w->unordered[key / HRT_WHEEL_SLOTS] |= bit;
+		} else {
+			w->last[key].hard = t->hrt__hard;
+			w->last[key].soft = t->hrt__soft;
+		}
+	}
 	hrt__wheel_list_add(h, &t->hrt__off.hrt__link);
 	bound_enter_seq(&w->slot[key], t);
 	w->occupied[key / HRT_WHEEL_SLOTS] |= hrt__wheel_bit(key);
@@ -315,9 +315,9 @@ void hrt__wheel_advance(struct hrt_wheel *w, uint64_t hz, struct hrt_list_node *
 		advance_to(w, hz, out);
 }
 
-/* W2: unsorted slot `key`'s exact least hard expiry and the timer that
- * has it; found in queue order after all (a slot whose out-of-order timers
- * left), it is sorted again, and stays exact by itself (W3). */
+/* W2: slot `key`'s exact least hard expiry and the timer that has it;
+ * found in queue order after all (a slot whose out-of-order timers left),
+ * it is ordered again, and finds its least by itself (W4). */
 static void scan_slot(struct hrt_wheel *w, unsigned key)
 {
 	struct hrt_wheel_slot *sl = &w->slot[key];
@@ -336,8 +336,13 @@ static void scan_slot(struct hrt_wheel *w, unsigned key)
 			sorted = 0;
 		prev = t;
 	}
-	if (sorted && key != HRT_WHEEL_PARK)
-		w->unsorted[key / HRT_WHEEL_SLOTS] &= ~hrt__wheel_bit(key);
+	if (sorted) {
+		w->unordered[key / HRT_WHEEL_SLOTS] &= ~hrt__wheel_bit(key);
+		w->last[key].hard = prev->hrt__hard;    /* the tail: the last */
+		w->last[key].soft = prev->hrt__soft;
+	} else {
+		w->unordered[key / HRT_WHEEL_SLOTS] |= hrt__wheel_bit(key);
+	}
 }
 
 /* The occupied slots in time order - level by level, each in index order -
@@ -374,6 +379,20 @@ static int slot_next(const struct hrt_wheel *w, struct slot_iter *it, hrt_time_t
 	return (int)(it->level * HRT_WHEEL_SLOTS + idx);
 }
 
+/* W2 exact again for slot `key`, whose least left: an ordered slot's first
+ * timer (O(1), W4), else a scan. */
+static void find_min(struct hrt_wheel *w, unsigned key)
+{
+	struct hrt_wheel_slot *sl = &w->slot[key];
+
+	if (!(w->unordered[key / HRT_WHEEL_SLOTS] & hrt__wheel_bit(key))) {
+		sl->min = hrt__wheel_timer(sl->head.hrt__next);
+		sl->hard = sl->min->hrt__hard;
+		return;
+	}
+	scan_slot(w, key);
+}
+
 struct hrt_timer *hrt__wheel_min(struct hrt_wheel *w, hrt_time_t *limit)
 {
 	struct hrt_timer *best = NULL;
@@ -391,7 +410,7 @@ struct hrt_timer *hrt__wheel_min(struct hrt_wheel *w, hrt_time_t *limit)
 		if (sl->hard >= lim)
 			continue;       /* a bound: nothing here is below */
 		if (!sl->min)
-			scan_slot(w, (unsigned)key);
+			find_min(w, (unsigned)key);
 		if (sl->hard < lim) {
 			lim = sl->hard;
 			best = sl->min;
@@ -409,7 +428,7 @@ struct hrt_timer *hrt__wheel_park_min(struct hrt_wheel *w, hrt_time_t *limit)
 	if (sl->hard >= *limit)
 		return NULL;
 	if (!sl->min)
-		scan_slot(w, HRT_WHEEL_PARK);
+		find_min(w, HRT_WHEEL_PARK);
 	if (sl->hard >= *limit)
 		return NULL;
 	*limit = sl->hard;
@@ -479,18 +498,22 @@ const char *hrt__wheel_check(const struct hrt_wheel *w,
 
 	for (key = 0; key <= HRT_WHEEL_PARK; key++) {
 		const struct hrt_wheel_slot *sl = &w->slot[key];
+		const struct hrt_wheel_last *ls = &w->last[key];
 		const struct hrt_list_node *h = &sl->head, *l, *prev = h;
 		unsigned level = key / HRT_WHEEL_SLOTS, idx = key % HRT_WHEEL_SLOTS;
 		int has_min = 0, park = key == HRT_WHEEL_PARK;
 		int bit = !!(w->occupied[level] & hrt__wheel_bit(key));
 		int sorted = !(w->unsorted[level] & hrt__wheel_bit(key));
+		int ordered = !(w->unordered[level] & hrt__wheel_bit(key));
 
 		if (bit != !hrt__list_empty(h))
 			return "wheel occupancy bit wrong";
-		if (!bit && !sorted)
-			return "empty wheel slot marked unsorted";
+		if (!bit && (!sorted || !ordered))
+			return "empty wheel slot marked out of order";
+		if (!bit && (ls->hard != INT64_MIN || ls->soft != INT64_MIN))
+			return "empty wheel slot with last keys";
 		for (l = h->hrt__next; l != h; prev = l, l = l->hrt__next) {
-			const struct hrt_timer *t;
+			const struct hrt_timer *t, *p;
 			uint64_t js;
 
 			if (!l || l->hrt__prev != prev)
@@ -498,6 +521,7 @@ const char *hrt__wheel_check(const struct hrt_wheel *w,
 			if (++count > w->count)
 				return "wheel count wrong";
 			t = hrt__wheel_timer(l);
+			p = prev != h ? hrt__wheel_timer(prev) : NULL;
 			js = hrt__wheel_jiffy(t->hrt__soft);
 			if (js < w->hz || t->hrt__soft > t->hrt__hard)
 				return "wheel timer behind the horizon";
@@ -514,8 +538,12 @@ const char *hrt__wheel_check(const struct hrt_wheel *w,
 				return "wheel timer's remembered slot wrong";
 			if (hrt__wheel_seq_of(t) >= w->seq >> HRT_WHEEL_KEY_BITS)
 				return "wheel timer's sequence not below the next";
-			if (!park && sorted && prev != h && hrt__wheel_before(t, hrt__wheel_timer(prev)))
-				return "wheel slot marked sorted out of queue order";
+			if (sorted && p && hrt__wheel_seq_of(t) <= hrt__wheel_seq_of(p))
+				return "wheel slot marked sorted out of sequence order";
+			if (ordered && p && hrt__wheel_before(t, p))
+				return "wheel slot marked ordered out of queue order";
+			if (ordered && hrt__wheel_keys_less(ls->hard, ls->soft, t->hrt__hard, t->hrt__soft))
+				return "ordered wheel slot's last keys before one of its timers";
 			if (ok(t, ctx))
 				return "wheel timer with a wrong state word";
 		}
@@ -523,10 +551,6 @@ const char *hrt__wheel_check(const struct hrt_wheel *w,
 			return "wheel slot back link wrong";
 		if (sl->min && (!has_min || sl->min->hrt__hard != sl->hard))
 			return "wheel slot bound's timer not in the slot or not at the bound";
-		/* (Timers that never run, hard HRT_TIME_MAX, give no bound.) */
-		if (!park && bit && sorted && sl->min != hrt__wheel_timer(h->hrt__next) &&
-		    (sl->min || sl->hard != HRT_TIME_MAX))
-			return "sorted wheel slot's least not its first timer";
 		if (!bit && (sl->min || sl->hard != HRT_TIME_MAX))
 			return "empty wheel slot with a bound";
 	}

@@ -164,16 +164,15 @@ static uintptr_t bind_or_claim(struct hrt_timer *t)
 }
 
 /* hrt__tset_rearm_wheel at e's expiries: done exactly when t is in no
- * tree, the wheel takes the new soft expiry, no renumber is due and t did
- * not run in this pass (it would be parked: S2); refused, it changed
+ * tree, the wheel takes the new soft expiry, no renumber is due and no
+ * pass runs (one that ran in it is parked: S2); refused, it changed
  * nothing (the caller then takes the full re-arm). */
 static int rearm_wheel(struct hrt_timer *t, uintptr_t s, const struct hrt_timer *e)
 {
 	hrt_time_t soft = t->hrt__soft, hard = t->hrt__hard;
 	int in_tree = (s & (HRT_TS_QUEUED | HRT_TS_WHEEL)) == HRT_TS_QUEUED;
 	int want = !in_tree && hrt__wheel_key(&ts.wheel, e->hrt__soft) >= 0 &&
-		   hrt__wheel_seq_ok(&ts.wheel) &&
-		   !(ts.in_pass && t->hrt__ran_pass == ts.pass_id);
+		   hrt__wheel_seq_ok(&ts.wheel) && !ts.in_pass;
 
 	assert_int_equal(hrt__tset_rearm_wheel(&ts, t, s, e->hrt__soft, e->hrt__hard), want);
 	if (want) {
@@ -457,7 +456,9 @@ static void test_timerset_matches_oracle(void **state)
 	for (int op = 0; op < OP_N; op++) {
 		printf("%s%s %llu+%llu", op ? ", " : "driven outside+inside a pass: ", op_name[op],
 		       (unsigned long long)drove[op][0], (unsigned long long)drove[op][1]);
-		if (!drove[op][0] || !drove[op][1])
+		/* The wheel's fast re-arm is refused in a pass (S2: a timer
+		 * that ran goes to the park), so it is done only outside. */
+		if (!drove[op][0] || (!drove[op][1] && op != OP_REARM_WHEEL))
 			fail_msg("%s not driven both outside and inside a pass", op_name[op]);
 	}
 	printf("\n");

@@ -258,12 +258,12 @@ static void rearm(int i)
 		return;
 	if (in[i] == 2)                 /* ran in this pass: stays parked */
 		key = HRT_WHEEL_PARK;
+	t->hrt__soft = soft;
+	t->hrt__hard = hard;
 	seqs[i] = ++seq;
 	if (unit_rng() % 2)
 		w.last_move = (unsigned)key;
-	hrt__wheel_move(&w, t, (unsigned)key, soft, hard);
-	assert_int_equal(t->hrt__soft, soft);
-	assert_int_equal(t->hrt__hard, hard);
+	hrt__wheel_move(&w, t, (unsigned)key);
 }
 
 static void test_wheel_matches_model(void **state)
@@ -371,10 +371,25 @@ static void link_new(struct hrt_timer *t)
 	hrt__wheel_link(&w, t, (unsigned)key);
 }
 
+/* t (in the wheel) re-armed at soft..hard into slot key. */
+static void move_to(struct hrt_timer *t, unsigned key, hrt_time_t soft, hrt_time_t hard)
+{
+	t->hrt__soft = soft;
+	t->hrt__hard = hard;
+	hrt__wheel_move(&w, t, key);
+}
+
+static int slot_bit(const uint64_t *bits, unsigned key)
+{
+	return !!(bits[key / HRT_WHEEL_SLOTS] & hrt__wheel_bit(key));
+}
+
 static void test_wheel_check_catches(void **state)
 {
 	struct hrt_timer *t, stranger = { 0 };
 	struct hrt_wheel_slot *sl;
+	unsigned key, k0;
+	uint64_t s5;
 
 	(void)state;
 	hrt__wheel_init(&w, 0);
@@ -404,29 +419,44 @@ static void test_wheel_check_catches(void **state)
 	assert_string_equal(hrt__wheel_check(&w, state_ok, NULL),
 			    "wheel timer's sequence not below the next");
 	w.seq += UINT64_C(1) << HRT_WHEEL_KEY_BITS;
-	hrt__wheel_move(&w, &timers[5], hrt__wheel_key_of(t), t->hrt__soft + 1, t->hrt__hard + 1);
-	assert_null(hrt__wheel_check(&w, state_ok, NULL));     /* in order: sorted */
-	assert_false(w.unsorted[hrt__wheel_key_of(t) / HRT_WHEEL_SLOTS] &
-		     hrt__wheel_bit(hrt__wheel_key_of(t)));
-	w.slot[hrt__wheel_key_of(t)].min = &timers[5];
+	key = hrt__wheel_key_of(t);
+	move_to(&timers[5], key, t->hrt__soft + 1, t->hrt__hard + 1);
+	assert_null(hrt__wheel_check(&w, state_ok, NULL));     /* in both orders */
+	assert_false(slot_bit(w.unsorted, key));
+	assert_false(slot_bit(w.unordered, key));
+	w.slot[key].min = &timers[5];
 	assert_string_equal(hrt__wheel_check(&w, state_ok, NULL),
 			    "wheel slot's least not its first in queue order");
-	w.slot[hrt__wheel_key_of(t)].min = NULL;   /* a bound only: not in a sorted slot */
-	assert_string_equal(hrt__wheel_check(&w, state_ok, NULL),
-			    "sorted wheel slot's least not its first timer");
-	w.slot[hrt__wheel_key_of(t)].min = t;
-	/* t, the slot's least, goes to the tail (it is never re-armed in
-	 * place): behind timers[5], which it comes before. */
-	hrt__wheel_move(&w, t, hrt__wheel_key_of(t), t->hrt__soft, t->hrt__hard);
+	w.slot[key].min = t;
+	/* t, the slot's first and least, goes to the tail (it is never
+	 * re-armed in place): in start order still, out of queue order. */
+	move_to(t, key, t->hrt__soft, t->hrt__hard);
 	assert_null(hrt__wheel_check(&w, state_ok, NULL));
-	w.unsorted[hrt__wheel_key_of(t) / HRT_WHEEL_SLOTS] = 0;
+	assert_false(slot_bit(w.unsorted, key));
+	assert_true(slot_bit(w.unordered, key));
+	w.unordered[key / HRT_WHEEL_SLOTS] = 0;
 	assert_string_equal(hrt__wheel_check(&w, state_ok, NULL),
-			    "wheel slot marked sorted out of queue order");
-	w.unsorted[hrt__wheel_key_of(t) / HRT_WHEEL_SLOTS] |= hrt__wheel_bit(hrt__wheel_key_of(t));
+			    "wheel slot marked ordered out of queue order");
+	w.unordered[key / HRT_WHEEL_SLOTS] |= hrt__wheel_bit(key);
+	s5 = timers[5].hrt__off.hrt__slot;     /* their sequences swapped */
+	timers[5].hrt__off.hrt__slot = t->hrt__off.hrt__slot;
+	t->hrt__off.hrt__slot = s5;
+	assert_string_equal(hrt__wheel_check(&w, state_ok, NULL),
+			    "wheel slot marked sorted out of sequence order");
+	t->hrt__off.hrt__slot = timers[5].hrt__off.hrt__slot;
+	timers[5].hrt__off.hrt__slot = s5;
 	assert_null(hrt__wheel_check(&w, state_ok, NULL));
 	w.unsorted[1] |= 2;             /* slot 65 is empty */
-	assert_string_equal(hrt__wheel_check(&w, state_ok, NULL), "empty wheel slot marked unsorted");
+	assert_string_equal(hrt__wheel_check(&w, state_ok, NULL), "empty wheel slot marked out of order");
 	w.unsorted[1] &= ~UINT64_C(2);
+	w.last[65].hard = 5;
+	assert_string_equal(hrt__wheel_check(&w, state_ok, NULL), "empty wheel slot with last keys");
+	w.last[65].hard = INT64_MIN;
+	k0 = hrt__wheel_key_of(&timers[0]);     /* alone, ordered: last is its keys */
+	w.last[k0].soft--;
+	assert_string_equal(hrt__wheel_check(&w, state_ok, NULL),
+			    "ordered wheel slot's last keys before one of its timers");
+	w.last[k0].soft++;
 	assert_null(hrt__wheel_check(&w, state_ok, NULL));
 	/* W2: a bound above a timer's hard expiry, a bound's timer elsewhere
 	 * or not at the bound, an empty slot with a bound. */
@@ -470,13 +500,14 @@ static void assert_slot(unsigned key, struct hrt_timer *a, struct hrt_timer *b,
 	assert_null(hrt__wheel_check(&w, state_ok, NULL));
 }
 
-/* hrt__wheel_move_ into a timer's own slot (W3): after a re-arm into the
- * same slot, a timer that is not the slot's least stays in place,
- * renumbered, and the slot is marked unsorted unless it was the tail and
- * moved later; the least always goes to the tail (the LRU shape), and the
- * next one is the least then, with no scan; after a re-arm into another
- * slot, it goes to the tail with its new number; alone in its slot, the
- * slot stays occupied. */
+/* hrt__wheel_move_ into a timer's own slot (W3, W4): after a re-arm into
+ * the same slot, a timer that is neither the slot's first nor its least
+ * stays in place, renumbered, and the slot is marked out of queue order,
+ * and out of start order unless it was the tail; the first always goes to
+ * the tail (the LRU shape), and in an ordered slot the next one is then
+ * the least, with no scan; a scan that finds queue order again says so;
+ * after a re-arm into another slot, a timer goes to the tail with its new
+ * number; alone in its slot, the slot stays occupied. */
 static void test_rearm_into_own_slot_stays_or_goes_last(void **state)
 {
 	struct hrt_timer *a = &timers[0], *b = &timers[1], *c = &timers[2], *d = &timers[3];
@@ -499,43 +530,43 @@ static void test_rearm_into_own_slot_stays_or_goes_last(void **state)
 	scans = w.scans;
 
 	w.last_move = key;                      /* a run into one slot: asks */
-	hrt__wheel_move(&w, a, key, t0 + 10, t0 + 10);  /* the least: to the tail */
+	move_to(a, key, t0 + 10, t0 + 10);      /* the first: to the tail */
 	assert_slot(key, b, c, a);
-	assert_false(w.unsorted[key / HRT_WHEEL_SLOTS] & hrt__wheel_bit(key));
-	assert_ptr_equal(w.slot[key].min, b);   /* the next one, no scan */
-	hrt__wheel_move(&w, c, key, t0 + 15, t0 + 15);  /* stays: out of order */
+	assert_false(slot_bit(w.unsorted, key) || slot_bit(w.unordered, key));
+	lim = HRT_TIME_MAX;
+	assert_ptr_equal(hrt__wheel_min(&w, &lim), b);  /* the new first, no scan */
+	assert_int_equal(w.scans, scans);
+	move_to(c, key, t0 + 15, t0 + 15);      /* stays, out of both orders */
 	assert_slot(key, b, c, a);
-	assert_true(w.unsorted[key / HRT_WHEEL_SLOTS] & hrt__wheel_bit(key));
-	hrt__wheel_move(&w, b, key, t0 + 20, t0 + 20);  /* the least: to the tail */
+	assert_true(slot_bit(w.unsorted, key) && slot_bit(w.unordered, key));
+	move_to(b, key, t0 + 20, t0 + 20);      /* the first: to the tail */
 	assert_slot(key, c, a, b);
-	assert_null(w.slot[key].min);           /* unsorted: a bound only */
+	assert_null(w.slot[key].min);           /* a bound only */
 	lim = HRT_TIME_MAX;
 	assert_ptr_equal(hrt__wheel_min(&w, &lim), a);  /* a scan */
 	assert_int_equal(w.scans, scans + 1);
-	assert_true(w.unsorted[key / HRT_WHEEL_SLOTS] & hrt__wheel_bit(key));
-	hrt__wheel_move(&w, c, key, t0 + 5, t0 + 5);    /* stays, the least now */
-	assert_ptr_equal(w.slot[key].min, c);
+	assert_true(slot_bit(w.unordered, key));
+	move_to(c, key, t0 + 5, t0 + 5);        /* the first: to the tail */
+	assert_slot(key, a, b, c);
+	assert_ptr_equal(w.slot[key].min, c);   /* below the bound: the least */
 	hrt__wheel_del(&w, c);
 	assert_slot(key, a, b, NULL);
 	lim = HRT_TIME_MAX;
 	assert_ptr_equal(hrt__wheel_min(&w, &lim), a);  /* a scan, which finds order */
 	assert_int_equal(w.scans, scans + 2);
-	assert_false(w.unsorted[key / HRT_WHEEL_SLOTS] & hrt__wheel_bit(key));
-	hrt__wheel_move(&w, b, key, t0 + 30, t0 + 30);  /* the tail, later: stays sorted */
+	assert_false(slot_bit(w.unordered, key));
+	move_to(b, key, t0 + 30, t0 + 30);      /* the tail stays: in start order */
 	assert_slot(key, a, b, NULL);
-	assert_false(w.unsorted[key / HRT_WHEEL_SLOTS] & hrt__wheel_bit(key));
-	hrt__wheel_move(&w, b, key, t0 + 6, t0 + 6);    /* the tail, earlier: unsorted */
-	assert_slot(key, a, b, NULL);
-	assert_true(w.unsorted[key / HRT_WHEEL_SLOTS] & hrt__wheel_bit(key));
+	assert_true(slot_bit(w.unordered, key));
 
-	hrt__wheel_move(&w, d, kd, d->hrt__soft, d->hrt__hard);  /* another slot: no asking */
+	move_to(d, kd, d->hrt__soft, d->hrt__hard);     /* another slot: no asking */
 	assert_slot(kd, d, NULL, NULL);         /* alone: out and back in */
-	assert_true(w.occupied[kd / HRT_WHEEL_SLOTS] & hrt__wheel_bit(kd));
+	assert_true(slot_bit(w.occupied, kd));
 	assert_int_equal(w.last_move, kd);
-	hrt__wheel_move(&w, a, key, a->hrt__soft, a->hrt__hard);
+	move_to(a, key, a->hrt__soft, a->hrt__hard);
 	assert_slot(key, b, a, NULL);
 	assert_int_equal(w.count, 3);
-	hrt__wheel_move(&w, b, kd, d->hrt__soft + 1, d->hrt__hard + 1);  /* into another slot */
+	move_to(b, kd, d->hrt__soft + 1, d->hrt__hard + 1);     /* into another slot */
 	assert_slot(kd, d, b, NULL);
 	assert_slot(key, a, NULL, NULL);
 }
@@ -567,7 +598,7 @@ static void test_server_shapes_find_each_bound_without_a_scan(void **state)
 		lim = HRT_TIME_MAX;
 		assert_ptr_equal(hrt__wheel_min(&w, &lim), t);
 		w.last_move = key;
-		hrt__wheel_move(&w, t, key, t->hrt__soft + n * 1000, t->hrt__hard + n * 1000);
+		move_to(t, key, t->hrt__soft + n * 1000, t->hrt__hard + n * 1000);
 	}
 	for (int i = 0; i < n; i++) {           /* FIFO: cancelled in start order */
 		lim = HRT_TIME_MAX;
@@ -600,7 +631,8 @@ static void test_server_shapes_find_each_bound_without_a_scan(void **state)
 	lim = HRT_TIME_MAX;
 	assert_ptr_equal(hrt__wheel_min(&w, &lim), &timers[3]);
 	assert_ptr_equal(hrt__wheel_timer(w.slot[key].head.hrt__prev), &timers[3]);
-	assert_true(w.unsorted[key / HRT_WHEEL_SLOTS] & hrt__wheel_bit(key));
+	assert_true(slot_bit(w.unordered, key));        /* the least, last */
+	assert_false(slot_bit(w.unsorted, key));        /* the newest start, last */
 	assert_null(hrt__wheel_check(&w, state_ok, NULL));
 	assert_int_equal(w.scans, scans);
 }
