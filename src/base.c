@@ -30,26 +30,8 @@
 #include <time.h>
 
 #include "clock.h"
+#include "expiry.h"
 #include "guard.h"
-
-static inline hrt_time_t sat_add(hrt_time_t a, hrt_time_t b)
-{
-	hrt_time_t r;
-
-	if (__builtin_add_overflow(a, b, &r))
-		return b > 0 ? HRT_TIME_MAX : INT64_MIN;
-	return r;
-}
-
-/* A timer that can run (soft <= the pass cap) gets a hard expiry a pass
- * can reach, so its wake-up is armed: a saturated soft + slack means "as
- * late as possible", not "never". */
-static inline hrt_time_t cap_hard(hrt_time_t soft, hrt_time_t hard)
-{
-	if (__builtin_expect(hard > HRT_QUEUE_NOW_MAX, 0) && soft <= HRT_QUEUE_NOW_MAX)
-		return HRT_QUEUE_NOW_MAX;
-	return hard;
-}
 
 /* A start on b's first set that queued hard expiry `came` needs an
  * earlier wake-up (hrt__wake_earlier).  One compare, and false on a base
@@ -64,17 +46,6 @@ static inline void wake_after(struct hrt_base *b, struct hrt_tset *ts, hrt_time_
 		came = key_to_base(came, set_offset(ts));
 	if (wake_needed(b, came))
 		hrt__wake_earlier(b, came);
-}
-
-/* v + n * interval, saturated at HRT_TIME_MAX; interval > 0.  Unsigned,
- * so a negative v cannot overflow the subtraction. */
-static hrt_time_t add_intervals(hrt_time_t v, uint64_t n, hrt_time_t interval)
-{
-	uint64_t room = (uint64_t)HRT_TIME_MAX - (uint64_t)v;  /* exact: v <= MAX */
-
-	if (n > room / (uint64_t)interval)
-		return HRT_TIME_MAX;
-	return (hrt_time_t)((uint64_t)v + n * (uint64_t)interval);
 }
 
 /* a and b keep one time: the same real clock (a virtual base's time is
@@ -205,6 +176,23 @@ static inline int cancel_queued(struct hrt_base *b, struct hrt_tset *ts, struct 
 
 /* Start, slow tier ------------------------------------------------------- */
 
+/* What an absolute hrt_repeat_start keeps, stored by the slow tier under
+ * its lock with the delay from the now it reads there. */
+struct repeat_args {
+	hrt_time_t interval;
+};
+
+/* What r keeps: relaxed atomics, as pass.c's restart reads them under
+ * the lock, which a start on the fast tier does not take (a start that
+ * races the callback's restart wins, whichever numbers the restart read). */
+static inline void repeat_keep(struct hrt_repeat *r, hrt_time_t delay, hrt_time_t window,
+			       hrt_time_t interval)
+{
+	__atomic_store_n(&r->hrt__delay, delay, __ATOMIC_RELAXED);
+	__atomic_store_n(&r->hrt__window, window, __ATOMIC_RELAXED);
+	__atomic_store_n(&r->hrt__interval, interval, __ATOMIC_RELAXED);
+}
+
 /*
  * Every start the fast tier leaves: the whole entry check, both bases
  * locked, then the re-queue in place or the move.  A relative start's set
@@ -217,11 +205,11 @@ static inline int cancel_queued(struct hrt_base *b, struct hrt_tset *ts, struct 
  */
 static __attribute__((noinline)) int
 start_slow(struct hrt_timer *t, struct hrt_base *nb, hrt_time_t soft, hrt_time_t slack,
-	   enum hrt_mode mode)
+	   enum hrt_mode mode, const struct repeat_args *ra)
 {
 	struct hrt_base *ob, *target;
 	struct hrt_tset *os, *ts;
-	hrt_time_t hard;
+	hrt_time_t hard, now = 0;
 	uintptr_t s = t ? hrt__tset_state(t) : 0;
 	int rel, err = base_guard(nb, G_CHANGE, !t || (!s && !t->hrt__fn) || slack < 0 ||
 				  (mode != HRT_MODE_ABS && mode != HRT_MODE_REL));
@@ -229,8 +217,10 @@ start_slow(struct hrt_timer *t, struct hrt_base *nb, hrt_time_t soft, hrt_time_t
 	if (err)
 		return err;
 	rel = mode == HRT_MODE_REL && nb->split;
+	if (mode == HRT_MODE_REL || ra)
+		now = rel ? base_mono_now(nb) : base_now(nb);
 	if (mode == HRT_MODE_REL)
-		soft = sat_add(rel ? base_mono_now(nb) : base_now(nb), soft);
+		soft = sat_add(now, soft);
 	hard = cap_hard(soft, sat_add(soft, slack));
 
 	ob = lock_for_start(t, nb, rel ? nb->rel : &nb->set, &s);
@@ -245,6 +235,9 @@ start_slow(struct hrt_timer *t, struct hrt_base *nb, hrt_time_t soft, hrt_time_t
 		unlock_two(ob, nb);
 		return -EXDEV;
 	}
+	if (ra)                         /* under the lock the restart reads them under */
+		repeat_keep(HRT_CONTAINER_OF(t, struct hrt_repeat, timer), soft - now, slack,
+			    ra->interval);
 	os = hrt__tset_of(s);
 	ts = rel && target->split ? target->rel : &target->set;
 	if (os == ts) {
@@ -318,11 +311,11 @@ start_fast(struct hrt_timer *t, struct hrt_base *nb, hrt_time_t soft, hrt_time_t
 	uintptr_t s;
 
 	if (__builtin_expect(!t, 0) || __builtin_expect(!nb, 0) || __builtin_expect(slack < 0, 0))
-		return start_slow(t, nb, soft, slack, HRT_MODE_ABS);
+		return start_slow(t, nb, soft, slack, HRT_MODE_ABS, NULL);
 	if (__builtin_expect(__builtin_add_overflow(soft, slack, &hard), 0))
-		return start_slow(t, nb, soft, slack, HRT_MODE_ABS);
+		return start_slow(t, nb, soft, slack, HRT_MODE_ABS, NULL);
 	if (__builtin_expect(hard > HRT_QUEUE_NOW_MAX, 0))
-		return start_slow(t, nb, soft, slack, HRT_MODE_ABS);
+		return start_slow(t, nb, soft, slack, HRT_MODE_ABS, NULL);
 	/* slack is hard - soft from here: one register less to keep.  A
 	 * first start (state word 0) binds the timer here too, as
 	 * lock_for_start would: a plain store on a single-thread base, a
@@ -344,7 +337,7 @@ start_fast(struct hrt_timer *t, struct hrt_base *nb, hrt_time_t soft, hrt_time_t
 		if (__builtin_expect(hrt__tset_of(s) != &nb->set, 0)) {
 			if (s || !t->hrt__fn || !hrt__tset_claim(t, &nb->set, &s)) {
 				base_owner_exit(nb);
-				return start_slow(t, nb, soft, hard - soft, HRT_MODE_ABS);
+				return start_slow(t, nb, soft, hard - soft, HRT_MODE_ABS, NULL);
 			}
 			s = (uintptr_t)&nb->set;
 		}
@@ -353,7 +346,7 @@ start_fast(struct hrt_timer *t, struct hrt_base *nb, hrt_time_t soft, hrt_time_t
 		base_owner_exit(nb);
 		return 0;
 	}
-	return start_slow(t, nb, soft, hard - soft, HRT_MODE_ABS);
+	return start_slow(t, nb, soft, hard - soft, HRT_MODE_ABS, NULL);
 }
 
 /* A relative start on a base whose clock is read directly: the clock,
@@ -364,7 +357,7 @@ start_rel(struct hrt_timer *t, struct hrt_base *nb, hrt_time_t delta, hrt_time_t
 	  enum hrt_mode mode)
 {
 	if (mode != HRT_MODE_REL || !t || !nb || nb->now_slow)
-		return start_slow(t, nb, delta, slack, mode);
+		return start_slow(t, nb, delta, slack, mode, NULL);
 	return start_fast(t, nb, sat_add(hrt__clock_now(nb->clock), delta), slack);
 }
 
@@ -387,6 +380,49 @@ HRT_EXTERN int hrt_timer_start(struct hrt_timer *t, struct hrt_base *b,
 			       hrt_time_t expiry, enum hrt_mode mode)
 {
 	return start(t, b, expiry, 0, mode);
+}
+
+/* A relative start is a plain one with what r keeps stored first (and put
+ * back if the start is refused: nothing done); an absolute one needs the
+ * base's now for its delay, so takes the slow tier, which stores them
+ * under its lock.  hrt_repeat_init is pass.c's, beside the restart. */
+HRT_EXTERN int hrt_repeat_start(struct hrt_repeat *r, struct hrt_base *b, hrt_time_t first,
+				hrt_time_t interval, hrt_time_t window, enum hrt_mode mode)
+{
+	struct repeat_args ra = { interval };
+	hrt_time_t od, ow, oi;
+	int err;
+
+	if (!r || interval < 0)
+		return -EINVAL;
+	/* Another thread's unlocked base: the guard's -EPERM, nothing stored. */
+	if (mode != HRT_MODE_REL || !b || base_foreign(b))
+		return start_slow(&r->timer, b, first, window, mode, &ra);
+	od = __atomic_load_n(&r->hrt__delay, __ATOMIC_RELAXED);
+	ow = __atomic_load_n(&r->hrt__window, __ATOMIC_RELAXED);
+	oi = __atomic_load_n(&r->hrt__interval, __ATOMIC_RELAXED);
+	repeat_keep(r, first, window, interval);
+	err = start(&r->timer, b, first, window, HRT_MODE_REL);
+	if (__builtin_expect(err < 0, 0))
+		repeat_keep(r, od, ow, oi);
+	return err;
+}
+
+/* A relative start with what r keeps: the fast tier when it can.  The
+ * base is the timer's (its state word names it): a timer moved meanwhile
+ * by another thread is the caller's race, as with any start. */
+HRT_EXTERN int hrt_repeat_again(struct hrt_repeat *r)
+{
+	struct hrt_base *b;
+	int err = timer_guard(r ? &r->timer : NULL, G_CHANGE, 0);
+
+	if (err)
+		return err;
+	b = st_base(hrt__tset_state(&r->timer));
+	if (!b)
+		return -ENOENT;         /* never started: no delay to take again */
+	return start(&r->timer, b, __atomic_load_n(&r->hrt__delay, __ATOMIC_RELAXED),
+		     __atomic_load_n(&r->hrt__window, __ATOMIC_RELAXED), HRT_MODE_REL);
 }
 
 /* Cancel, slow tier ------------------------------------------------------ */
@@ -414,6 +450,8 @@ static __attribute__((noinline)) int cancel_slow(struct hrt_timer *t, int wait)
 				return ret;
 		}
 	}
+	if (b->running == t)            /* its own callback: the restart is void */
+		b->running_stopped = 1;
 	ret = cancel_queued(b, hrt__tset_of(s), t, s);
 	base_unlock(b);
 	return ret;
@@ -474,8 +512,11 @@ static inline __attribute__((always_inline)) int cancel(struct hrt_timer *t, int
 	b = base_of(ts);
 	/* hrt__change_id is 0 in a walk callback: cancel_slow refuses. */
 	if (b->unlocked) {
-		if (b->owner == hrt__change_id)
+		if (b->owner == hrt__change_id) {
+			if (__builtin_expect(b->running == t, 0))
+				b->running_stopped = 1;         /* as cancel_slow */
 			return cancel_fast(b, ts, t, s, 0);
+		}
 	} else if (base_owner_enter_as(b, hrt__change_id)) {
 		/* The bias's owner: its half of the lock; a timer that moved
 		 * before it (even to b's other set), or whose callback runs in
@@ -509,7 +550,7 @@ HRT_EXTERN int64_t hrt_timer_forward(struct hrt_timer *t, hrt_time_t now, hrt_ti
 {
 	struct hrt_base *b;
 	hrt_time_t soft, hard;
-	uint64_t n = 0, q;
+	uint64_t n = 0;
 	uintptr_t s;
 	int err = timer_guard(t, G_CHANGE, interval <= 0);
 
@@ -523,14 +564,7 @@ HRT_EXTERN int64_t hrt_timer_forward(struct hrt_timer *t, hrt_time_t now, hrt_ti
 	hard = __atomic_load_n(&t->hrt__hard, __ATOMIC_RELAXED);
 	if (hrt__tset_queued(s)) {
 		err = -EBUSY;
-	} else if (soft <= now) {
-		/* Past the window it ran in (soft <= now), not only past hard:
-		 * a range timer runs before its hard expiry, and moved only
-		 * until hard > now it would be due again at once. */
-		q = ((uint64_t)now - (uint64_t)soft) / (uint64_t)interval;  /* exact: now >= soft */
-		n = q == UINT64_MAX ? q : q + 1;
-		soft = add_intervals(soft, n, interval);
-		hard = cap_hard(soft, add_intervals(hard, n, interval));
+	} else if ((n = expiry_advance(&soft, &hard, now, interval))) {
 		__atomic_store_n(&t->hrt__soft, soft, __ATOMIC_RELAXED);
 		__atomic_store_n(&t->hrt__hard, hard, __ATOMIC_RELAXED);
 	}

@@ -14,6 +14,7 @@
 #include "device.h"
 
 struct hrt_loop;
+struct hrt_host;
 
 /* wakeup.c.  The entry guard (guard.h) of a call that uses the
  * device: -EINVAL for NULL, -EPERM from another thread on an unlocked
@@ -71,9 +72,12 @@ int hrt__wake_who(struct hrt_base *b);
  * runs will arm it at its end), else the arm's -errno. */
 int hrt__base_rearm(struct hrt_base *b);
 
-/* The base's loop state (loop.h): made and freed with the base
- * (lifecycle.c), only kept by it. */
+/* The states of the base's clients (loop.h, hostsleep.h): made and freed
+ * with the base (lifecycle.c), only kept by it.  And its kind: a virtual
+ * base has no device. */
 struct hrt_loop *hrt__base_loop(struct hrt_base *b);
+struct hrt_host *hrt__base_host(struct hrt_base *b);
+int hrt__base_is_virtual(const struct hrt_base *b);
 /* pass.c.  The device's handler: one wake-up, `event` an ack() result or
  * HRT_DEV_NOSLEEP / HRT_DEV_SLEPT (device.h).  In one critical section:
  * counts it, reads the clock, runs the pass if anything is due (idle as
@@ -106,6 +110,10 @@ void hrt__base_set_gettime(struct hrt_base *b, int (*gettime)(clockid_t, struct 
 int hrt__coalesce_plan(hrt_time_t now, hrt_time_t soft, hrt_time_t hard, int div,
 		       hrt_time_t *until, hrt_time_t *slack);
 int hrt__slack_div(void);
+/* The calling thread's own timer slack, exact at any size, and setting it
+ * (0: nothing done - the kernel would take it as "the default"). */
+unsigned long hrt__slack_own(void);
+int hrt__slack_set(unsigned long ns);
 /* hrt_base_loop_host's deadline (coalesce.c): cuts a planned sleep (the
  * ranged one's *timeout >= 0 and *slack, or the timerfd's, < 0) at
  * host_end; 1 if the sleep now ends by it.  The timerfd path's epoll_wait

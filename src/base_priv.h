@@ -31,6 +31,7 @@
 #include "verify.h"
 
 struct hrt_loop;
+struct hrt_host;
 
 struct hrt_base {
 	/* The base's clock's timers (absolute ones on a realtime base); first,
@@ -42,6 +43,7 @@ struct hrt_base {
 
 	/* Pass state (the set holds the pass's number and its marks). */
 	struct hrt_timer *running;      /* callback in progress, or NULL */
+	int running_stopped;            /* it cancelled itself: HRT_RESTART is void */
 	pthread_t pass_thread;          /* valid while in a pass */
 
 	clockid_t clock;                /* virtual: the clock it stands for */
@@ -53,6 +55,8 @@ struct hrt_base {
 	/* Settings (settings.c): read once per pass or per loop. */
 	int greedy;                     /* enum hrt_greedy */
 	int coalesce;                   /* HRT_COALESCE / hrt_base_set_coalesce */
+	unsigned pass_max_run;          /* hrt_base_set_pass_limit; 0: none */
+	hrt_time_t pass_max_ns;
 	hrt_time_t vnow;                /* virtual bases: the time */
 	struct hrt_stats stats;         /* the set keeps its own counters */
 
@@ -79,14 +83,10 @@ struct hrt_base {
 		void *kick_ctx;
 	} wake;
 	unsigned fork_gen;              /* hrt__fork_gen when made (fork: -ECHILD) */
-	/* hrt_base_plan_sleep (hostsleep.c): the thread that plans (0: none,
-	 * taken by compare-and-swap), its timer slack before and now, and the
-	 * first error a plan returned (hrt_base_plan_done reports it). */
-	uint64_t plan_tid;
-	unsigned long plan_slack_orig, plan_slack_set;
-	int plan_err;
-	struct hrt_loop *loop;          /* hrt_base_loop's state (loop.c); the
-					 * base never looks inside */
+	/* The states of the base's clients, made and freed with it
+	 * (lifecycle.c); the base never looks inside. */
+	struct hrt_loop *loop;          /* hrt_base_loop's (loop.c) */
+	struct hrt_host *host;          /* hrt_base_plan_sleep's (hostsleep.c) */
 	/* lifecycle.c's list of locked bases, which fork() locks (address
 	 * order) so that a child's copy of every lock is free. */
 	struct hrt_base *fork_next, *fork_prev;

@@ -1,11 +1,12 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * lifecycle.c - making and unmaking a base, with what hangs on it: its
- * timer set, the loop's state (loop.h, allocated here so that neither a
- * loop nor a stop ever allocates) and its device.  The one file that names
- * both the base and the loop, so that neither names the other: the base
- * reaches the loop only as its device (device.h), the loop the base
- * through base.h.
+ * timer set, its clients' states - the loop's (loop.h) and the host
+ * plan's (hostsleep.h), allocated here so that neither a loop, a stop nor
+ * a plan ever allocates - and its device.  The one file that names the
+ * base and its clients together, so that none names the other: the base
+ * reaches the loop only through the hook it hands over (base.h), the
+ * clients the base through base.h.
  *
  * fork().  A fork made while another thread is inside a call would leave
  * the child a copy of that base's lock held by no thread of the child.
@@ -23,6 +24,7 @@
 
 #include "clock.h"
 #include "guard.h"
+#include "hostsleep.h"
 #include "loop.h"
 
 HRT_EXTERN const char *hrt_version(void)
@@ -190,11 +192,16 @@ HRT_EXTERN int hrt_base_new(struct hrt_base **basep, clockid_t clock, unsigned f
 	b->loop = hrt__loop_new(b->unlocked);
 	if (!b->loop)
 		goto out_lock;
+	b->host = hrt__host_new();
+	if (!b->host)
+		goto out_loop;
 	if (!b->unlocked)
 		fork_list_add(b);
 	*basep = b;
 	return 0;
 
+out_loop:
+	hrt__loop_free(b->loop);
 out_lock:
 	hrt__bl_destroy(&b->bl);
 out_free:
@@ -232,6 +239,7 @@ HRT_EXTERN int hrt_base_free(struct hrt_base *b)
 	if (b->wake.dev)
 		b->wake.dev->ops->close(b->wake.dev);
 	hrt__loop_free(b->loop);
+	hrt__host_free(b->host);
 	hrt__bl_destroy(&b->bl);
 	free(b);
 	return 0;

@@ -252,6 +252,16 @@ struct hrt_loop *hrt__base_loop(struct hrt_base *b)
 	return b->loop;
 }
 
+struct hrt_host *hrt__base_host(struct hrt_base *b)
+{
+	return b->host;
+}
+
+int hrt__base_is_virtual(const struct hrt_base *b)
+{
+	return base_is_virtual(b);
+}
+
 struct hrt_device *hrt__base_device(struct hrt_base *b)
 {
 	return __atomic_load_n(&b->wake.dev, __ATOMIC_ACQUIRE);

@@ -34,6 +34,7 @@
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/timerfd.h>
 #include <time.h>
 #include <unistd.h>
@@ -944,7 +945,7 @@ static void test_reentry_from_run_is_busy(void **state)
 	assert_int_equal(r.host, -EBUSY);
 	assert_int_equal(r.hold, -EBUSY);
 	assert_int_equal(r.plan, -EBUSY);
-	assert_int_equal(r.plan_done, -EBUSY);  /* the plan's error, kept for it */
+	assert_int_equal(r.plan_done, -EPERM);  /* a refusal: never the planner */
 	assert_int_equal(slack_now(), OWN_SLACK);
 	/* After it, hrt_base_loop is free. */
 	assert_int_equal(hrt_base_stop(h.b), 0);
@@ -1352,9 +1353,10 @@ static void test_plan_sleep_without_coalescing_runs_only_what_the_fd_says(void *
 	assert_int_equal(hrt_base_free(b), 0);
 }
 
-/* A plan that failed (here: from a callback of the base's own pass, where
- * its dispatch is refused) keeps its error for hrt_base_plan_done, which
- * reports it once; the planning still ends (slack back, timerfd armed). */
+/* A plan that failed (here: no fd left for its timerfd, -EMFILE) keeps its
+ * error for hrt_base_plan_done, which reports it once; the planning still
+ * ends (slack back, timerfd armed).  A refusal is not such an error (-EBUSY
+ * from a callback of the base's own pass): it keeps nothing. */
 static struct hrt_base *err_base;
 static int err_plan;
 
@@ -1369,23 +1371,39 @@ static enum hrt_restart plan_in_pass_cb(struct hrt_timer *t, hrt_time_t now)
 
 static void test_plan_done_reports_first_plan_error_once(void **state)
 {
+	struct rlimit had, low;
 	struct hrt_timer a, far;
 	hrt_time_t d, now;
-	int fd;
+	int fd, lowest, r;
 
 	(void)state;
-	err_base = plan_base(&fd);
+	err_base = tv_new(CLOCK_MONOTONIC, 0);          /* no timerfd yet */
+	assert_int_equal(prctl(PR_SET_TIMERSLACK, (unsigned long)OWN_SLACK, 0, 0, 0), 0);
 	hrt_timer_init(&a, plan_in_pass_cb);
 	hrt_timer_init(&far, nop_cb);
 	assert_int_equal(hrt_timer_start_range(&far, err_base, 10 * SEC, SEC, HRT_MODE_REL), 0);
-	assert_int_equal(hrt_base_plan_sleep(err_base, MS, &d), 1);      /* the planner */
-	assert_true(slack_now() != OWN_SLACK);
+	/* No fd left below the limit: the plan's timerfd cannot be made. */
+	lowest = open("/dev/null", O_RDONLY | O_CLOEXEC);
+	assert_true(lowest >= 0);
+	close(lowest);
+	assert_int_equal(getrlimit(RLIMIT_NOFILE, &had), 0);
+	low = had;
+	low.rlim_cur = (rlim_t)lowest;
+	assert_int_equal(setrlimit(RLIMIT_NOFILE, &low), 0);
+	r = hrt_base_plan_sleep(err_base, MS, &d);
+	assert_int_equal(setrlimit(RLIMIT_NOFILE, &had), 0);
+	assert_int_equal(r, -EMFILE);                   /* and the caller is the planner */
+	assert_int_equal(slack_now(), OWN_SLACK);
+	/* A refusal from a callback of the base's pass keeps nothing. */
 	assert_int_equal(hrt_timer_start_range(&a, err_base, 0, 0, HRT_MODE_REL), 0);
 	assert_int_equal(hrt_base_now(err_base, &now), 0);
 	assert_int_equal(hrt_base_run(err_base, now, 1), 1);
 	assert_int_equal(err_plan, -EBUSY);
 	assert_int_equal(hrt_base_plan_sleep(err_base, MS, &d), 1);      /* later ones work */
-	assert_int_equal(hrt_base_plan_done(err_base), -EBUSY);
+	assert_true(slack_now() != OWN_SLACK);
+	fd = hrt_base_fd(err_base);
+	assert_true(fd >= 0);
+	assert_int_equal(hrt_base_plan_done(err_base), -EMFILE);        /* the first */
 	assert_int_equal(slack_now(), OWN_SLACK);
 	assert_true(tfd_left(fd) > 0);
 	assert_int_equal(hrt_base_plan_sleep(err_base, MS, &d), 1);
