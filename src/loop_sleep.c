@@ -217,7 +217,9 @@ static int wait(struct hrt_base *b, struct hrt_loop *l, unsigned long own,
 
 	if (p->timeout < 0)
 		return epoll_wait(l->epfd, evs, 3, -1);
-	if (p->slack > 0 && (unsigned long)p->slack != own)
+	/* A sleep of 0 (work waiting) has no timer for the slack to widen:
+	 * two prctls saved on every busy turn. */
+	if (p->timeout > 0 && p->slack > 0 && (unsigned long)p->slack != own)
 		set = hrt__slack_set((unsigned long)p->slack) == 0;
 	n = fn(ctx, l->epfd, evs, 3, p->now, p->timeout);
 	err = errno;
