@@ -271,7 +271,7 @@ static struct spin *spin_cur;
 static enum hrt_restart spin_timer(struct hrt_timer *t, hrt_time_t now)
 {
 	(void)t, (void)now;
-	spin_cur->ran = 1;
+	__atomic_store_n(&spin_cur->ran, 1, __ATOMIC_RELEASE);
 	hrt_base_stop(spin_cur->b);
 	return HRT_NORESTART;
 }
