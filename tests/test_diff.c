@@ -14,6 +14,23 @@
  * every pass.  Failures print the seed and the step:
  *     build/tests/test_diff SEED [OPS]
  *
+ * Since 1.2 (hrt.h).  Every timer is a struct hrt_repeat, made per epoch
+ * (and again by the driver or its own callback) plain (hrt_timer_init) or
+ * repeating (hrt_repeat_init): started by hrt_repeat_start, relative or
+ * absolute, once or periodic - whose HRT_RESTART the model moves on to
+ * the first period after the pass's now, as hrt_timer_forward does - and
+ * by plain starts (which keep the period); re-armed by hrt_repeat_again
+ * (the last delay and window, on the base last started on; -ENOENT before
+ * any start) from the driver and from callbacks.  Callbacks cancel
+ * themselves (hrt_timer_cancel or hrt_timer_try_cancel) and return
+ * HRT_RESTART, which the cancel voids, with or without a start after the
+ * cancel (plain, again or hrt_repeat_start: that start wins).  In half the
+ * epochs passes have a callbacks limit (hrt_base_set_pass_limit, ns 0),
+ * set by the driver between passes and by callbacks (from the next pass
+ * on): the model ends a pass when the limit ran and another is due, runs
+ * the greedy walk only after an uncut leftmost run, and counts
+ * stats.passes_cut; get_pass_limit is compared too.
+ *
  * Time scales.  Most times are coarse (UNIT ns) so that ties are common;
  * the rest aim at the far-timer wheel's boundaries (wheel.h): one jiffy,
  * the first instant of a level's slot, the horizon j(now) + 1, exactly at
@@ -50,7 +67,12 @@
 
 enum action { A_NONE, A_FORWARD, A_RESTART_SAME, A_START_OTHER, A_CANCEL_OTHER,
 	      A_START_SELF, A_START_SELF_NORESTART, A_START_CANCEL_SELF, A_QUERY,
-	      A_NACTIONS };
+	      /* Since 1.2: a cancel of itself (then a start of itself, or not)
+	       * before HRT_RESTART; hrt_repeat_again and hrt_repeat_start of a
+	       * struct hrt_repeat (itself or another); a pass limit set; a
+	       * re-initialisation of itself (HRT_NORESTART). */
+	      A_CANCEL_SELF, A_CANCEL_SELF_START, A_AGAIN, A_REPEAT_START, A_SET_LIMIT,
+	      A_REINIT_SELF, A_NACTIONS };
 
 /* A soft expiry to aim at, evaluated when the start is made (so a
  * callback aims at the grid around the time it runs at). */
@@ -69,12 +91,20 @@ struct slack {
 	hrt_time_t v;   /* grid: the offset from the boundary */
 };
 
+/* Each timer is a struct hrt_repeat; a plain one uses only its timer
+ * (hrt_timer_init), a repeating one all of it (hrt_repeat_init). */
 struct wt {
-	struct hrt_timer t;
+	union {
+		struct hrt_timer t;
+		struct hrt_repeat r;
+	};
 	int id;
+	int rep;                        /* the real one was made by hrt_repeat_init */
 	/* The callback's plan, fixed when the driver starts the timer. */
-	int action, other, other_base, again;
+	int action, other, other_base, again, var;
+	unsigned limit;                 /* A_SET_LIMIT's callbacks */
 	hrt_time_t iv;                  /* A_FORWARD's interval */
+	hrt_time_t rep_iv;              /* A_REPEAT_START's interval */
 	struct when ws;
 	struct slack sl;
 };
@@ -85,9 +115,17 @@ struct mt {                     /* the model's view of timer i */
 	uint64_t seq;           /* queueing order */
 	uint64_t ran_pass;      /* pass that last ran it */
 	int ran_base;
+	int started;            /* 1 + the base it was last started on; 0: never */
+	/* A struct hrt_repeat (rep): what its last hrt_repeat_start kept. */
+	int rep;
+	hrt_time_t rdelay, rwindow, riv;
 };
 
-struct mbase { hrt_time_t now; struct hrt_stats st; };
+struct mbase {
+	hrt_time_t now;
+	struct hrt_stats st;
+	unsigned limit;         /* hrt_base_set_pass_limit's callbacks (ns: 0) */
+};
 
 static struct wt W[NT];
 static struct mt M[NT];
@@ -112,6 +150,10 @@ static int nt = NT, coarse = 36;
 /* Per epoch: the level half of the aimed times use, so that timers meet
  * at the same boundaries (ties in the wheel, tree and wheel one ns apart). */
 static int focus;
+/* Per epoch: how many of the timers (of 64) are made struct hrt_repeat
+ * timers, and whether passes get a callbacks limit (then the driver sets
+ * one before some passes and callbacks set them too). */
+static int rep_share, limits;
 
 static long rr(long n);
 
@@ -128,6 +170,15 @@ static struct {
 	uint64_t end_of_time, behind;          /* passes capped, passes behind the base */
 	uint64_t rearm_near, tie_probes;       /* do_rearm_near's, do_tie_probe's */
 	uint64_t slot_shuffles;                 /* do_slot_shuffle's re-arms */
+	/* Since 1.2 (the model's counts: the real run matched them). */
+	uint64_t periodic;              /* HRT_RESTARTs moved on by a period */
+	uint64_t periodic_skips;        /* of those, more than one period */
+	uint64_t repeat_starts, agains; /* successful, driver and callbacks */
+	uint64_t again_enoent;          /* hrt_repeat_again of a never started one */
+	uint64_t voided, cancel_start;  /* HRT_RESTARTs a self-cancel voided; a
+					 * start after the cancel that queued it */
+	uint64_t cut, cut_greedy;       /* passes cut; of those in the greedy walk */
+	uint64_t reinits;               /* re-initialisations (a callback's too) */
 } seen;
 
 /* Callback logs: (id, results of the callback's own calls) per callback. */
@@ -231,8 +282,54 @@ static int m_start(int i, int b, hrt_time_t soft, hrt_time_t slack, int rel)
 	M[i].hard = cap_hard(soft, sat_add(soft, slack));
 	M[i].queued = 0;
 	m_enqueue(i, target);
+	M[i].started = target + 1;
 	MB[target].st.starts++;
 	return 0;
+}
+
+/* hrt_repeat_start: as m_start, and r keeps the delay (the offset, or
+ * the instant less the base's now), the window and the period - not if
+ * the start is refused. */
+static int m_repeat_start(int i, int b, hrt_time_t first, hrt_time_t iv, hrt_time_t window,
+			  int rel)
+{
+	hrt_time_t delay = rel ? first : first - MB[b].now;    /* abs_first: no overflow */
+	int r = m_start(i, b, first, window, rel);
+
+	if (r)
+		return r;
+	M[i].rdelay = delay;
+	M[i].rwindow = window;
+	M[i].riv = iv;
+	seen.repeat_starts++;
+	return 0;
+}
+
+/* hrt_repeat_again: a relative start on the base it was last started on
+ * (by any start), with what the last hrt_repeat_start kept. */
+static int m_again(int i)
+{
+	int r;
+
+	if (!M[i].started) {
+		seen.again_enoent++;
+		return -ENOENT;
+	}
+	r = m_start(i, M[i].started - 1, M[i].rdelay, M[i].rwindow, 1);
+	seen.agains += !r;
+	return r;
+}
+
+/* hrt_timer_init or hrt_repeat_init of a timer that is not queued: a new
+ * timer, never started, expiries 0, no pass of its own. */
+static void m_init(int i, int rep)
+{
+	M[i].queued = 0;
+	M[i].soft = M[i].hard = 0;
+	M[i].ran_pass = 0;
+	M[i].started = 0;
+	M[i].rep = rep;
+	M[i].rdelay = M[i].rwindow = M[i].riv = 0;
 }
 
 /* hrt.h: a cancel from a timer's own callback voids its HRT_RESTART. */
@@ -254,21 +351,28 @@ static hrt_time_t clamp128(__int128 v)
 
 /* In exact (128-bit) arithmetic: the least n with soft + n iv > now, then
  * both expiries moved by n intervals and saturated (hrt.h); the count
- * saturates at INT64_MAX.  Refusals: -EINVAL, then -EBUSY (queued). */
-static int64_t m_forward(int i, hrt_time_t now, hrt_time_t iv)
+ * saturates at INT64_MAX.  hrt_timer_forward's rule, and a periodic struct
+ * hrt_repeat's restart (hrt.h: "as hrt_timer_forward does"). */
+static int64_t m_advance(int i, hrt_time_t now, hrt_time_t iv)
 {
 	__int128 n;
 
-	if (iv <= 0)
-		return -EINVAL;
-	if (M[i].queued)
-		return -EBUSY;
 	if (M[i].soft > now)
 		return 0;
 	n = ((__int128)now - M[i].soft) / iv + 1;
 	M[i].soft = clamp128(M[i].soft + n * iv);
 	M[i].hard = cap_hard(M[i].soft, clamp128(M[i].hard + n * iv));
 	return n > (__int128)INT64_MAX ? INT64_MAX : (int64_t)n;
+}
+
+/* Refusals: -EINVAL, then -EBUSY (queued). */
+static int64_t m_forward(int i, hrt_time_t now, hrt_time_t iv)
+{
+	if (iv <= 0)
+		return -EINVAL;
+	if (M[i].queued)
+		return -EBUSY;
+	return m_advance(i, now, iv);
 }
 
 static hrt_time_t m_next(int b)
@@ -485,11 +589,56 @@ static hrt_time_t plan_start(const struct wt *w, hrt_time_t base_now, hrt_time_t
 	return v;
 }
 
+/*
+ * An absolute hrt_repeat_start keeps first - now as its delay, and that
+ * difference overflows (undefined behaviour in the library, which UBSan
+ * aborts on: reported) for an instant more than INT64_MAX before the
+ * base's now - the far negative instants T_NEG aims at.  So a repeat
+ * start's instant is no earlier than now + INT64_MIN (a virtual base's now
+ * is >= 0): the least delay, still far in the past.
+ */
+static hrt_time_t abs_first(hrt_time_t first, hrt_time_t now)
+{
+	hrt_time_t d;
+
+	return __builtin_sub_overflow(first, now, &d) ? INT64_MIN + now : first;
+}
+
+/* A callback's hrt_repeat_start: its plan's instant or offset, from the
+ * time of the base it starts on. */
+static hrt_time_t plan_repeat(const struct wt *w, hrt_time_t base_now, hrt_time_t *slack,
+			      int *abs)
+{
+	hrt_time_t v = plan_start(w, base_now, slack, abs);
+
+	return *abs ? abs_first(v, base_now) : v;
+}
+
+/* The start after a self-cancel (A_CANCEL_SELF_START), by var >> 1: a
+ * plain start on its own base, on the plan's base (-EXDEV if that is the
+ * other), hrt_repeat_again, or hrt_repeat_start on the plan's base (a
+ * plain timer: a plain start on its own base). */
+static int m_self_start(const struct wt *w, int i, int b)
+{
+	int how = (w->var >> 1) & 3, ob = how == 0 || (how >= 2 && !M[i].rep) ? b : w->other_base;
+	int abs;
+	hrt_time_t v, slack;
+
+	if (how == 2 && M[i].rep)
+		return m_again(i);
+	if (how == 3 && M[i].rep) {
+		v = plan_repeat(w, MB[ob].now, &slack, &abs);
+		return m_repeat_start(i, ob, v, w->rep_iv, slack, !abs);
+	}
+	v = plan_start(w, MB[ob].now, &slack, &abs);
+	return m_start(i, ob, v, slack, !abs);
+}
+
 static void m_callback(int i, int b, hrt_time_t now)
 {
 	struct wt *w = &W[i];
 	long res = -1, res2 = -1;
-	int restart = 0, abs;
+	int restart = 0, abs, k;
 	hrt_time_t v, slack;
 
 	M[i].queued = 0;
@@ -539,6 +688,41 @@ static void m_callback(int i, int b, hrt_time_t now)
 		res2 = (long)m_count(w->other_base);
 		restart = w->again;
 		break;
+	case A_CANCEL_SELF:
+		res = m_cancel(i);
+		restart = 1;
+		break;
+	case A_CANCEL_SELF_START:
+		res = m_cancel(i);
+		res2 = m_self_start(w, i, b);
+		seen.cancel_start += M[i].queued;
+		restart = 1;
+		break;
+	case A_AGAIN:
+		k = w->var & 1 ? i : w->other;
+		res = M[k].rep ? m_again(k) : -97;
+		restart = w->again;
+		break;
+	case A_REPEAT_START:
+		k = w->var & 1 ? i : w->other;
+		res = -97;
+		if (M[k].rep) {
+			v = plan_repeat(w, MB[w->other_base].now, &slack, &abs);
+			res = m_repeat_start(k, w->other_base, v, w->rep_iv, slack, !abs);
+		}
+		restart = w->again;
+		break;
+	case A_SET_LIMIT:
+		MB[w->other_base].limit = w->limit;     /* from the next pass on */
+		res = 0;
+		res2 = w->limit;
+		restart = w->again;
+		break;
+	case A_REINIT_SELF:     /* hrt.h: then HRT_NORESTART, and touch it no more */
+		m_init(i, M[i].rep ^ (w->var & 1));
+		seen.reinits++;
+		res = 0;
+		break;
 	}
 	m_running = m_running_base = -1;
 	if (mlen < LOGMAX) {
@@ -548,16 +732,30 @@ static void m_callback(int i, int b, hrt_time_t now)
 	}
 	mlen++;
 	if (restart && !M[i].queued && !m_stopped) {
+		/* hrt.h: a periodic struct hrt_repeat goes on to the next period
+		 * after the pass's now, from the expiries it has now. */
+		if (M[i].rep && M[i].riv > 0) {
+			int64_t n = m_advance(i, now, M[i].riv);
+
+			seen.periodic += n > 0;
+			seen.periodic_skips += n > 1;
+		}
 		m_enqueue(i, b);
 		MB[b].st.restarts++;
+	} else if (restart && !M[i].queued) {
+		seen.voided++;
 	}
 }
 
+/* hrt.h: the limit is read as the pass begins (a callback's takes effect
+ * at the next pass); the pass ends when it has run `limit` callbacks and
+ * another is due to run, leaving the rest due, and the greedy walk runs
+ * only in a pass whose leftmost run was not cut. */
 static size_t m_run(int b, hrt_time_t now, int idle, int policy)
 {
 	hrt_time_t hz;
-	size_t n = 0;
-	int i;
+	size_t n = 0, limit = MB[b].limit;
+	int i, cut = 0;
 
 	if (now > HRT_TIME_MAX - 2)     /* hrt.h: the pass cap */
 		now = HRT_TIME_MAX - 2;
@@ -567,19 +765,30 @@ static size_t m_run(int b, hrt_time_t now, int idle, int policy)
 	mpass++;
 	MB[b].st.passes++;
 	while ((i = m_pick(b, now, 0)) >= 0 && M[i].soft <= now) {
+		if (limit && n >= limit) {
+			cut = 1;
+			break;
+		}
 		seen.leftmost_far += M[i].hard >= hz;
 		m_callback(i, b, now);
 		n++;
 	}
-	if (policy == HRT_GREEDY_ALWAYS || (policy == HRT_GREEDY_IDLE && idle)) {
+	if (!cut && (policy == HRT_GREEDY_ALWAYS || (policy == HRT_GREEDY_IDLE && idle))) {
 		MB[b].st.greedy_walks++;
 		while ((i = m_pick(b, now, 1)) >= 0) {
+			if (limit && n >= limit) {
+				cut = 1;
+				seen.cut_greedy++;
+				break;
+			}
 			seen.greedy_far += M[i].hard >= hz;
 			m_callback(i, b, now);
 			MB[b].st.expired_greedy++;
 			n++;
 		}
 	}
+	MB[b].st.passes_cut += cut;
+	seen.cut += cut;
 	return n;
 }
 
@@ -593,12 +802,44 @@ static void check_base(int b)
 		fail_step("base %d: %s", b, why);
 }
 
+static enum hrt_restart r_callback(struct hrt_timer *t, hrt_time_t now);
+
+/* A timer made anew: plain or a struct hrt_repeat. */
+static int r_init(struct wt *w)
+{
+	return w->rep ? hrt_repeat_init(&w->r, r_callback) : hrt_timer_init(&w->t, r_callback);
+}
+
+static int r_repeat_start(struct wt *w, int b, hrt_time_t v, hrt_time_t iv, hrt_time_t slack,
+			  int abs)
+{
+	return hrt_repeat_start(&w->r, B[b], v, iv, slack, abs ? HRT_MODE_ABS : HRT_MODE_REL);
+}
+
+/* m_self_start's calls. */
+static int r_self_start(struct wt *w, int b)
+{
+	int how = (w->var >> 1) & 3, ob = how == 0 || (how >= 2 && !w->rep) ? b : w->other_base;
+	int abs;
+	hrt_time_t v, slack;
+
+	if (how == 2 && w->rep)
+		return hrt_repeat_again(&w->r);
+	if (how == 3 && w->rep) {
+		v = plan_repeat(w, tv_now(B[ob]), &slack, &abs);
+		return r_repeat_start(w, ob, v, w->rep_iv, slack, abs);
+	}
+	v = plan_start(w, tv_now(B[ob]), &slack, &abs);
+	return hrt_timer_start_range(&w->t, B[ob], v, slack, abs ? HRT_MODE_ABS : HRT_MODE_REL);
+}
+
 static enum hrt_restart r_callback(struct hrt_timer *t, hrt_time_t now)
 {
-	struct wt *w = (struct wt *)(void *)((char *)t - offsetof(struct wt, t));
+	struct wt *w = (struct wt *)(void *)((char *)t - offsetof(struct wt, t)), *o;
 	long res = -1, res2 = -1;
 	int restart = 0, abs;
-	hrt_time_t v, slack;
+	unsigned lim;
+	hrt_time_t v, slack, ns;
 
 	switch (w->action) {
 	case A_FORWARD:
@@ -639,6 +880,40 @@ static enum hrt_restart r_callback(struct hrt_timer *t, hrt_time_t now)
 		check_base(w->other_base);
 		restart = w->again;
 		break;
+	case A_CANCEL_SELF:     /* a close: the cancel wins over HRT_RESTART */
+		res = w->var & 1 ? hrt_timer_try_cancel(t) : hrt_timer_cancel(t);
+		restart = 1;
+		break;
+	case A_CANCEL_SELF_START:       /* ... and a start after it wins over the cancel */
+		res = w->var & 1 ? hrt_timer_try_cancel(t) : hrt_timer_cancel(t);
+		res2 = r_self_start(w, base_index(tv_base(t)));
+		restart = 1;
+		break;
+	case A_AGAIN:
+		o = w->var & 1 ? w : &W[w->other];
+		res = o->rep ? hrt_repeat_again(&o->r) : -97;
+		restart = w->again;
+		break;
+	case A_REPEAT_START:
+		o = w->var & 1 ? w : &W[w->other];
+		res = -97;
+		if (o->rep) {
+			v = plan_repeat(w, tv_now(B[w->other_base]), &slack, &abs);
+			res = r_repeat_start(o, w->other_base, v, w->rep_iv, slack, abs);
+		}
+		restart = w->again;
+		break;
+	case A_SET_LIMIT:
+		res = hrt_base_set_pass_limit(B[w->other_base], w->limit, 0);
+		res2 = hrt_base_get_pass_limit(B[w->other_base], &lim, &ns);
+		if (!res2)
+			res2 = ns ? -96 : (long)lim;
+		restart = w->again;
+		break;
+	case A_REINIT_SELF:
+		w->rep ^= w->var & 1;
+		res = r_init(w);
+		break;
 	}
 	if (rlen < LOGMAX) {
 		rlog[rlen][0] = w->id;
@@ -651,16 +926,36 @@ static enum hrt_restart r_callback(struct hrt_timer *t, hrt_time_t now)
 
 /* Driver ------------------------------------------------------------------ */
 
+static unsigned rand_limit(void)
+{
+	return (unsigned[]){ 0, 1, 1, 2, 2, 3, 5, 8 }[rr(8)];
+}
+
+/* A period: none (once), or as forward's intervals. */
+static hrt_time_t rand_period(void)
+{
+	return rr(3) ? rand_interval() : 0;
+}
+
 static void plan(struct wt *w)
 {
 	w->action = (int)rr(A_NACTIONS);
+	/* A struct hrt_repeat mostly just asks for its next period. */
+	if (w->rep && rr(2))
+		w->action = A_RESTART_SAME;
+	if (w->action == A_SET_LIMIT && !limits)
+		w->action = A_QUERY;
 	w->other = (int)rr(nt);
 	w->other_base = (int)rr(NB);
 	w->again = (int)rr(2);
+	w->var = (int)rr(8);
+	w->limit = rand_limit();
 	w->iv = rand_interval();
+	w->rep_iv = rand_period();
 	pick_start(&w->ws, &w->sl);
 	if ((w->action == A_START_SELF || w->action == A_START_SELF_NORESTART ||
-	     w->action == A_START_CANCEL_SELF) && rr(4)) {
+	     w->action == A_START_CANCEL_SELF || w->action == A_CANCEL_SELF_START ||
+	     w->action == A_REPEAT_START) && rr(4)) {
 		w->ws.kind = T_COARSE;
 		w->ws.k = rr(30);               /* some 0: due again at once */
 	}
@@ -671,6 +966,8 @@ static void compare_state(void)
 	for (int b = 0; b < NB; b++) {
 		struct hrt_stats s;
 		const struct hrt_stats *m = &MB[b].st;
+		unsigned lim;
+		hrt_time_t ns;
 
 		if ((rnd() & qmask) == 0) {
 			hrt_time_t rn = tv_next(B[b]), mn = m_next(b);
@@ -687,16 +984,22 @@ static void compare_state(void)
 		    s.expired_greedy != m->expired_greedy ||
 		    s.greedy_walks != m->greedy_walks || s.starts != m->starts ||
 		    s.cancels != m->cancels || s.restarts != m->restarts ||
-		    s.late != m->late || s.late_max_ns != m->late_max_ns)
+		    s.late != m->late || s.late_max_ns != m->late_max_ns ||
+		    s.passes_cut != m->passes_cut)
 			fail_step("base %d stats differ (real/model: passes %" PRIu64 "/%" PRIu64
 			     ", expired %" PRIu64 "/%" PRIu64 ", greedy %" PRIu64 "/%" PRIu64
 			     ", walks %" PRIu64 "/%" PRIu64 ", starts %" PRIu64 "/%" PRIu64
 			     ", cancels %" PRIu64 "/%" PRIu64 ", restarts %" PRIu64 "/%" PRIu64
-			     ", late %" PRIu64 "/%" PRIu64 ", late_max %" PRIu64 "/%" PRIu64 ")",
+			     ", late %" PRIu64 "/%" PRIu64 ", late_max %" PRIu64 "/%" PRIu64
+			     ", cut %" PRIu64 "/%" PRIu64 ")",
 			     b, s.passes, m->passes, s.expired, m->expired, s.expired_greedy,
 			     m->expired_greedy, s.greedy_walks, m->greedy_walks, s.starts,
 			     m->starts, s.cancels, m->cancels, s.restarts, m->restarts,
-			     s.late, m->late, s.late_max_ns, m->late_max_ns);
+			     s.late, m->late, s.late_max_ns, m->late_max_ns, s.passes_cut,
+			     m->passes_cut);
+		if (hrt_base_get_pass_limit(B[b], &lim, &ns) || lim != MB[b].limit || ns)
+			fail_step("base %d pass limit %u/%" PRId64 " != model %u/0", b, lim, ns,
+				  MB[b].limit);
 	}
 }
 
@@ -712,6 +1015,9 @@ static void compare_timer(int i)
 	if (tv_soft(t) != M[i].soft || tv_hard(t) != M[i].hard)
 		fail_step("timer %d soft/hard %" PRId64 "/%" PRId64 " != model %" PRId64 "/%" PRId64,
 		     i, tv_soft(t), tv_hard(t), M[i].soft, M[i].hard);
+	if (base_index(tv_base(t)) != M[i].started - 1)        /* what again starts on */
+		fail_step("timer %d last started on base %d != model %d", i,
+			  base_index(tv_base(t)), M[i].started - 1);
 }
 
 /* The instant of a pass on a base whose time is `now`: mostly a little
@@ -757,22 +1063,29 @@ static void do_pass(void)
 	int b = (int)rr(NB), idle = (int)rr(2), policy = (int)rr(3);
 	hrt_time_t now = pass_time(MB[b].now);
 	size_t rn, mn;
+	unsigned limit;
 
 	seen.behind += now < MB[b].now;
 	hrt_base_set_greedy(B[b], (enum hrt_greedy)policy);
+	if (limits && !rr(4)) {
+		MB[b].limit = rand_limit();
+		if (hrt_base_set_pass_limit(B[b], MB[b].limit, 0))
+			fail_step("set_pass_limit refused");
+	}
 	rlen = mlen = 0;
+	limit = MB[b].limit;
 	rn = hrt_base_run(B[b], now, idle);
 	mn = m_run(b, now, idle, policy);
 	if (rn != mn || rlen != mlen)
-		fail_step("pass on base %d at %" PRId64 " (idle %d, policy %d) ran %zu, model %zu",
-		     b, now, idle, policy, rn, mn);
+		fail_step("pass on base %d at %" PRId64 " (idle %d, policy %d, limit %u) ran %zu, "
+			  "model %zu", b, now, idle, policy, limit, rn, mn);
 	for (int k = 0; k < rlen && k < LOGMAX; k++)
 		if (rlog[k][0] != mlog[k][0] || rlog[k][1] != mlog[k][1] ||
 		    rlog[k][2] != mlog[k][2])
-			fail_step("pass on base %d at %" PRId64 " (idle %d, policy %d): callback #%d "
-			     "was timer %ld (results %ld %ld), model timer %ld (results %ld %ld)",
-			     b, now, idle, policy, k, rlog[k][0], rlog[k][1], rlog[k][2],
-			     mlog[k][0], mlog[k][1], mlog[k][2]);
+			fail_step("pass on base %d at %" PRId64 " (idle %d, policy %d, limit %u): "
+				  "callback #%d was timer %ld (results %ld %ld), model timer %ld "
+				  "(results %ld %ld)", b, now, idle, policy, limit, k, rlog[k][0],
+				  rlog[k][1], rlog[k][2], mlog[k][0], mlog[k][1], mlog[k][2]);
 	if (tv_now(B[b]) != MB[b].now)
 		fail_step("base %d now %" PRId64 " != %" PRId64, b, tv_now(B[b]), MB[b].now);
 	if (now >= HRT_TIME_MAX - 2) {
@@ -784,32 +1097,103 @@ static void do_pass(void)
 		check_base(k);
 }
 
+/* A driver's start on base b: its soft expiry, an offset (*rel) or an
+ * instant, and its slack. */
+static hrt_time_t pick_first(int b, int *rel, hrt_time_t *slack)
+{
+	struct when ws;
+	struct slack sl;
+	hrt_time_t v, soft, off;
+	int abs;
+
+	*rel = (int)rr(2);
+	pick_start(&ws, &sl);
+	v = when_eval(&ws, MB[b].now, &abs);
+	if (*rel && abs) {              /* an instant as an offset, if it is one */
+		if (__builtin_sub_overflow(v, MB[b].now, &off))
+			*rel = 0;
+		else
+			v = off;
+	} else if (!*rel && !abs) {
+		v = sat_add(MB[b].now, v);
+	}
+	soft = *rel ? sat_add(MB[b].now, v) : v;
+	*slack = rr(3) ? slack_eval(&sl, soft, MB[b].now) : 0;
+	return v;
+}
+
 static void do_start(int i, int b)
 {
 	struct wt *w = &W[i];
-	struct when ws;
-	struct slack sl;
-	hrt_time_t v, soft, slack, off;
-	int rel = (int)rr(2), abs, r;
+	hrt_time_t v, slack;
+	int rel, r;
 
-	pick_start(&ws, &sl);
-	v = when_eval(&ws, MB[b].now, &abs);
-	if (rel && abs) {               /* an instant as an offset, if it is one */
-		if (__builtin_sub_overflow(v, MB[b].now, &off))
-			rel = 0;
-		else
-			v = off;
-	} else if (!rel && !abs) {
-		v = sat_add(MB[b].now, v);
-	}
-	soft = rel ? sat_add(MB[b].now, v) : v;
-	slack = rr(3) ? slack_eval(&sl, soft, MB[b].now) : 0;
+	v = pick_first(b, &rel, &slack);
 	plan(w);
 	r = slack || rr(2) ? hrt_timer_start_range(&w->t, B[b], v, slack, rel)
 			   : hrt_timer_start(&w->t, B[b], v, rel);
 	if (r)
 		fail_step("start returned %d", r);
 	m_start(i, b, v, slack, rel);
+}
+
+/* hrt_repeat_start of a struct hrt_repeat (a plain timer gets a plain
+ * start): relative or absolute, once or periodic. */
+static void do_repeat_start(int i, int b)
+{
+	struct wt *w = &W[i];
+	hrt_time_t v, slack, iv;
+	int rel, r;
+
+	if (!w->rep) {
+		do_start(i, b);
+		return;
+	}
+	v = pick_first(b, &rel, &slack);
+	if (!rel)
+		v = abs_first(v, MB[b].now);
+	iv = rand_period();
+	plan(w);
+	r = r_repeat_start(w, b, v, iv, slack, !rel);
+	if (r)
+		fail_step("repeat_start(%d) returned %d", i, r);
+	m_repeat_start(i, b, v, iv, slack, rel);
+}
+
+/* hrt_repeat_again of a struct hrt_repeat, sometimes with a new plan for
+ * its callback; -ENOENT before its first start. */
+static void do_again(int i, int b)
+{
+	int r, m;
+
+	if (!W[i].rep) {
+		do_start(i, b);
+		return;
+	}
+	if (rr(2))
+		plan(&W[i]);
+	r = hrt_repeat_again(&W[i].r);
+	m = m_again(i);
+	if (r != m)
+		fail_step("again(%d) = %d, model %d", i, r, m);
+}
+
+/* A timer that is not queued made anew, plain or a struct hrt_repeat: its
+ * expiries 0, never started (hrt_repeat_again: -ENOENT). */
+static void do_reinit(int i)
+{
+	int r;
+
+	if (M[i].queued)
+		return;
+	if (hrt_timer_is_queued(&W[i].t))       /* would corrupt the base */
+		fail_step("timer %d queued, model not", i);
+	W[i].rep = rr(64) < rep_share;
+	r = r_init(&W[i]);
+	if (r)
+		fail_step("init(%d) returned %d", i, r);
+	m_init(i, W[i].rep);
+	seen.reinits++;
 }
 
 /*
@@ -952,10 +1336,14 @@ static void new_bases(void)
 		assert_non_null(B[b]);
 		seen.unlocked_bases += !!flags;
 	}
+	rep_share = (int[]){ 0, 16, 32, 64 }[rr(4)];
+	limits = (int)rr(2);
 	/* hrt.h: every timer of a freed base is re-initialised before use. */
 	for (int i = 0; i < NT; i++) {
-		hrt_timer_init(&W[i].t, r_callback);
 		W[i].id = i;
+		W[i].rep = rr(64) < rep_share;
+		assert_int_equal(r_init(&W[i]), 0);
+		m_init(i, W[i].rep);
 	}
 	qmask = (uint64_t[]){ 0, 1, 7 }[rr(3)];
 	nt = (int[]){ NT, NT, 24, 6 }[rr(4)];
@@ -994,7 +1382,7 @@ static void one_op(void)
 {
 	int i = (int)rr(nt), b = (int)rr(NB), r, m;
 
-	switch (rr(23)) {
+	switch (rr(26)) {
 	case 0: case 1: case 2: case 3: case 4: case 5: case 6:
 		do_start(i, b);
 		break;
@@ -1006,6 +1394,15 @@ static void one_op(void)
 		break;
 	case 22:
 		do_slot_shuffle(b);
+		break;
+	case 23:
+		do_repeat_start(i, b);
+		break;
+	case 24:
+		do_again(i, b);
+		break;
+	case 25:
+		do_reinit(i);
 		break;
 	case 7: case 8: case 9: case 10:
 		r = hrt_timer_cancel(&W[i].t);
@@ -1026,6 +1423,13 @@ static void one_op(void)
 		if (hrt_timer_start_range(&W[i].t, B[b], 0, -1, HRT_MODE_ABS) != -EINVAL ||
 		    hrt_timer_start_range(&W[i].t, B[b], 0, 0, (enum hrt_mode)7) != -EINVAL)
 			fail_step("bad start arguments accepted");
+		/* Refused, nothing kept: what again takes stays the last start's. */
+		if (W[i].rep && (hrt_repeat_start(&W[i].r, B[b], 0, -1, 0, HRT_MODE_REL) != -EINVAL ||
+				 hrt_repeat_start(&W[i].r, B[b], 0, 1, -1, HRT_MODE_REL) != -EINVAL ||
+				 hrt_repeat_start(&W[i].r, B[b], 0, 1, 0, (enum hrt_mode)7) != -EINVAL))
+			fail_step("bad repeat_start arguments accepted");
+		if (hrt_base_set_pass_limit(B[b], 1, -1) != -EINVAL)
+			fail_step("bad pass limit accepted");
 		break;
 	default:
 		do_pass();
@@ -1068,11 +1472,22 @@ static void test_differential(void **state)
 	printf("  %" PRIu64 " re-arms inside one far slot\n", seen.slot_shuffles);
 	printf("  callbacks with hard past the horizon: %" PRIu64 " greedy, %" PRIu64
 	       " leftmost\n", seen.greedy_far, seen.leftmost_far);
+	printf("  hrt_repeat: %" PRIu64 " starts, %" PRIu64 " agains (%" PRIu64 " -ENOENT), %"
+	       PRIu64 " periodic restarts (%" PRIu64 " skipping periods), %" PRIu64
+	       " re-initialisations\n", seen.repeat_starts, seen.agains, seen.again_enoent,
+	       seen.periodic, seen.periodic_skips, seen.reinits);
+	printf("  HRT_RESTART voided by a self-cancel: %" PRIu64 ", a start after it won: %"
+	       PRIu64 "\n", seen.voided, seen.cancel_start);
+	printf("  passes cut by the limit: %" PRIu64 " (%" PRIu64 " in the greedy walk)\n",
+	       seen.cut, seen.cut_greedy);
 	/* Proof that the wheel was exercised; a short replay may not get there. */
 	if (ops >= 100000) {
 		assert_true(seen.wheel_moves > 0);
 		assert_true(seen.wheel_cascades > 0);
 		assert_true(seen.greedy_far > 0);
+		assert_true(seen.periodic_skips > 0 && seen.agains > 0 && seen.again_enoent > 0);
+		assert_true(seen.voided > 0 && seen.cancel_start > 0);
+		assert_true(seen.cut_greedy > 0 && seen.cut > seen.cut_greedy);
 	}
 }
 
