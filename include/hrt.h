@@ -497,7 +497,8 @@ HRT_EXTERN int hrt_repeat_init(struct hrt_repeat *r, hrt_callback fn);
 /*
  * Starts r as hrt_timer_start_range(&r->timer, base, first, window, mode)
  * would, and remembers interval, window and the delay from the base's now
- * (`first` itself for HRT_MODE_REL).  interval > 0: periodic - a callback
+ * (`first` itself for HRT_MODE_REL; saturated, so an instant far in the
+ * past stays in the past for hrt_repeat_again).  interval > 0: periodic - a callback
  * that returns HRT_RESTART is queued at the next period, soft = the first
  * soft expiry + k * interval for the least k that puts it after the
  * pass's now, hard = soft + window: no drift, never twice in one window,

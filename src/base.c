@@ -236,8 +236,8 @@ start_slow(struct hrt_timer *t, struct hrt_base *nb, hrt_time_t soft, hrt_time_t
 		return -EXDEV;
 	}
 	if (ra)                         /* under the lock the restart reads them under */
-		repeat_keep(HRT_CONTAINER_OF(t, struct hrt_repeat, timer), soft - now, slack,
-			    ra->interval);
+		repeat_keep(HRT_CONTAINER_OF(t, struct hrt_repeat, timer), sat_sub(soft, now),
+			    slack, ra->interval);
 	os = hrt__tset_of(s);
 	ts = rel && target->split ? target->rel : &target->set;
 	if (os == ts) {

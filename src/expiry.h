@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * expiry.h - a timer's expiries as arithmetic (internal): the saturating
- * sum a relative start takes, the cap that keeps a runnable timer's hard
+ * sum a relative start takes and the difference a repeat keeps, the cap that keeps a runnable timer's hard
  * expiry reachable, and the step to the next period that
  * hrt_timer_forward (base.c) and a repeating timer's restart (pass.c)
  * share.  Pure functions of their arguments: no base, no lock.
@@ -18,6 +18,17 @@ static inline hrt_time_t sat_add(hrt_time_t a, hrt_time_t b)
 
 	if (__builtin_add_overflow(a, b, &r))
 		return b > 0 ? HRT_TIME_MAX : INT64_MIN;
+	return r;
+}
+
+/* a - b, saturated: how far b is before a, however far apart (an
+ * absolute hrt_repeat_start keeps its instant less the base's now). */
+static inline hrt_time_t sat_sub(hrt_time_t a, hrt_time_t b)
+{
+	hrt_time_t r;
+
+	if (__builtin_sub_overflow(a, b, &r))
+		return b > 0 ? INT64_MIN : HRT_TIME_MAX;
 	return r;
 }
 

@@ -204,6 +204,14 @@ static long rr(long n) { return (long)(rnd() % (uint64_t)n); }
 	fail_msg(__VA_ARGS__); \
 } while (0)
 
+/* a - b clamped to the 64-bit range (the model's own way: 128 bits). */
+static hrt_time_t m_sat_sub(hrt_time_t a, hrt_time_t b)
+{
+	__int128 d = (__int128)a - b;
+
+	return d > HRT_TIME_MAX ? HRT_TIME_MAX : d < INT64_MIN ? INT64_MIN : (hrt_time_t)d;
+}
+
 static hrt_time_t sat_add(hrt_time_t a, hrt_time_t b)
 {
 	if (b > 0 && a > HRT_TIME_MAX - b)
@@ -293,7 +301,7 @@ static int m_start(int i, int b, hrt_time_t soft, hrt_time_t slack, int rel)
 static int m_repeat_start(int i, int b, hrt_time_t first, hrt_time_t iv, hrt_time_t window,
 			  int rel)
 {
-	hrt_time_t delay = rel ? first : first - MB[b].now;    /* abs_first: no overflow */
+	hrt_time_t delay = rel ? first : m_sat_sub(first, MB[b].now);
 	int r = m_start(i, b, first, window, rel);
 
 	if (r)
@@ -589,30 +597,6 @@ static hrt_time_t plan_start(const struct wt *w, hrt_time_t base_now, hrt_time_t
 	return v;
 }
 
-/*
- * An absolute hrt_repeat_start keeps first - now as its delay, and that
- * difference overflows (undefined behaviour in the library, which UBSan
- * aborts on: reported) for an instant more than INT64_MAX before the
- * base's now - the far negative instants T_NEG aims at.  So a repeat
- * start's instant is no earlier than now + INT64_MIN (a virtual base's now
- * is >= 0): the least delay, still far in the past.
- */
-static hrt_time_t abs_first(hrt_time_t first, hrt_time_t now)
-{
-	hrt_time_t d;
-
-	return __builtin_sub_overflow(first, now, &d) ? INT64_MIN + now : first;
-}
-
-/* A callback's hrt_repeat_start: its plan's instant or offset, from the
- * time of the base it starts on. */
-static hrt_time_t plan_repeat(const struct wt *w, hrt_time_t base_now, hrt_time_t *slack,
-			      int *abs)
-{
-	hrt_time_t v = plan_start(w, base_now, slack, abs);
-
-	return *abs ? abs_first(v, base_now) : v;
-}
 
 /* The start after a self-cancel (A_CANCEL_SELF_START), by var >> 1: a
  * plain start on its own base, on the plan's base (-EXDEV if that is the
@@ -627,7 +611,7 @@ static int m_self_start(const struct wt *w, int i, int b)
 	if (how == 2 && M[i].rep)
 		return m_again(i);
 	if (how == 3 && M[i].rep) {
-		v = plan_repeat(w, MB[ob].now, &slack, &abs);
+		v = plan_start(w, MB[ob].now, &slack, &abs);
 		return m_repeat_start(i, ob, v, w->rep_iv, slack, !abs);
 	}
 	v = plan_start(w, MB[ob].now, &slack, &abs);
@@ -707,7 +691,7 @@ static void m_callback(int i, int b, hrt_time_t now)
 		k = w->var & 1 ? i : w->other;
 		res = -97;
 		if (M[k].rep) {
-			v = plan_repeat(w, MB[w->other_base].now, &slack, &abs);
+			v = plan_start(w, MB[w->other_base].now, &slack, &abs);
 			res = m_repeat_start(k, w->other_base, v, w->rep_iv, slack, !abs);
 		}
 		restart = w->again;
@@ -826,7 +810,7 @@ static int r_self_start(struct wt *w, int b)
 	if (how == 2 && w->rep)
 		return hrt_repeat_again(&w->r);
 	if (how == 3 && w->rep) {
-		v = plan_repeat(w, tv_now(B[ob]), &slack, &abs);
+		v = plan_start(w, tv_now(B[ob]), &slack, &abs);
 		return r_repeat_start(w, ob, v, w->rep_iv, slack, abs);
 	}
 	v = plan_start(w, tv_now(B[ob]), &slack, &abs);
@@ -898,7 +882,7 @@ static enum hrt_restart r_callback(struct hrt_timer *t, hrt_time_t now)
 		o = w->var & 1 ? w : &W[w->other];
 		res = -97;
 		if (o->rep) {
-			v = plan_repeat(w, tv_now(B[w->other_base]), &slack, &abs);
+			v = plan_start(w, tv_now(B[w->other_base]), &slack, &abs);
 			res = r_repeat_start(o, w->other_base, v, w->rep_iv, slack, abs);
 		}
 		restart = w->again;
@@ -1150,8 +1134,6 @@ static void do_repeat_start(int i, int b)
 		return;
 	}
 	v = pick_first(b, &rel, &slack);
-	if (!rel)
-		v = abs_first(v, MB[b].now);
 	iv = rand_period();
 	plan(w);
 	r = r_repeat_start(w, b, v, iv, slack, !rel);

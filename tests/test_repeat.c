@@ -135,6 +135,11 @@ static void test_again_rearms_with_last_delay_and_window(void **state)
 	assert_int_equal(hrt_repeat_again(&c.r), 0);           /* delay 37 ms from 13 */
 	assert_int_equal(tv_soft(&c.r.timer), 57 * MS);
 	assert_int_equal(tv_hard(&c.r.timer), 59 * MS);
+	/* An instant more than INT64_MAX before now: the delay saturates, and
+	 * again stays in the past (due at once), not at the end of time. */
+	assert_int_equal(hrt_repeat_start(&c.r, b, INT64_MIN + 5, 0, 0, HRT_MODE_ABS), 0);
+	assert_int_equal(hrt_repeat_again(&c.r), 0);
+	assert_true(tv_soft(&c.r.timer) < 0);
 	/* The base it was last started on, and the period kept. */
 	assert_int_equal(hrt_repeat_start(&c.r, b2, MS, 5 * MS, 0, HRT_MODE_REL), 0);
 	assert_int_equal(hrt_repeat_again(&c.r), 0);
