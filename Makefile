@@ -316,12 +316,13 @@ bench-peers-docs:
 
 # bench/shapes.c (about 2 minutes), pinned to BENCH_CPU; SHAPES_RUN passes
 # more options (e.g. --sections first --rounds 5).  Into PERF_DIR, and
-# into docs/PERFORMANCE.md's quote when PERF_DIR is docs/perf.
+# into docs/PERFORMANCE.md's quote when PERF_DIR is docs/perf.  The label
+# is the library's last commit (src/, include/).
 BENCH_CPU ?= 0
 SHAPES_RUN ?=
 bench-shapes: $(O)/bench/shapes
 	@mkdir -p $(PERF_DIR)
-	( $(O)/bench/shapes --cpu $(BENCH_CPU) --label "$$(git rev-parse --short HEAD 2>/dev/null || echo '?')" \
+	( $(O)/bench/shapes --cpu $(BENCH_CPU) --label "$$(git log -1 --format=%h -- src include 2>/dev/null || echo '?')" \
 	  --csv $(PERF_DIR)/shapes.csv $(SHAPES_RUN) || echo "bench-shapes: FAILED" ) | tee $(PERF_DIR)/shapes.txt
 	@! grep -q '^bench-shapes: FAILED' $(PERF_DIR)/shapes.txt
 	sh bench/peers/splice.sh $(PERF_DIR)/../PERFORMANCE.md $(PERF_DIR)/shapes.txt perf/shapes.txt
