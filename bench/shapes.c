@@ -14,11 +14,12 @@
  *     run in batches of 64, each batch timed; between batches, untimed, a
  *     loop iteration (virtual: a pass at the real time elapsed; fd: a
  *     poll of the fd, hrt_base_dispatch if it is readable).  Each base
- *     runs for --secs (1.5 s) per round, so the lazily armed fd fires
- *     early about 1.5 s / 500 ms times.  Median over --rounds (5)
- *     rounds, the two bases alternating (who goes first alternates too);
- *     the ratio is the median of the rounds' ratios.  Targets: fd <= 2x virtual, <= 1 % of
- *     ops reaching the kernel.
+ *     runs for --secs (1.5 s) per round, after the timers were armed far
+ *     and re-armed once in order, so the lazily armed fd fires early
+ *     about 1.5 s / 500 ms times.  Median over --rounds (5) rounds, the
+ *     two bases alternating (who goes first alternates too); the ratio
+ *     is the median of the rounds' ratios.  Targets: fd <= 2x virtual,
+ *     <= 1 % of ops reaching the kernel.
  *  2. shapes: one op timed alone (two clock reads around it, included),
  *     --ops (700,000) ops a cell, for
  *       random  a random timer re-armed to now + a random delay of DIST
@@ -36,8 +37,9 @@
  *     asks).  Two rows measure the machine, timed the same way: none (the
  *     clock reads alone) and touch (a store into a random one of N
  *     timers' 64 bytes, no call: random access to that memory, the floor
- *     of the random shape).  Ops run in batches of 256 with getrusage(RUSAGE_THREAD)'s
- *     ru_nivcsw read between batches (outside the timing): "np" figures
+ *     of the random shape).  Ops run in batches of 256 with
+ *     getrusage(RUSAGE_THREAD)'s ru_nivcsw read between batches (outside
+ *     the timing): "np" figures
  *     leave out every batch in which the thread was switched out
  *     involuntarily (a preemption the thread can see; a hypervisor's is
  *     invisible).  Targets: p99.9 <= 2 us, max not preempted <= 50 us (the
@@ -52,7 +54,8 @@
  *     pass with the periodic timer (callback to callback) as an op.
  *     Virtual base: hrt_base_run at the instant all are due; fd: the same
  *     pass at the real time (hrt_base_run on the real base, which re-arms
- *     the fd at its end).
+ *     the fd at its end), the base having run a pass just before the
+ *     timers were armed, as a running loop's base has.
  *
  * Prints a table per section, each target met / not met; --csv FILE also
  * writes shape,dist,n,base,metric,value lines (docs/perf/shapes.csv,
@@ -403,18 +406,25 @@ static void section_first(void)
 {
 	size_t i;
 
-	printf("\n== 1. the timer due first re-armed to now + 500 ms (no slack), ns per op, batches of 64 ops\n"
-	       "timed, a loop iteration between them (virtual: a pass; fd: poll, dispatch if readable);\n"
-	       "%.2g s per base and round, median of %d round%s (fd/virt: median of the rounds' ratios);\n"
-	       "what reached the kernel on the fd path, all rounds: Mops (millions of ops), re-arms\n"
-	       "(stats.reprograms), settime (timerfd_settime calls, counted at the call), settime per op,\n"
-	       "early (the fd's early wake-ups, stats.early_wakeups); fired: timers that came due (none\n"
-	       "should: each is re-armed long before, unless the thread stood still for 500 ms: gap, the\n"
+	printf("\n== 1. the timer due first re-armed to now + 500 ms (no "
+	       "slack), ns per op, batches of 64 ops\n"
+	       "timed, a loop iteration between them (virtual: a "
+	       "pass; fd: poll, dispatch if readable);\n"
+	       "%.2g s per base and round, median of %d round%s "
+	       "(fd/virt: median of the rounds' ratios);\n"
+	       "what reached the kernel on the fd path, all rounds: "
+	       "Mops (millions of ops), re-arms\n"
+	       "(stats.reprograms), settime (timerfd_settime calls, "
+	       "counted at the call), settime per op,\n"
+	       "early (the fd's early wake-ups, stats.early_wakeups); "
+	       "fired: timers that came due (none\n"
+	       "should: each is re-armed long before, unless the "
+	       "thread stood still for 500 ms: gap, the\n"
 	       "longest time from one batch to the next, in ms)\n",
 	       secs, rounds, rounds == 1 ? "" : "s");
 	printf("%-8s %8s %8s %7s %8s %8s %8s %9s %6s %6s %6s  %-16s %-16s\n", "N", "virtual", "fd",
-	       "fd/virt", "Mops", "re-arms", "settime", "per op", "early", "fired", "gap", "fd <= 2x virtual",
-	       "kernel <= 1 %");
+	       "fd/virt", "Mops", "re-arms", "settime", "per op", "early", "fired", "gap",
+	       "fd <= 2x virtual", "kernel <= 1 %");
 	for (i = 0; i < n_first_ns; i++) {
 		double v[64], f[64], q[64];
 		unsigned long long ops = 0, rep = 0, st = 0, early = 0;
@@ -450,7 +460,8 @@ static void section_first(void)
 			double mv = median(v, rounds), mf = median(f, rounds), mq = median(q, rounds);
 			double kop = (double)rep / (double)ops, sop = (double)st / (double)ops;
 
-			printf("%-8zu %8.1f %8.1f %7.2f %8.1f %8llu %8llu %9.1e %6llu %6ld %6.1f  %-16s %-16s\n",
+			printf("%-8zu %8.1f %8.1f %7.2f %8.1f %8llu %8llu %9.1e "
+			       "%6llu %6ld %6.1f  %-16s %-16s\n",
 			       n, mv, mf, mq, (double)ops / 1e6, rep, st, sop, early, fired, (double)gap / 1e6,
 			       verdict(mq <= 2.0), verdict(kop <= 0.01 && sop <= 0.01));
 			csv_line("first", "-", n, "virtual", "ns_per_op", mv);
@@ -591,7 +602,8 @@ static void shape_cell(enum shape shape, const struct dist *d, size_t n, int rea
 	itt = tail_of(itl, it, &it_np, it_over_np);
 	snprintf(nm, sizeof(nm), "%s", shape_names[shape]);
 	dn = shape >= S_NONE ? "-" : d->name;
-	printf("%-7s %-8s %8zu %-7s %6lld %6lld %6lld %8lld %8lld %5ld %6lld %8lld %5ld/%-5ld %8llu %5ld  %-8s %-8s %-8s\n",
+	printf("%-7s %-8s %8zu %-7s %6lld %6lld %6lld %8lld %8lld %5ld %6lld "
+	       "%8lld %5ld/%-5ld %8llu %5ld  %-8s %-8s %-8s\n",
 	       nm, dn, n, real ? "fd" : "virtual", (long long)ot.p50, (long long)ot.p99,
 	       (long long)ot.p999, (long long)ot.max, (long long)ot.max_np, ot.over_np,
 	       (long long)itt.p99, (long long)itt.max_np, preempted, batches,
@@ -623,15 +635,23 @@ static void section_shapes(void)
 	size_t i, di;
 	int s, real;
 
-	printf("\n== 2. one op per shape, each timed alone (ns, its two clock reads included), %zu ops a cell;\n"
-	       "a loop iteration every 64 ops, timed on its own (it: virtual, a pass; fd, poll and dispatch\n"
-	       "if readable; both next_event); np: leaving out batches of 256 ops in which the thread was\n"
-	       "switched out involuntarily (ru_nivcsw); >50us: such ops over 50 us; pre: batches preempted;\n"
-	       "scanned: far timers visited to find a slot's earliest again (stats.wheel_scanned).  Two\n"
-	       "rows measure the machine: none, the two clock reads alone; touch, a store into a random\n"
-	       "one of N timers' memory (no call, nothing queued): random access to 64 bytes a timer\n",
+	printf("\n== 2. one op per shape, each timed alone (ns, its two "
+	       "clock reads included), %zu ops a cell;\n"
+	       "a loop iteration every 64 ops, timed on its own (it: "
+	       "virtual, a pass; fd, poll and dispatch\n"
+	       "if readable; both next_event); np: leaving out batches "
+	       "of 256 ops in which the thread was\n"
+	       "switched out involuntarily (ru_nivcsw); >50us: such ops "
+	       "over 50 us; pre: batches preempted;\n"
+	       "scanned: far timers visited to find a slot's earliest "
+	       "again (stats.wheel_scanned).  Two\n"
+	       "rows measure the machine: none, the two clock reads "
+	       "alone; touch, a store into a random\n"
+	       "one of N timers' memory (no call, nothing queued): "
+	       "random access to 64 bytes a timer\n",
 	       ops_k);
-	printf("%-7s %-8s %8s %-7s %6s %6s %6s %8s %8s %5s %6s %8s %11s %8s %5s  %-8s %-8s %-8s\n", "shape",
+	printf("%-7s %-8s %8s %-7s %6s %6s %6s %8s %8s %5s %6s "
+	       "%8s %11s %8s %5s  %-8s %-8s %-8s\n", "shape",
 	       "dist", "N", "base", "p50", "p99", "p99.9", "max", "max np", ">50us", "it p99",
 	       "it max np", "pre/batches", "scanned", "fired", "p99.9<=2us", "max np<=50us",
 	       "it max np<=50us");
@@ -788,12 +808,17 @@ static void section_periodic(void)
 	size_t i, di;
 	int real;
 
-	printf("\n== 3. one pass over N/10 due timers whose windows reach past a far slot of the other 9N/10,\n"
-	       "without and with a periodic timer (forward + HRT_RESTART) restarted into that slot as its\n"
-	       "earliest hard expiry; ns per timer run (median of %d round%s; with/without: median of the\n"
-	       "rounds' ratios); steps: callback to callback in the passes with it (ns; np as in 2.)\n",
+	printf("\n== 3. one pass over N/10 due timers whose windows "
+	       "reach past a far slot of the other 9N/10,\n"
+	       "without and with a periodic timer (forward + "
+	       "HRT_RESTART) restarted into that slot as its\n"
+	       "earliest hard expiry; ns per timer run (median of %d "
+	       "round%s; with/without: median of the\n"
+	       "rounds' ratios); steps: callback to callback in the "
+	       "passes with it (ns; np as in 2.)\n",
 	       rounds, rounds == 1 ? "" : "s");
-	printf("%-8s %8s %-7s %8s %8s %8s %6s %6s %6s %8s %8s %5s  %-16s %-8s %-8s\n", "dist", "N", "base",
+	printf("%-8s %8s %-7s %8s %8s %8s %6s %6s %6s %8s "
+	       "%8s %5s  %-16s %-8s %-8s\n", "dist", "N", "base",
 	       "without", "with", "with/w.o", "p50", "p99", "p99.9", "max", "max np", ">50us",
 	       "with <= 2x w.o.", "p99.9<=2us", "max np<=50us");
 	for (di = 0; di < NDISTS; di++) {
@@ -838,7 +863,8 @@ static void section_periodic(void)
 				mwi = median(wi, rounds);
 				mq = median(q, rounds);
 				t = tail_of(all, total, &np_max, over_np);
-				printf("%-8s %8zu %-7s %8.1f %8.1f %8.2f %6lld %6lld %6lld %8lld %8lld %5ld  %-16s %-8s %-8s\n",
+				printf("%-8s %8zu %-7s %8.1f %8.1f %8.2f %6lld %6lld %6lld "
+				       "%8lld %8lld %5ld  %-16s %-8s %-8s\n",
 				       d->name, n, b, mwo, mwi, mq, (long long)t.p50, (long long)t.p99,
 				       (long long)t.p999, (long long)t.max, (long long)t.max_np, t.over_np,
 				       verdict(mq <= 2.0), verdict(t.p999 <= P999_NS),
@@ -887,7 +913,8 @@ static size_t parse_list(const char *s, size_t *out)
 static void usage(void)
 {
 	fprintf(stderr, "usage: shapes [--quick] [--sections first,shapes,periodic] [--ns N,...]\n"
-			"       [--first-ns N,...] [--dists 10ms-1s,1s-10s,10s-70s] [--ops K] [--rounds R]\n"
+			"       [--first-ns N,...] [--dists "
+			"10ms-1s,1s-10s,10s-70s] [--ops K] [--rounds R]\n"
 			"       [--secs S] [--cpu C] [--csv FILE] [--label TEXT]\n");
 	exit(2);
 }
@@ -969,7 +996,8 @@ int main(int argc, char **argv)
 		char when[32];
 
 		strftime(when, sizeof(when), "%Y-%m-%dT%H:%MZ", gmtime(&t));
-		printf("== bench/shapes: hrt %s%s%s, %s, %s; the default base, virtual or with its fd\n",
+		printf("== bench/shapes: hrt %s%s%s, %s, %s; the default "
+		       "base, virtual or with its fd\n",
 		       hrt_version(), *label ? " at " : "", label, when,
 		       cpu >= 0 ? "pinned to one CPU" : "not pinned");
 	}
