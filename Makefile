@@ -7,12 +7,18 @@
 #                        SANITIZE=thread: TSan; VERIFY=1: the library
 #                        checks its own invariants; each in its own build dir)
 #   make demo            hrt demo, replay of the shipped trace, a sim sweep
-#   make bench           engine and wake-up benchmarks
+#   make bench           engine, wake-up and shape benchmarks (bench/*.c)
 #   make bench-peers     hrt against libev, libuv, libevent, sd-event, then
 #                        bench-windows, into $(O)/perf (PERF_DIR); make
 #                        bench-peers-docs: into the tracked docs/perf
 #   make bench-windows   range timers (windows 0-100 %, three expiry
 #                        distributions, the tail of one op) against libev
+#   make bench-shapes    one op in the shapes servers make (the timer due
+#                        first re-armed; random, FIFO, LRU; a periodic
+#                        restart into a big slot) on a virtual base and
+#                        through the fd, each against its target:
+#                        $(O)/perf/shapes.txt, shapes.csv; make
+#                        bench-shapes-docs: into the tracked docs/perf
 #   make bench-coalesce-docs  (root) interrupts hrt adds, timerfd against the
 #                        coalesced sleep, in hrt_base_loop, libuv and libev:
 #                        docs/perf/coalesce.txt, coalesce-uv.txt, coalesce-ev.txt
@@ -177,7 +183,7 @@ ifeq ($(filter clean,$(MAKECMDGOALS)),)
 endif
 $(O)/tools/live.o $(O)/bench/coalesce: $(CONFIG)
 
-.PHONY: all lib tools test check abi-check abi-baseline deb demo docs-replay bench-coalesce-docs bench-slack-docs bench bench-peers bench-peers-docs bench-windows bench-before-after bench-callgrind bench-floor examples fuzz install uninstall clean
+.PHONY: all lib tools test check abi-check abi-baseline deb demo docs-replay bench-coalesce-docs bench-slack-docs bench bench-peers bench-peers-docs bench-windows bench-shapes bench-shapes-docs bench-before-after bench-callgrind bench-floor examples fuzz install uninstall clean
 .DEFAULT_GOAL := all
 
 all: lib tools
@@ -230,6 +236,7 @@ $(O)/fuzz/%-replay: fuzz/%.c fuzz/fuzz_main.c $(wildcard fuzz/*.h) $(LIB_A) $(TO
 
 # Per-benchmark extra link flags: BENCH_LDFLAGS_<name>.
 BENCH_LDFLAGS_wakeups = -Wl,--wrap=epoll_wait    # counts the loop's waits
+BENCH_LDFLAGS_shapes = -Wl,--wrap=timerfd_settime # counts the fd's re-arms
 # bench/coalesce --uv, --ev: a libuv host (examples/uv_host.h), a libev
 # host (examples/ev_host.h), when the library is there.
 BENCH_LDFLAGS_coalesce = $(if $(HAVE_LIBUV),-DHRT_BENCH_UV $(EXLIBS_uv_timers)) \
@@ -266,11 +273,11 @@ $(O)/readme_uv.o: README.md include/hrt.h
 	sed -n '/<!-- uv -->/,/<!-- end -->/p' README.md | sed '/^```/d;/^<!--/d' > $(O)/readme_uv.c
 	$(CC) $(ALL_CFLAGS) -Wno-unused-parameter $$(pkg-config --cflags libuv 2>/dev/null) -c $(O)/readme_uv.c -o $@
 
-test check: $(LIB_A) $(LIB_SO) $(HRT_BIN) $(TEST_BINS) $(FUZZ_REPLAY) $(EXAMPLE_TESTS) $(O)/readme_example $(README_UV) $(O)/bench/coalesce
+test check: $(LIB_A) $(LIB_SO) $(HRT_BIN) $(TEST_BINS) $(FUZZ_REPLAY) $(EXAMPLE_TESTS) $(O)/readme_example $(README_UV) $(O)/bench/coalesce $(O)/bench/shapes
 	O=$(O) HRT=$(HRT_BIN) SAN_FLAGS='$(SAN_FLAGS)' SKIPPED='$(strip $(TEST_SKIPPED))' sh tests/run.sh \
 	  $(TEST_BINS) $(FUZZ_REPLAY) $(EXAMPLE_TESTS) $(O)/readme_example tests/check_layers.sh tests/test_install.sh tests/test_config.sh tests/test_bench_peers.sh tests/test_exports.sh tests/test_abi.sh tests/test_cmake.sh tests/test_demo_quiet.sh tests/test_figures.sh tests/test_man.sh tests/test_cli.sh tests/test_svg_render.sh \
 	  tests/test_output.sh tests/test_top.sh tests/test_run_slack.sh tests/test_slack_measure.sh \
-	  tests/test_coalesce_hosts.sh tests/test_host_glue.sh
+	  tests/test_coalesce_hosts.sh tests/test_host_glue.sh tests/test_bench_shapes.sh
 
 # One screen, a sentence per section (tools/demo.sh): the article's example,
 # the shipped trace (xz-compressed: without xz that part says what it would
@@ -306,6 +313,22 @@ bench-windows: $(LIB_A)
 
 bench-peers-docs:
 	$(MAKE) bench-peers PERF_DIR=$(CURDIR)/docs/perf
+
+# bench/shapes.c (about 2 minutes), pinned to BENCH_CPU; SHAPES_RUN passes
+# more options (e.g. --sections first --rounds 5).  Into PERF_DIR, and
+# into docs/PERFORMANCE.md's quote when PERF_DIR is docs/perf.  The label
+# is the library's last commit (src/, include/).
+BENCH_CPU ?= 0
+SHAPES_RUN ?=
+bench-shapes: $(O)/bench/shapes
+	@mkdir -p $(PERF_DIR)
+	( $(O)/bench/shapes --cpu $(BENCH_CPU) --label "$$(git log -1 --format=%h -- src include 2>/dev/null || echo '?')" \
+	  --csv $(PERF_DIR)/shapes.csv $(SHAPES_RUN) || echo "bench-shapes: FAILED" ) | tee $(PERF_DIR)/shapes.txt
+	@! grep -q '^bench-shapes: FAILED' $(PERF_DIR)/shapes.txt
+	sh bench/peers/splice.sh $(PERF_DIR)/../PERFORMANCE.md $(PERF_DIR)/shapes.txt perf/shapes.txt
+
+bench-shapes-docs:
+	$(MAKE) bench-shapes PERF_DIR=$(CURDIR)/docs/perf
 
 # Interrupts hrt adds through the timerfd and with the coalesced sleep
 # (root: the irq_vectors:local_timer_entry counter), the tables README and

@@ -21,7 +21,7 @@ done
 docs() { cat docs/PERFORMANCE.md docs/perf/* | cksum; }
 before=$(docs)
 skip_range=
-for l in hrt hrt-st hrt-fd libev libuv libevent sd-event; do skip_range="$skip_range $l:range:1000"; done
+for l in hrt hrt-st hrt-fd hrt-loop libev libuv libevent sd-event; do skip_range="$skip_range $l:range:1000"; done
 # SANITIZE= SAN_FLAGS= : make test's SANITIZE reaches here through MAKEFLAGS
 # and its SAN_FLAGS through the environment, and the peer programs link
 # libhrt.a without the sanitizers' run time.
@@ -33,6 +33,17 @@ make -s bench-peers O="$t/o" SANITIZE= SAN_FLAGS= NS=1000 OPS_ROUNDS=1 SKIP="$sk
 ok
 grep -q '^workload  *metric  *N  *hrt ' "$t/out" || fail "no table in the output"
 grep -q '^start_cancel  *ns_per_op  *1000 ' "$t/out" || fail "no start_cancel row at N=1000"
+# The real bases' rows from inside each running loop: hrt-fd (an epoll
+# loop), hrt-loop (hrt_base_loop), libev and libuv, a figure in each.
+grep -q '^workload  *metric  *N  *hrt  *hrt-st  *hrt-fd  *hrt-loop  *libev ' "$t/out" ||
+	fail "no hrt-loop column between hrt-fd and libev"
+for w in loop_rearm loop_lru; do
+	grep -q "^$w  *ns_per_op  *1000  *-  *-  *[0-9][0-9.]* \[[^]]*\]  *[0-9][0-9.]* \[[^]]*\]  *[0-9][0-9.]* \[[^]]*\]  *[0-9][0-9.]* \[" \
+		"$t/out" || fail "no $w row with hrt-fd, hrt-loop, libev and libuv figures"
+	grep -q "^hrt-loop,$w,1000,rearms_per_1m_ops," "$t/o/perf/peers.csv" ||
+		fail "peers.csv: no timerfd re-arms of hrt-loop in $w"
+done
+ok
 grep -qF 'note: no plots: hrt-test-no-gnuplot not found (install gnuplot-nox)' "$t/out" ||
 	fail "no note naming gnuplot-nox"
 ok
@@ -43,4 +54,4 @@ ls "$t/o/perf/"*.svg >/dev/null 2>&1 && fail "plots written without gnuplot"
 ok
 [ "$(docs)" = "$before" ] || fail "make bench-peers changed docs/perf or docs/PERFORMANCE.md"
 ok
-echo "test_bench_peers: $n checks passed: no gnuplot, exit 0, table and note, docs/perf untouched"
+echo "test_bench_peers: $n checks passed: no gnuplot, exit 0, table, loop rows and note, docs/perf untouched"

@@ -31,7 +31,9 @@ for host in "" --uv --ev; do
 	esac
 	grep -q "host $name" "$t/out" || fail "bench/coalesce $host: not the $name host"
 	# timers bg_hz co wakeups bg_irqs irqs extra late late% passes
-	rows=$(awk '$1 == 1 && ($3 == "on" || $3 == "off") && $4 > 0 && $6 > 0 && $10 >= $4' \
+	# (a wake-up of the lazily re-armed fd before anything was due runs
+	# no pass: passes may fall a little short of wake-ups)
+	rows=$(awk '$1 == 1 && ($3 == "on" || $3 == "off") && $4 > 0 && $6 > 0 && $10 > 0' \
 		"$t/out" | wc -l)
 	[ "$rows" -eq 4 ] || { cat "$t/out"; fail "bench/coalesce $host: $rows of 4 runs woke and counted"; }
 	ok

@@ -25,6 +25,11 @@ sh tests/check_figures.sh README.md >"$t/out" 2>&1 || fail "README.md: a figure 
 nfig=$(sed -n 's/^check_figures: \([0-9]*\) figures.*/\1/p' "$t/out")
 [ "${nfig:-0}" -ge 4 ] || fail "README.md quotes ${nfig:-no} figures through links (want the first screen's table)"
 ok
+# docs/PERFORMANCE.md's links too (its targets tables quote docs/perf/*.csv).
+sh tests/check_figures.sh docs/PERFORMANCE.md >"$t/perf" 2>&1 ||
+	{ cat "$t/perf"; fail "docs/PERFORMANCE.md: a figure differs from its source"; }
+pfig=$(sed -n 's/^check_figures: \([0-9]*\) figures.*/\1/p' "$t/perf")
+ok
 # The copies link to the real docs/ through $t/docs.
 ln -s "$PWD/docs" "$t/docs"
 fails() { # what doc: the check must fail, naming doc:line
@@ -55,4 +60,4 @@ echo 'x [1.0](docs/perf/missing.csv "hrt")' >"$t/file.md"
 fails "a source file that does not exist" "$t/file.md"
 echo 'x [fast](docs/perf/peers.csv "hrt,start_cancel,1000,ns_per_op")' >"$t/word.md"
 fails "a titled link whose text is not a figure" "$t/word.md"
-echo "test_figures: $n checks passed: README.md's $nfig figures equal their sources"
+echo "test_figures: $n checks passed: README.md's $nfig and docs/PERFORMANCE.md's $pfig figures equal their sources"

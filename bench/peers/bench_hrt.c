@@ -11,7 +11,11 @@
  * (HRT_BASE_UNLOCKED: no mutex, no atomic read-modify-write).  "hrt-fd"
  * (HRT_FD=1): a CLOCK_MONOTONIC base with its timerfd, expiry through
  * hrt_base_dispatch and the range workload through hrt_base_loop in real
- * time, as the peers.
+ * time, as the peers; its loop workloads (workload.h, run_loop) run in a
+ * host's epoll loop on hrt_base_fd, dispatching when it is readable (the
+ * fd path).  "hrt-loop" (HRT_LOOP=1): the same base, its loop workloads
+ * in hrt_base_loop, the ops from a timer's callback at every pass (only
+ * those workloads differ from hrt-fd's).
  */
 #ifndef HRT_FD
 #define HRT_FD 0
@@ -19,8 +23,21 @@
 #ifndef HRT_ST
 #define HRT_ST 0
 #endif
-#define LIB_NAME (HRT_FD ? "hrt-fd" : HRT_ST ? "hrt-st" : "hrt")
+#ifndef HRT_LOOP
+#define HRT_LOOP 0
+#endif
+#define HRT_REAL (HRT_FD || HRT_LOOP)  /* a CLOCK_MONOTONIC base with its fd */
+#define LIB_NAME (HRT_LOOP ? "hrt-loop" : HRT_FD ? "hrt-fd" : HRT_ST ? "hrt-st" : "hrt")
 #include "hrt.h"
+/* The loop workloads need 1.0's API (before-after.sh also links this file
+ * against older ones, whose hrt-fd runs the other workloads). */
+#if HRT_REAL && defined(HRT_BASE_VIRTUAL) && HRT_VERSION_MAJOR + 0 >= 1
+#define LIB_LOOP 1
+#include <sys/epoll.h>
+#include <unistd.h>
+#elif HRT_LOOP
+#error "hrt-loop needs hrt 1.0's API"
+#endif
 #include "workload.h"
 
 struct item {
@@ -37,7 +54,7 @@ static enum hrt_restart on_fire(struct hrt_timer *t, hrt_time_t now)
 {
 	(void)t;
 	(void)now;
-	if (++fired >= target && HRT_FD)
+	if (++fired >= target && HRT_REAL)
 		hrt_base_stop(base);
 	return HRT_NORESTART;
 }
@@ -52,7 +69,7 @@ static enum hrt_restart on_fire(struct hrt_timer *t, hrt_time_t now)
 static int base_make(void)
 {
 	/* HRT_BASE_ENV: HRT_GREEDY and HRT_COALESCE may tune a run. */
-	return hrt_base_new(&base, CLOCK_MONOTONIC, (HRT_FD ? 0 : HRT_BASE_VIRTUAL) |
+	return hrt_base_new(&base, CLOCK_MONOTONIC, (HRT_REAL ? 0 : HRT_BASE_VIRTUAL) |
 			    (HRT_ST ? HRT_BASE_UNLOCKED : 0) | HRT_BASE_ENV);
 }
 
@@ -78,10 +95,10 @@ static hrt_time_t base_next(void)
 static int base_make(void)
 {
 #ifdef HRT_BASE_UNLOCKED
-	base = hrt_base_new_flags(HRT_FD ? CLOCK_MONOTONIC : HRT_CLOCK_VIRTUAL,
+	base = hrt_base_new_flags(HRT_REAL ? CLOCK_MONOTONIC : HRT_CLOCK_VIRTUAL,
 				  HRT_ST ? HRT_BASE_UNLOCKED : 0);
 #else
-	base = hrt_base_new(HRT_FD ? CLOCK_MONOTONIC : HRT_CLOCK_VIRTUAL);
+	base = hrt_base_new(HRT_REAL ? CLOCK_MONOTONIC : HRT_CLOCK_VIRTUAL);
 #endif
 	return base ? 0 : -1;
 }
@@ -104,7 +121,7 @@ static void lib_loop_new(void)
 	if (err)
 		die("hrt_base_new", err);
 	real0 = -1;
-	if (HRT_FD && hrt_base_fd(base) < 0)
+	if (HRT_REAL && hrt_base_fd(base) < 0)
 		die("hrt_base_fd", -1);
 }
 
@@ -142,7 +159,7 @@ static void lib_timers_free(size_t n)
  */
 static void lib_begin(void)
 {
-	if (!HRT_FD) {
+	if (!HRT_REAL) {
 		int64_t real = now_ns();
 
 		if (real0 < 0)
@@ -186,7 +203,7 @@ static void lib_pass(void)
 
 static void lib_dispatch_nowait(void)
 {
-	if (HRT_FD)
+	if (HRT_REAL)
 		hrt_base_dispatch(base, 0);
 	else
 		hrt_base_run(base, t0 + EXP_BASE + EXP_SPAN + 2 * NS_MS, 0);
@@ -195,7 +212,7 @@ static void lib_dispatch_nowait(void)
 static void lib_run_until(size_t n)
 {
 	target = n;
-	if (HRT_FD) {
+	if (HRT_REAL) {
 		int err = hrt_base_loop(base);
 
 		if (err)
@@ -216,3 +233,66 @@ static size_t lib_struct_size(void)
 {
 	return sizeof(struct hrt_timer);
 }
+
+#if HRT_LOOP && defined(LIB_LOOP)
+/* hrt_base_loop, the ops from a timer's callback: it runs at every pass
+ * (forwarded 1 ns past the pass's now, so the window is open at once and
+ * the loop's next sleep is an epoll_pwait2 of 0), as a server's handler
+ * re-arms its connections' timers. */
+static struct hrt_timer driver;
+
+static enum hrt_restart drive_cb(struct hrt_timer *t, hrt_time_t now)
+{
+	if (!loop_step()) {
+		hrt_base_stop(base);
+		return HRT_NORESTART;
+	}
+	hrt_timer_forward(t, now, 1);
+	return HRT_RESTART;
+}
+
+static void lib_loop_drive(void)
+{
+	int err;
+
+	hrt_timer_init(&driver, drive_cb);
+	if ((err = hrt_timer_start(&driver, base, 0, HRT_MODE_REL)))
+		die("hrt_timer_start", err);
+	if ((err = hrt_base_loop(base)))
+		die("hrt_base_loop", err);
+}
+#elif HRT_FD && defined(LIB_LOOP)
+/* The fd path: a host's epoll loop on hrt_base_fd that dispatches when it
+ * is readable; its handlers (loop_step) re-arm timers after that.  Work
+ * is pending, so it polls with a timeout of 0, as libev and libuv do with
+ * an idle watcher. */
+static void lib_loop_drive(void)
+{
+	struct epoll_event ev = { .events = EPOLLIN }, evs[4];
+	int ep = epoll_create1(EPOLL_CLOEXEC), n;
+	ssize_t r;
+
+	if (ep < 0)
+		die("epoll_create1", -1);
+	ev.data.fd = hrt_base_fd(base);
+	if (epoll_ctl(ep, EPOLL_CTL_ADD, ev.data.fd, &ev))
+		die("epoll_ctl", -1);
+	do {
+		n = epoll_wait(ep, evs, 4, 0);
+		if (n > 0 && (r = hrt_base_dispatch(base, 0)) < 0)
+			die("hrt_base_dispatch", (int)r);
+	} while (loop_step());
+	close(ep);
+}
+#endif
+
+#ifdef LIB_LOOP
+static long lib_rearms(void)
+{
+	struct hrt_stats s;
+
+	if (hrt_base_get_stats(base, &s, sizeof(s)))
+		die("hrt_base_get_stats", -1);
+	return (long)s.reprograms;
+}
+#endif

@@ -3,9 +3,10 @@
  * bench_libev.c - libev under the shared workload (workload.h): ev_timer
  * watchers in a 4-ary heap, started, stopped and re-armed with
  * ev_timer_again (also the timeout, relative to ev_now); expiry through
- * ev_run(EVRUN_NOWAIT).
+ * ev_run(EVRUN_NOWAIT); the loop workloads from an ev_idle in ev_run.
  */
 #define LIB_NAME "libev"
+#define LIB_LOOP 1
 #include <ev.h>
 #include "workload.h"
 
@@ -101,4 +102,29 @@ static void lib_run_until(size_t n)
 static size_t lib_struct_size(void)
 {
 	return sizeof(ev_timer);
+}
+
+/* The loop workloads: ev_run, the ops from an ev_idle watcher's callback
+ * (an active idle watcher makes each iteration poll with a timeout of 0). */
+static ev_idle idler;
+
+static void idle_cb(struct ev_loop *l, ev_idle *w, int revents)
+{
+	(void)revents;
+	if (!loop_step()) {
+		ev_idle_stop(l, w);
+		ev_break(l, EVBREAK_ALL);
+	}
+}
+
+static void lib_loop_drive(void)
+{
+	ev_idle_init(&idler, idle_cb);
+	ev_idle_start(loop, &idler);
+	ev_run(loop, 0);
+}
+
+static long lib_rearms(void)
+{
+	return -1;      /* libev arms no timer device: its epoll_wait's timeout */
 }

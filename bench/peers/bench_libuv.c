@@ -3,9 +3,11 @@
  * bench_libuv.c - libuv under the shared workload (workload.h): uv_timer_t
  * handles in a binary heap of intrusive nodes (millisecond deadlines, ties
  * by start order); re-arm is uv_timer_start on an active timer; expiry
- * through uv_run(UV_RUN_NOWAIT).
+ * through uv_run(UV_RUN_NOWAIT); the loop workloads from a uv_idle_t in
+ * uv_run.
  */
 #define LIB_NAME "libuv"
+#define LIB_LOOP 1
 #include <uv.h>
 #include "workload.h"
 
@@ -106,4 +108,30 @@ static void lib_run_until(size_t n)
 static size_t lib_struct_size(void)
 {
 	return sizeof(uv_timer_t);
+}
+
+/* The loop workloads: uv_run, the ops from a uv_idle_t's callback (an
+ * active idle handle makes each iteration poll with a timeout of 0). */
+static uv_idle_t idler;
+
+static void idle_cb(uv_idle_t *h)
+{
+	if (!loop_step()) {
+		uv_idle_stop(h);
+		uv_stop(&loop);
+	}
+}
+
+static void lib_loop_drive(void)
+{
+	uv_idle_init(&loop, &idler);
+	uv_idle_start(&idler, idle_cb);
+	uv_run(&loop, UV_RUN_DEFAULT);
+	uv_close((uv_handle_t *)&idler, NULL);
+	uv_run(&loop, UV_RUN_NOWAIT);   /* the close */
+}
+
+static long lib_rearms(void)
+{
+	return -1;      /* libuv arms no timer device: its epoll_wait's timeout */
 }

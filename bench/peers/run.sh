@@ -9,13 +9,13 @@
 set -eu
 : "${O:?}" "${DOCS:?}"
 NS=${NS:-"1000 10000 100000 1000000"}
-LIBS="hrt hrt-st hrt-fd libev libuv libevent sd-event"
+LIBS="hrt hrt-st hrt-fd hrt-loop libev libuv libevent sd-event"
 # Left out, with the reason: sd-event dispatches one source per iteration
 # (three system calls each, ~35 us here), so the range workload at 10^6
 # would take ~40 s per repetition and only repeat its expiry cost.
 SKIP=${SKIP-"sd-event:range:1000000"}
 PEERS="libev libuv libevent sd-event"
-HRTS="hrt hrt-st hrt-fd"	# each gets a column "over the best peer"
+HRTS="hrt hrt-st hrt-fd hrt-loop"	# each gets a column "over the best peer"
 # The op workloads take seconds per program and swing most with the
 # machine's phases (2x between two runs here), so they run OPS_ROUNDS
 # times, the libraries alternating within each round, and rounds.awk keeps
@@ -31,6 +31,20 @@ command -v taskset > /dev/null 2>&1 && PIN="taskset -c $BENCH_CPU"
 [ -z "$PIN" ] || $PIN true || { echo "${0##*/}: cannot pin to CPU $BENCH_CPU (BENCH_CPU)" >&2; exit 1; }
 OPS_W=start_cancel,rearm,timeout
 REST_W=memory,expiry,range
+# The op workloads from inside each library's running loop (workload.h,
+# run_loop): real bases only - hrt-fd (its fd in an epoll loop), hrt-loop
+# (hrt_base_loop, which runs only these), libev (ev_run) and libuv (uv_run).
+LOOP_W=loop_rearm,loop_lru,loop_iter
+ops_for() {	# lib: its op workloads, run in rounds
+	case $1 in
+	hrt-loop) echo "$LOOP_W" ;;
+	hrt-fd|libev|libuv) echo "$OPS_W,$LOOP_W" ;;
+	*) echo "$OPS_W" ;;
+	esac
+}
+rest_for() {	# lib: its workloads run once
+	case $1 in hrt-loop) ;; *) echo "$REST_W" ;; esac
+}
 raw=$O/raw.csv
 mkdir -p "$DOCS" "$O/plot"
 
@@ -70,9 +84,9 @@ else
 		r=0
 		while [ "$r" -lt "$OPS_ROUNDS" ]; do
 			r=$((r + 1))
-			for lib in $LIBS; do run "$lib" "$n" "$OPS_W" >> "$O/rounds.csv"; done
+			for lib in $LIBS; do run "$lib" "$n" "$(ops_for "$lib")" >> "$O/rounds.csv"; done
 		done
-		for lib in $LIBS; do run "$lib" "$n" "$REST_W" >> "$O/rounds.csv"; done
+		for lib in $LIBS; do run "$lib" "$n" "$(rest_for "$lib")" >> "$O/rounds.csv"; done
 	done
 	awk -f rounds.awk "$O/rounds.csv" > "$raw"
 fi
@@ -153,7 +167,7 @@ command -v "$GNUPLOT" > /dev/null 2>&1 ||
 	{ echo "note: no plots: $GNUPLOT not found (install gnuplot-nox)"; plots=no; }
 [ "$plots" = no ] ||
 for wm in start_cancel:ns_per_op rearm:ns_per_op timeout:ns_per_op expiry:ns_per_timer range:ns_per_timer \
-	  range:wakeups memory:bytes_per_timer; do
+	  range:wakeups memory:bytes_per_timer loop_rearm:ns_per_op loop_lru:ns_per_op; do
 	w=${wm%%:*}
 	m=${wm#*:}
 	plot=""

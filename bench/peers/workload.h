@@ -9,8 +9,10 @@
  * sits between the harness and the library.
  *
  * Usage: prog N [workloads]  (comma-separated from start_cancel, rearm,
- *                              timeout, tail, memory, expiry, range; default
- *                              all but tail)
+ *                              timeout, tail, memory, expiry, range,
+ *                              loop_rearm, loop_lru, loop_iter; default
+ *                              all but tail; the loop_ ones only in a
+ *                              program that defines LIB_LOOP)
  *        prog N ops K WORKLOAD  set up N, run K ops of start_cancel, rearm
  *                               or timeout once, print nothing (for
  *                               valgrind/perf)
@@ -98,6 +100,19 @@ static void lib_dispatch_nowait(void); /* one non-blocking pass of the library's
 static void lib_pass(void);
 static void lib_run_until(size_t target); /* the library's blocking loop until fired >= target */
 static size_t lib_struct_size(void);   /* bytes of the per-timer struct the user embeds/allocates */
+#ifdef LIB_LOOP
+/* The loop workloads (run_loop): the library's own loop runs, and each of
+ * its iterations calls loop_step() once from the loop's thread, as a
+ * server's handlers re-arm timers: libev from an ev_idle, libuv from a
+ * uv_idle_t, hrt_base_loop from a timer due at every pass, the fd path
+ * from the host loop's code after its epoll_wait (and dispatch).  Runs
+ * until loop_step() returns 0. */
+static int loop_step(void);
+static void lib_loop_drive(void);
+/* The library's wake-up device re-arms so far (hrt: stats.reprograms), or
+ * -1 where it has no such count. */
+static long lib_rearms(void);
+#endif
 
 /* Callbacks count here. */
 static size_t fired;
@@ -531,6 +546,150 @@ static void run_range(size_t n)
 	report("range", n, "busy_pct", busy, RANGE_REPS);
 }
 
+#ifdef LIB_LOOP
+/*
+ * The op workloads from inside the library's running loop (LIB_LOOP): each
+ * loop iteration (its poll, with a timeout of 0 since work is pending, and
+ * its timer check) calls loop_step, which refreshes the library's now
+ * (lib_begin) and makes OPS_PASS ops:
+ *   loop_rearm  a random armed timer re-armed to a random expiry (rearm's
+ *               op stream);
+ *   loop_lru    the timer due first re-armed to now + TMO_OFF (a keep-alive
+ *               pushed on; the set first re-armed once in order, so the
+ *               timer due first is always the next in index order);
+ *   loop_iter   no ops: what an iteration of the loop costs by itself.
+ * hrt's programs also report the timerfd re-arms (stats.reprograms) per
+ * million ops of loop_rearm and loop_lru, warm-up included.
+ * A repetition is the iterations that make OPS_K ops (OPS_K / OPS_PASS
+ * rounded up), timed from the first iteration's loop_step to the first of
+ * the next: the loop's own work between them is in it.  One warm-up, then
+ * OPS_REPS.  loop_iter's repetitions are LOOP_ITERS iterations each.
+ */
+#define LOOP_ITERS 4096
+
+static struct {
+	int lru, empty;
+	size_t n, oldest;
+	size_t j;               /* ops (loop_iter: iterations) so far */
+	size_t next;            /* where the current repetition ends */
+	size_t per;             /* ops (iterations) a repetition */
+	int rep;                /* -2: not started; -1: the warm-up */
+	int64_t mark;           /* when the current repetition began */
+	size_t mark_j;
+	double v[MAXREPS];
+} drv;
+
+static int loop_step(void)
+{
+	size_t e;
+
+	if (drv.rep == -2) {
+		drv.rep = -1;
+		drv.mark = now_ns();
+		drv.mark_j = drv.j;
+		drv.next = drv.j + drv.per;
+	}
+	if (drv.j >= drv.next) {
+		int64_t t = now_ns();
+
+		if (drv.rep >= 0)
+			drv.v[drv.rep] = (double)(t - drv.mark) / (double)(drv.j - drv.mark_j);
+		if (++drv.rep == OPS_REPS)
+			return 0;
+		drv.mark = t;
+		drv.mark_j = drv.j;
+		drv.next = drv.j + drv.per;
+	}
+	if (drv.empty) {
+		drv.j++;
+		return 1;
+	}
+	lib_begin();
+	for (e = 0; e < OPS_PASS; e++, drv.j++) {
+		if (drv.lru) {
+			lib_timeout(drv.oldest, tmo_off, window_for(tmo_off));
+			drv.oldest = drv.oldest + 1 == drv.n ? 0 : drv.oldest + 1;
+		} else {
+			size_t q = drv.j % OPS_K;
+
+			lib_rearm(ops_idx[q], ops_off[q], ops_slack[q]);
+		}
+	}
+	return 1;
+}
+
+static void drive(size_t n, int lru, int empty)
+{
+	memset(&drv, 0, sizeof(drv));
+	drv.n = n;
+	drv.lru = lru;
+	drv.empty = empty;
+	drv.per = empty ? LOOP_ITERS : (OPS_K + OPS_PASS - 1) / OPS_PASS * OPS_PASS;
+	drv.rep = -2;
+	lib_loop_drive();
+}
+
+static void run_loop(size_t n, const char *list)
+{
+	double v[1];
+	long r0;
+	size_t i;
+
+	lib_loop_new();
+	lib_timers_new(n);
+	arm_all(n, ops_base, ops_span, -1, 0);
+	rng_state = SEED ^ 0x5c;
+	make_ops(n, OPS_K);
+	fired = 0;
+	if (wants(list, "loop_rearm")) {
+		r0 = lib_rearms();
+		drive(n, 0, 0);
+		if (fired) {
+			fprintf(stderr, "%s: %zu timers fired during loop_rearm\n", LIB_NAME, fired);
+			exit(1);
+		}
+		report("loop_rearm", n, "ns_per_op", drv.v, OPS_REPS);
+		if (r0 >= 0) {
+			v[0] = 1e6 * (double)(lib_rearms() - r0) / (double)drv.j;
+			report("loop_rearm", n, "rearms_per_1m_ops", v, 1);
+		}
+	}
+	if (wants(list, "loop_lru")) {
+		/* Every timer re-armed once, in index order, to now + TMO_OFF:
+		 * the timer due first is then always the next index. */
+		lib_begin();
+		for (i = 0; i < n; i++) {
+			lib_timeout(i, tmo_off, window_for(tmo_off));
+			if (i % OPS_PASS == OPS_PASS - 1) {
+				lib_begin();
+				lib_pass();
+			}
+		}
+		lib_pass();
+		r0 = lib_rearms();
+		drive(n, 1, 0);
+		if (fired) {
+			fprintf(stderr, "%s: %zu timers fired during loop_lru\n", LIB_NAME, fired);
+			exit(1);
+		}
+		report("loop_lru", n, "ns_per_op", drv.v, OPS_REPS);
+		if (r0 >= 0) {
+			v[0] = 1e6 * (double)(lib_rearms() - r0) / (double)drv.j;
+			report("loop_lru", n, "rearms_per_1m_ops", v, 1);
+		}
+	}
+	if (wants(list, "loop_iter")) {
+		drive(n, 0, 1);
+		report("loop_iter", n, "ns_per_iter", drv.v, OPS_REPS);
+	}
+	free(ops_idx);
+	free(ops_off);
+	free(ops_slack);
+	lib_timers_free(n);
+	lib_loop_free();
+}
+#endif
+
 /* DIST and WINDOW (see the top of this file); exits 2 on a bad value. */
 static void read_env(void)
 {
@@ -569,7 +728,8 @@ int main(int argc, char **argv)
 
 	read_env();
 	if (argc < 2 || (n = (size_t)strtoull(argv[1], NULL, 10)) == 0) {
-		fprintf(stderr, "usage: %s N [all|start_cancel,rearm,timeout,tail,memory,expiry,range]\n"
+		fprintf(stderr, "usage: %s N [all|start_cancel,rearm,timeout,tail,memory,expiry,range,\n"
+				"       loop_rearm,loop_lru,loop_iter]\n"
 				"       %s N ops K start_cancel|rearm|timeout\n", argv[0], argv[0]);
 		return 2;
 	}
@@ -593,6 +753,10 @@ int main(int argc, char **argv)
 	if (wants(w, "start_cancel") || wants(w, "rearm") || wants(w, "timeout") ||
 	    wants(w, "memory") || strstr(w, "tail"))
 		run_ops(n, w);
+#ifdef LIB_LOOP
+	if (wants(w, "loop_rearm") || wants(w, "loop_lru") || wants(w, "loop_iter"))
+		run_loop(n, w);
+#endif
 	if (wants(w, "expiry"))
 		run_expiry(n);
 	if (wants(w, "range"))
