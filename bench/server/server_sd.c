@@ -94,14 +94,22 @@ static int on_idle(sd_event_source *s, uint64_t usec, void *tm)
 	return 0;
 }
 
-/* usec is the time the source was set to: the next one is a period on. */
+/* usec is the time the source was set to: the next one is a period on,
+ * skipping the periods a late run missed (hrt_timer_forward's rule; one
+ * period on alone would fire a late heartbeat again at once). */
 static int on_hb(sd_event_source *s, uint64_t usec, void *tm)
 {
+	uint64_t now;
 	int err;
 
 	if (tm_heartbeat_due(tm) < 0)
 		return 0;               /* closed: the source is gone */
-	err = sd_event_source_set_time(s, usec + US(HB_NS));
+	err = sd_event_now(ev, CLOCK_MONOTONIC, &now);
+	usec += US(HB_NS);
+	if (err >= 0 && usec <= now)
+		usec += (now - usec) / US(HB_NS) * US(HB_NS) + US(HB_NS);
+	if (err >= 0)
+		err = sd_event_source_set_time(s, usec);
 	if (err >= 0)
 		err = sd_event_source_set_enabled(s, SD_EVENT_ONESHOT);
 	if (err < 0)
@@ -305,7 +313,7 @@ static void shutdown_all(void)
 	while (conns)
 		conn_close(conns, &count.closed_shutdown);
 #ifdef TIMERS_HRT
-	int err = hrt_base_stop(srv_base);
+	int err = tm_base_stop();
 
 	if (err < 0)
 		fail_err("hrt_base_stop", err);

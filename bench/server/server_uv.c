@@ -295,7 +295,7 @@ static void on_signal(uv_signal_t *s, int signum)
 	while (conns)
 		conn_close(conns, &count.closed_shutdown);
 #ifdef TIMERS_HRT
-	int err = hrt_base_stop(srv_base);
+	int err = tm_base_stop();
 
 	if (err < 0) {
 		fprintf(stderr, "server-%s: hrt_base_stop: %s\n", SERVER_NAME, strerror(-err));

@@ -12,7 +12,8 @@
  * the two calls declared below, which find the connection from its timers
  * (HRT_CONTAINER_OF): tm_heartbeat_due sends one heartbeat and returns < 0
  * when that closed the connection (tm_stop has been called then);
- * tm_idle_due closes it.
+ * tm_idle_due closes it.  The servers name no hrt call themselves: they
+ * call the tm_ functions, and the host glue's *_host_run.
  *
  * One base for the process (srv_base), made by tm_base_new on
  * CLOCK_MONOTONIC with HRT_BASE_ENV, so HRT_COALESCE=off or HRT_GREEDY=...
@@ -68,6 +69,13 @@ static int tm_base_free(void)
 
 	srv_base = NULL;
 	return err;
+}
+
+/* Ends the host loop (hrt_base_loop_host) after this iteration: 0 or
+ * -errno. */
+static int tm_base_stop(void)
+{
+	return hrt_base_stop(srv_base);
 }
 
 /* A new connection's timers: idle in IDLE (window IDLE_WINDOW), the first
