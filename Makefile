@@ -40,7 +40,7 @@
 
 VERSION := $(shell sed -n 's/^\#define HRT_VERSION_STRING "\(.*\)"/\1/p' include/hrt.h)
 # The ABI's number, bumped when the ABI changes, not with the version's
-# major number (0.2.0 broke the ABI of 0.1.0: libhrt.so.1; 1.0.0 and 1.1.0 keep it).
+# major number (0.2.0 broke the ABI of 0.1.0: libhrt.so.1; 1.0.0, 1.1.0 and 1.2.0 keep it).
 SOVERSION := 1
 
 PREFIX       ?= /usr/local
@@ -197,7 +197,7 @@ $(LIB_A): $(LIB_OBJS)
 	rm -f $@
 	ar rcs $@ $^
 
-# src/libhrt.map: only hrt_*, each in its release's node, HRT_1.0 or HRT_1.1
+# src/libhrt.map: only hrt_*, each in its release's node, HRT_1.0 to HRT_1.2
 # (tests/test_exports.sh).
 $(LIB_SO): $(LIB_OBJS) src/libhrt.map
 	$(CC) $(ALL_LDFLAGS) -shared -Wl,-soname,libhrt.so.$(SOVERSION) -Wl,--version-script=src/libhrt.map \

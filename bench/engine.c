@@ -12,6 +12,14 @@
  * expiry figures start from a tree that holds every timer already.
  * restart: RP periodic timers (1 ms, all due every pass) restart from their
  * callbacks among N idle ones, ns and tree operations per restart.
+ * The same three through a struct hrt_repeat (hrt.h: "as cheap as a
+ * start"), each beside its plain twin on the same array of them: re-arm by
+ * hrt_repeat_start against hrt_timer_start_range, absolute (the slow tier:
+ * it reads the base's now for the delay it keeps) and relative, a re-arm by
+ * hrt_repeat_again against a relative hrt_timer_start_range of the same
+ * delay and window (on a real base: a virtual one takes relative starts
+ * on the slow tier; each reads the clock), and the
+ * periodic restart by the interval against the README's forward idiom.
  * Every row twice: the default (thread-safe) base and a single-thread one
  * (HRT_BASE_UNLOCKED), in the same process, alternating repetitions.
  * Median of 5 repetitions; min and max show the spread.
@@ -76,16 +84,21 @@ static enum hrt_restart nop(struct hrt_timer *t, hrt_time_t now)
 
 static unsigned flags;          /* of the bases made: 0 or HRT_BASE_UNLOCKED */
 
-static struct hrt_base *new_base(void)
+static struct hrt_base *new_base_as(unsigned kind)
 {
 	struct hrt_base *b;
-	int err = hrt_base_new(&b, CLOCK_MONOTONIC, HRT_BASE_VIRTUAL | HRT_BASE_ENV | flags);
+	int err = hrt_base_new(&b, CLOCK_MONOTONIC, kind | HRT_BASE_ENV | flags);
 
 	if (err) {
 		fprintf(stderr, "engine: hrt_base_new: %s\n", strerror(-err));
 		exit(1);
 	}
 	return b;
+}
+
+static struct hrt_base *new_base(void)
+{
+	return new_base_as(HRT_BASE_VIRTUAL);
 }
 
 #define RP 16                   /* periodic timers (the restart path's fast case) */
@@ -111,11 +124,15 @@ static struct hrt_base *arm(struct hrt_timer *tm, size_t n, enum hrt_greedy g, h
 	return b;
 }
 
-enum { W_SC, W_RA, W_NU, W_LM, W_GR, W_NV, W_RS, W_RT, W_RW, NW };
+enum { W_SC, W_RA, W_NU, W_LM, W_GR, W_NV, W_RS, W_RT, W_RW,
+       W_PA, W_PR, W_PL, W_PS, W_PG, W_PF, W_PI, NW };
 static const char *const wname[NW] = {
 	"start+cancel ns", "re-arm ns", "re-arm near ns", "leftmost expiry ns/timer",
 	"greedy expiry ns/timer",
 	"greedy nodes/timer", "restart ns", "tree ops/restart", "wheel moves/restart",
+	"re-arm (repeat's) ns", "repeat_start abs ns", "re-arm rel ns", "repeat_start rel ns",
+	"repeat_again ns",
+	"restart forward ns", "restart interval ns",
 };
 
 static size_t *near_idx;
@@ -144,6 +161,117 @@ static void near_ops(const struct hrt_timer *tm, size_t n, size_t ops)
 		near_idx[i] = (size_t)(rnd() % n);
 		near_at[i] = ++near_cur[near_idx[i]];
 	}
+}
+
+static enum hrt_restart nop_restart(struct hrt_timer *t, hrt_time_t now)
+{
+	(void)t;
+	(void)now;
+	return HRT_RESTART;
+}
+
+/* The struct hrt_repeat rows: each call beside its plain twin, on one
+ * array of them, in turns of ops (so both see the same cache). */
+static void repeat_rep(size_t n, size_t ops, double *v)
+{
+	struct hrt_repeat *rp = calloc(n + RP, sizeof(*rp)), *per = &rp[n];
+	hrt_time_t *delay = malloc(n * sizeof(*delay));
+	struct hrt_base *b = new_base();
+	hrt_time_t t = PERIOD;
+	size_t ran[2] = { 0, 0 };
+	double t0;
+
+	if (!rp || !delay) {
+		perror("engine: calloc");
+		exit(1);
+	}
+	hrt_base_set_greedy(b, HRT_GREEDY_OFF);
+	for (size_t i = 0; i < n; i++) {
+		delay[i] = SPAN + (hrt_time_t)(rnd() % SPAN);
+		hrt_repeat_init(&rp[i], nop);
+		hrt_repeat_start(&rp[i], b, delay[i], 0, 50000, HRT_MODE_REL);
+	}
+	hrt_base_run(b, 0, 0);
+	t0 = now_ns();
+	for (size_t i = 0; i < ops; i++)
+		hrt_timer_start_range(&rp[rnd() % n].timer, b, SPAN + (hrt_time_t)(rnd() % SPAN),
+				      50000, HRT_MODE_ABS);
+	hrt_base_run(b, 0, 0);
+	v[W_PA] = (now_ns() - t0) / ops;
+	t0 = now_ns();
+	for (size_t i = 0; i < ops; i++)
+		hrt_repeat_start(&rp[rnd() % n], b, SPAN + (hrt_time_t)(rnd() % SPAN), 0, 50000,
+				 HRT_MODE_ABS);
+	hrt_base_run(b, 0, 0);
+	v[W_PR] = (now_ns() - t0) / ops;
+	for (size_t i = 0; i < n; i++)
+		hrt_timer_cancel(&rp[i].timer);
+	hrt_base_free(b);
+
+	b = new_base_as(0);             /* real: relative starts on the fast tier */
+	for (size_t i = 0; i < n; i++)
+		hrt_repeat_start(&rp[i], b, delay[i], 0, 50000, HRT_MODE_REL);
+	hrt_base_run(b, 0, 0);
+	t0 = now_ns();
+	for (size_t i = 0; i < ops; i++) {
+		size_t k = rnd() % n;
+
+		hrt_timer_start_range(&rp[k].timer, b, delay[k], 50000, HRT_MODE_REL);
+	}
+	hrt_base_run(b, 0, 0);
+	v[W_PL] = (now_ns() - t0) / ops;
+	t0 = now_ns();
+	for (size_t i = 0; i < ops; i++) {
+		size_t k = rnd() % n;
+
+		hrt_repeat_start(&rp[k], b, delay[k], 0, 50000, HRT_MODE_REL);
+	}
+	hrt_base_run(b, 0, 0);
+	v[W_PS] = (now_ns() - t0) / ops;
+	for (size_t i = 0; i < n; i++)          /* again takes the delay of the last start */
+		hrt_repeat_start(&rp[i], b, delay[i], 0, 50000, HRT_MODE_REL);
+	hrt_base_run(b, 0, 0);
+	t0 = now_ns();
+	for (size_t i = 0; i < ops; i++)
+		hrt_repeat_again(&rp[rnd() % n]);
+	hrt_base_run(b, 0, 0);
+	v[W_PG] = (now_ns() - t0) / ops;
+	for (size_t i = 0; i < n; i++)
+		hrt_timer_cancel(&rp[i].timer);
+	hrt_base_free(b);
+
+	/* Restart: RP periodic timers among N idle, as one_rep's, first by
+	 * the forward idiom, then by the interval. */
+	b = new_base();
+	hrt_base_set_greedy(b, HRT_GREEDY_OFF);
+	for (size_t i = 0; i < n; i++) {
+		hrt_repeat_init(&rp[i], nop);
+		hrt_repeat_start(&rp[i], b, 100 * SPAN + (hrt_time_t)(rnd() % SPAN), 0, 50000,
+				 HRT_MODE_ABS);
+	}
+	for (int k = 0; k < 2; k++) {
+		for (int i = 0; i < RP; i++) {
+			hrt_repeat_init(&per[i], k ? nop_restart : periodic);
+			hrt_repeat_start(&per[i], b, t, k ? PERIOD : 0, 0, HRT_MODE_ABS);
+		}
+		hrt_base_run(b, 0, 0);
+		t0 = now_ns();
+		for (int p = 0; p < RPASSES; p++, t += PERIOD)
+			ran[k] += hrt_base_run(b, t, 0);
+		v[k ? W_PI : W_PF] = (now_ns() - t0) / (double)ran[k];
+		for (int i = 0; i < RP; i++)
+			hrt_timer_cancel(&per[i].timer);
+	}
+	if (ran[0] != (size_t)RP * RPASSES || ran[1] != ran[0]) {
+		fprintf(stderr, "engine: repeat restart ran %zu and %zu of %d\n", ran[0], ran[1],
+			RP * RPASSES);
+		exit(1);
+	}
+	for (size_t i = 0; i < n; i++)
+		hrt_timer_cancel(&rp[i].timer);
+	hrt_base_free(b);
+	free(rp);
+	free(delay);
 }
 
 /* One repetition of every workload on bases made with `flags`; v[w] gets
@@ -257,6 +385,7 @@ static void one_rep(struct hrt_timer *tm, size_t n, double *v)
 			hrt_timer_cancel(&tm[i]);
 		hrt_base_free(b);
 	}
+	repeat_rep(n, ops, v);
 }
 
 static void bench_n(size_t n)

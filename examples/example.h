@@ -13,6 +13,11 @@
  *    simulated work on it and writes the next one.  While a burst runs the
  *    pipe is ready at every poll, so some hrt wake-ups arrive together with
  *    other work (idle = 0) and others alone (idle = 1).
+ *  - Two struct hrt_repeat timers, as a server keeps per connection: a
+ *    heartbeat every EX_BEAT_MS in an EX_BEAT_WINDOW_MS window
+ *    (hrt_repeat_start with an interval: its callback only returns
+ *    HRT_RESTART), and an idle timeout of EX_IDLE_MS that each host
+ *    message pushes back (hrt_repeat_again, libuv's uv_timer_again).
  *  - ex_finish(): the self-check and a one-line summary; its result is the
  *    exit status.  EX_DEADLINE_MS bounds the run so a bug fails, not hangs.
  *
@@ -44,6 +49,10 @@
 #define EX_DEADLINE_MS  10000   /* whole run (-D to test the failure path) */
 #endif
 #define EX_LATE_MAX_MS  500     /* past hard: a stuck wake-up, not jitter */
+#define EX_BEAT_MS      50      /* the heartbeat's period */
+#define EX_BEAT_WINDOW_MS 10    /* and its window */
+#define EX_BEAT_MAX     1000    /* beats recorded */
+#define EX_IDLE_MS      300     /* the idle timeout: pushed back on each message */
 
 /* For calls that return a negative error code (hrt, libuv, sd-event). */
 #define EX_TRY(call) do { \
@@ -74,6 +83,11 @@ static struct {
 	unsigned burst_left;
 	uint64_t host_msgs;             /* host messages read and worked on */
 	int failed;                     /* setup/loop error or deadline */
+	struct hrt_repeat beat, idle;   /* the heartbeat, the idle timeout */
+	hrt_time_t beat_first;          /* the heartbeat's first soft expiry */
+	hrt_time_t beat_at[EX_BEAT_MAX]; /* the pass's now of each beat */
+	size_t beats, idle_fired;
+	hrt_time_t pushed_at;           /* the clock just before the last again */
 } ex = { .pipe = { -1, -1 } };
 
 static inline hrt_time_t ex_now(void)
@@ -109,6 +123,26 @@ static enum hrt_restart ex_job_fire(struct hrt_timer *t, hrt_time_t now)
 	job->fired_at = ex_now();
 	job->fired++;
 	ex.fired++;
+	return HRT_NORESTART;
+}
+
+/* The heartbeat: periodic, so it only records and asks for the next. */
+static enum hrt_restart ex_beat(struct hrt_timer *t, hrt_time_t now)
+{
+	(void)t;
+	if (ex.beats < EX_BEAT_MAX)
+		ex.beat_at[ex.beats] = now;
+	ex.beats++;
+	return HRT_RESTART;
+}
+
+/* The idle timeout: the host sent nothing for EX_IDLE_MS (it never should
+ * while bursts run; counted, as a loaded machine may stall that long). */
+static enum hrt_restart ex_idle(struct hrt_timer *t, hrt_time_t now)
+{
+	(void)t;
+	(void)now;
+	ex.idle_fired++;
 	return HRT_NORESTART;
 }
 
@@ -155,6 +189,18 @@ static inline struct hrt_base *ex_start(const char *name)
 		if (err < 0)
 			goto fail;
 	}
+	hrt_repeat_init(&ex.beat, ex_beat);
+	ex.beat_first = t0 + (hrt_time_t)EX_BEAT_MS * 1000000;
+	err = hrt_repeat_start(&ex.beat, ex.base, ex.beat_first, (hrt_time_t)EX_BEAT_MS * 1000000,
+			       (hrt_time_t)EX_BEAT_WINDOW_MS * 1000000, HRT_MODE_ABS);
+	if (err < 0)
+		goto fail;
+	hrt_repeat_init(&ex.idle, ex_idle);
+	ex.pushed_at = ex_now();
+	err = hrt_repeat_start(&ex.idle, ex.base, (hrt_time_t)EX_IDLE_MS * 1000000, 0,
+			       (hrt_time_t)EX_IDLE_MS * 100000, HRT_MODE_REL);
+	if (err < 0)
+		goto fail;
 	return ex.base;
 fail:
 	ex_error("ex_start", err);
@@ -219,6 +265,10 @@ static inline void ex_host_readable(void)
 		return;
 	}
 	ex.host_msgs++;
+	ex.pushed_at = ex_now();
+	r = hrt_repeat_again(&ex.idle); /* a message: the idle timeout starts over */
+	if (r < 0)
+		ex_error("hrt_repeat_again", (int)r);
 	until = ex_now() + EX_WORK_US * 1000;
 	while (ex_now() < until)
 		;                       /* the host's own work */
@@ -229,6 +279,42 @@ static inline void ex_host_readable(void)
 static inline const char *ex_policy_name(enum hrt_greedy p)
 {
 	return p == HRT_GREEDY_OFF ? "off" : p == HRT_GREEDY_ALWAYS ? "always" : "idle";
+}
+
+/* The heartbeat ran in its periods' windows, never before one opened and
+ * never twice in one (a late beat skips nothing it could still make), at
+ * least every other period; the idle timeout's soft expiry is the last
+ * message's push plus EX_IDLE_MS.  1 if not. */
+static inline int ex_check_repeats(void)
+{
+	hrt_time_t period = (hrt_time_t)EX_BEAT_MS * 1000000, soft;
+	size_t n = ex.beats < EX_BEAT_MAX ? ex.beats : EX_BEAT_MAX, k, seen = 0;
+	int bad = 0;
+
+	for (k = 0; k < n; k++) {
+		hrt_time_t since = ex.beat_at[k] - ex.beat_first;
+		size_t period_k = since < 0 ? 0 : (size_t)(since / period);
+
+		if (since < 0 || (k > 0 && period_k < seen)) {
+			fprintf(stderr, "%s: FAIL: heartbeat %zu ran %.3f ms after the first "
+				"window opened: %s\n", ex.name, k, (double)since / 1e6,
+				since < 0 ? "before it" : "twice in one period");
+			bad = 1;
+			break;
+		}
+		seen = period_k + 1;
+	}
+	if (n == 0 || seen > 2 * n + 1) {
+		fprintf(stderr, "%s: FAIL: %zu heartbeats in %zu periods\n", ex.name, n, seen);
+		bad = 1;
+	}
+	if (hrt_timer_get_soft(&ex.idle.timer, &soft) ||
+	    soft < ex.pushed_at + (hrt_time_t)EX_IDLE_MS * 1000000) {
+		fprintf(stderr, "%s: FAIL: the idle timeout's soft expiry is not %d ms after "
+			"the last message\n", ex.name, EX_IDLE_MS);
+		bad = 1;
+	}
+	return bad;
 }
 
 /*
@@ -245,6 +331,9 @@ static inline int ex_finish(void)
 
 	if (!ex.base)
 		return 1;
+	bad |= ex_check_repeats();
+	hrt_timer_cancel(&ex.beat.timer);
+	hrt_timer_cancel(&ex.idle.timer);
 	hrt_base_get_stats(ex.base, &st, sizeof(st));
 	for (i = 0; ex.jobs && i < EX_TIMERS; i++) {
 		const struct ex_job *job = &ex.jobs[i];
@@ -278,9 +367,9 @@ static inline int ex_finish(void)
 			ex.name, (double)late_max / 1e6);
 		bad = 1;
 	}
-	if (st.expired != ex.fired || hrt_base_count(ex.base) != 0) {
+	if (st.expired != ex.fired + ex.beats + ex.idle_fired || hrt_base_count(ex.base) != 0) {
 		fprintf(stderr, "%s: FAIL: stats.expired %llu, callbacks %zu, queued %zd\n",
-			ex.name, (unsigned long long)st.expired, ex.fired,
+			ex.name, (unsigned long long)st.expired, ex.fired + ex.beats + ex.idle_fired,
 			hrt_base_count(ex.base));
 		bad = 1;
 	}
@@ -298,7 +387,8 @@ static inline int ex_finish(void)
 	if (ex.dispatches[0] + ex.dispatches[1])        /* the loops that dispatch */
 		printf("dispatches idle=0 %llu, idle=1 %llu; ", (unsigned long long)ex.dispatches[0],
 		       (unsigned long long)ex.dispatches[1]);
-	printf("host messages %llu\n", (unsigned long long)ex.host_msgs);
+	printf("host messages %llu; heartbeats %zu, idle timeouts %zu\n",
+	       (unsigned long long)ex.host_msgs, ex.beats, ex.idle_fired);
 	hrt_base_free(ex.base);
 	free(ex.jobs);
 	close(ex.pipe[0]);

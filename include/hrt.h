@@ -61,8 +61,14 @@
  * (-EBUSY at once), or wait
  * (hrt_timer_cancel) for a callback that may itself be waiting for this
  * one - see hrt_timer_cancel.  HRT_RESTART re-queues the timer with the
- * soft and hard expiry it then has (move them with hrt_timer_forward);
- * it is ignored if a start queued the timer meanwhile (that start wins).
+ * soft and hard expiry it then has (move them with hrt_timer_forward, or
+ * let a struct hrt_repeat move them); it is ignored if a start queued the
+ * timer meanwhile (that start wins), and if the callback cancelled its own
+ * timer (since 1.2: the cancel wins, and the library touches the timer no
+ * more, so a close that frees it next is safe - as libuv's uv_timer_stop
+ * ends a repeating timer; the kernel's hrtimer_try_to_cancel from the
+ * callback fails and HRTIMER_RESTART re-queues, which hrt does not
+ * follow).
  *
  * "Hard" is the engine's promise, not the operating system's: a timer runs
  * by the first pass at or after its hard expiry, and a pass runs when the
@@ -107,11 +113,11 @@ extern "C" {
 #endif
 
 #define HRT_VERSION_MAJOR 1
-#define HRT_VERSION_MINOR 1
+#define HRT_VERSION_MINOR 2
 #define HRT_VERSION_PATCH 0
-#define HRT_VERSION_STRING "1.1.0"
+#define HRT_VERSION_STRING "1.2.0"
 
-/* The library's version at run time ("1.1.0"); HRT_VERSION_STRING is the
+/* The library's version at run time ("1.2.0"); HRT_VERSION_STRING is the
  * version of the header compiled against.  It cannot fail. */
 HRT_EXTERN const char *hrt_version(void);
 
@@ -200,6 +206,12 @@ struct hrt_stats {
 	uint64_t wheel_moves;     /* timers moved from the far-timer wheel into the tree */
 	uint64_t wheel_cascades;  /* timers re-placed inside the wheel as the horizon moved */
 	uint64_t tree_ops;        /* inserts into and erases from the tree (log n each) */
+	/* Since 1.2: */
+	uint64_t early_wakeups;   /* device wake-ups before any hard expiry was due:
+				   * the lazy re-arm's price (hrt_base_fd) */
+	uint64_t wheel_scanned;   /* far timers visited to find a slot's earliest
+				   * hard expiry again (O(slot) each time) */
+	uint64_t passes_cut;      /* passes ended by hrt_base_set_pass_limit */
 };
 
 /* Bases ------------------------------------------------------------------ */
@@ -245,9 +257,9 @@ HRT_EXTERN int hrt_base_new(struct hrt_base **basep, clockid_t clock, unsigned f
  * runs one), runs hrt_base_loop, has a cancel waiting, or when called from
  * a hrt_base_walk_tree callback.  Calls of other threads already in
  * progress are waited for; none may begin once hrt_base_free is called,
- * and once it returned 0 no thread may use the base.  Timers are not touched; each remembers the base it was last
- * started on: re-initialise (hrt_timer_init) every timer ever started on
- * it before using it again.
+ * and once it returned 0 no thread may use the base.  Timers are not
+ * touched; each remembers the base it was last started on: re-initialise
+ * (hrt_timer_init) every timer ever started on it before using it again.
  */
 HRT_EXTERN int hrt_base_free(struct hrt_base *base);
 
@@ -270,9 +282,12 @@ HRT_EXTERN int hrt_base_set_time(struct hrt_base *base, hrt_time_t now);
 
 /* Earliest hard expiry queued, in *when: when a wake-up is due.  1 if a
  * timer is queued, 0 if none (*when = HRT_TIME_MAX), or -errno.  Exact,
- * far timers included (the wheel of far timers keeps a bound of the hard
- * expiries per slot; after the timer that set one left, the slot is
- * scanned once to find the next: an internal cache, under the lock).  In the base's clock, relative timers of a CLOCK_REALTIME base
+ * far timers included: the wheel of far timers keeps each slot's earliest
+ * hard expiry, found again in O(1) when its timer leaves if the slot's
+ * timers came in order (same-length timeouts, pushed-back ones); a slot
+ * whose timers came out of order is scanned once after its earliest left
+ * (stats.wheel_scanned counts the timers visited; an internal cache, under
+ * the lock).  In the base's clock, relative timers of a CLOCK_REALTIME base
  * too (their monotonic expiry moved by the offset of the wall clock the
  * base last measured: at each pass, on every set of the clock the kernel
  * reports, and when its timerfd is armed after being disarmed or held
@@ -317,6 +332,26 @@ HRT_EXTERN ssize_t hrt_base_count(const struct hrt_base *base);
  * base's two timer sets, still waits).
  */
 HRT_EXTERN ssize_t hrt_base_run(struct hrt_base *base, hrt_time_t now, int idle);
+/*
+ * An optional bound on one pass (since 1.2): it ends after `callbacks`
+ * callbacks, or once `ns` nanoseconds of the monotonic clock have passed
+ * since it began (checked after each callback), whichever comes first; 0
+ * leaves that bound off (the default: both off).  What it leaves stays
+ * due: hard-due timers keep the wake-up armed in the past, so the next
+ * pass comes at once - after the host loop's own work, in
+ * hrt_base_loop_host and a host's loop - and starts again with the
+ * leftmost run (the greedy walk runs only in a pass that finished its
+ * leftmost run within the bound); a coalescing loop sleeps no more until
+ * they ran.  So a burst of expiries (idle connections closed in one
+ * window) is spread over passes with I/O between them, as the kernel
+ * bounds its hrtimer interrupt.  stats.passes_cut counts the passes it
+ * ended.  Takes effect at the next pass; a plain word, so a callback may
+ * set it.  0, or -EINVAL (NULL base, ns < 0), -EPERM, -EDEADLK.
+ */
+HRT_EXTERN int hrt_base_set_pass_limit(struct hrt_base *base, unsigned callbacks, hrt_time_t ns);
+/* The bound, in *callbacks and *ns (0: off): 0 or -errno. */
+HRT_EXTERN int hrt_base_get_pass_limit(const struct hrt_base *base, unsigned *callbacks,
+				       hrt_time_t *ns);
 
 /* Copies the counters to *out: `size` is sizeof(*out) as the caller knows
  * it; the library copies what it has of that prefix and zero-fills the
@@ -387,7 +422,10 @@ HRT_EXTERN int hrt_timer_start(struct hrt_timer *timer, struct hrt_base *base,
  */
 HRT_EXTERN int hrt_timer_cancel(struct hrt_timer *timer);
 /* As hrt_timer_cancel, but -EBUSY (and nothing done) while the callback runs
- * on another thread: never waits, so it is safe from any callback. */
+ * on another thread: never waits, so it is safe from any callback.  From
+ * its own timer's callback either cancel returns at once (0, or 1 if a
+ * start in the callback had queued it) and voids the callback's
+ * HRT_RESTART (see Callbacks above). */
 HRT_EXTERN int hrt_timer_try_cancel(struct hrt_timer *timer);
 /*
  * Moves soft and hard forward by the least whole number of intervals that
@@ -400,10 +438,10 @@ HRT_EXTERN int hrt_timer_try_cancel(struct hrt_timer *timer);
  * one, for a range timer) is past now: hrt differs on purpose, since a
  * range timer normally runs before its hard expiry and would then be due
  * again at once.  For an exact timer (slack 0) both rules agree.
- * Refusals, nothing changed: -EINVAL (NULL, interval <=
- * 0), -EBUSY (the timer is queued), -EDEADLK (from a hrt_base_walk_tree
- * callback), -EPERM (its base is another thread's unlocked one).  Checks and updates under the base's lock,
- * so the README idiom (forward in the callback, return HRT_RESTART) is safe
+ * Refusals, nothing changed: -EINVAL (NULL, interval <= 0), -EBUSY (the
+ * timer is queued), -EDEADLK (from a hrt_base_walk_tree callback), -EPERM
+ * (its base is another thread's unlocked one).  Checks and updates under
+ * the base's lock, so the README idiom (forward in the callback, return HRT_RESTART) is safe
  * against a start from another thread: whichever comes second wins, and a
  * timer that start queued meanwhile is refused, never re-keyed.  A timer
  * never started has no base to lock: only its owner may touch it.  Exact
@@ -434,6 +472,53 @@ HRT_EXTERN int hrt_timer_get_hard(const struct hrt_timer *timer, hrt_time_t *har
  * never started, -EINVAL, -EPERM. */
 HRT_EXTERN int hrt_timer_get_base(const struct hrt_timer *timer, struct hrt_base **base);
 
+/*
+ * A timer that remembers how it was started (since 1.2): a periodic range
+ * timer, and a re-arm that needs neither the base nor the numbers again -
+ * GCD's dispatch_source_set_timer(source, start, interval, leeway), libuv's
+ * uv_timer_t repeat and uv_timer_again.  96 bytes: a struct hrt_timer and
+ * what it remembers.  Its `timer` is what the callback is handed (recover
+ * yours with HRT_CONTAINER_OF(t, struct hrt_repeat, timer), then
+ * HRT_CONTAINER_OF to your struct), and what hrt_timer_cancel,
+ * hrt_timer_try_cancel and the queries take; start it with the calls
+ * below (a hrt_timer_start_range of it works too, and keeps its period).
+ * Every field is private.
+ */
+struct hrt_repeat {
+	struct hrt_timer timer;
+	hrt_callback hrt__fn;           /* yours (timer's is the library's) */
+	hrt_time_t hrt__delay;          /* the last start's delay from its now */
+	hrt_time_t hrt__window;         /* its window (soft to hard) */
+	hrt_time_t hrt__interval;       /* its period; 0: once */
+};
+/* As hrt_timer_init, for a struct hrt_repeat: not queued, callback fn,
+ * nothing remembered (hrt_repeat_again: -ENOENT until it is started). */
+HRT_EXTERN int hrt_repeat_init(struct hrt_repeat *r, hrt_callback fn);
+/*
+ * Starts r as hrt_timer_start_range(&r->timer, base, first, window, mode)
+ * would, and remembers interval, window and the delay from the base's now
+ * (`first` itself for HRT_MODE_REL).  interval > 0: periodic - a callback
+ * that returns HRT_RESTART is queued at the next period, soft = the first
+ * soft expiry + k * interval for the least k that puts it after the
+ * pass's now, hard = soft + window: no drift, never twice in one window,
+ * periods whose windows passed while it could not run are skipped (as
+ * hrt_timer_forward does); HRT_NORESTART, or a cancel from the callback,
+ * ends it.  interval 0: once (HRT_RESTART re-queues it where it is, as a
+ * plain timer's).  As cheap as a start of a new timer (the slow tier: it
+ * locks to store what it remembers).  Errors as hrt_timer_start_range's,
+ * and -EINVAL for NULL r or interval < 0.
+ */
+HRT_EXTERN int hrt_repeat_start(struct hrt_repeat *r, struct hrt_base *base, hrt_time_t first,
+				hrt_time_t interval, hrt_time_t window, enum hrt_mode mode);
+/*
+ * Starts r again, on the base it was last started on, relative to that
+ * base's now: the delay and window of its last hrt_repeat_start, its
+ * period kept (uv_timer_again; an idle timeout pushed back on each
+ * request).  A plain relative start, as cheap.  0, or -EINVAL (NULL),
+ * -ENOENT (never started), or hrt_timer_start_range's refusals.
+ */
+HRT_EXTERN int hrt_repeat_again(struct hrt_repeat *r);
+
 /* Introspection (tools, tests) ------------------------------------------- */
 
 struct hrt_tree_node {
@@ -456,7 +541,8 @@ struct hrt_tree_node {
  * a nested walk of it) are safe and see the base as it is; every call that
  * changes a base returns -EDEADLK (start, cancel, try_cancel, forward,
  * run, set_time, reset_stats, fd, dispatch, loop, stop, set_greedy,
- * set_coalesce, wait_window) or -EBUSY (free); walking another
+ * set_coalesce, set_pass_limit, wait_window, the hrt_repeat calls, the
+ * plan calls) or -EBUSY (free); walking another
  * base returns -EDEADLK.  During a pass (fn called from a callback) the
  * timers queued since the pass began are shown too, in key order.  fn must not query
  * another base that another thread may be walking (each would wait for the
@@ -472,12 +558,30 @@ HRT_EXTERN ssize_t hrt_base_walk_tree(struct hrt_base *base,
  * NULL base (why is optional).  Never modifies the base. */
 HRT_EXTERN int hrt_base_check(const struct hrt_base *base, char *why, size_t len);
 
-/* Real wake-ups (wakeup.c, timerfd.c, loop.c) ----------------------------- */
+/* Real wake-ups -------------------------------------------------------------- */
 
 /*
  * A non-blocking, close-on-exec timerfd on the base's clock, owned by the
- * base, kept armed at hrt_base_next_event() (created on the first call, the
- * same fd after).  Poll it for reading; do not read, close or dup2 over it.
+ * base (created on the first call, the same fd after).  Poll it for
+ * reading; do not read, close or dup2 over it.
+ *
+ * What its readiness means (since 1.2): the fd is armed at or before
+ * hrt_base_next_event(), never after it and never disarmed while a timer
+ * is queued, and right after every dispatch exactly at it (disarmed when
+ * nothing is queued).  The re-arm is lazy, as the kernel's
+ * HRTIMER_MODE_LAZY_REARM: a start that moves the earliest hard expiry
+ * earlier arms the fd at once, from any thread, so a poller blocked on it
+ * wakes in time; a cancel, or a start that moves it later (an idle timeout
+ * pushed back, a heartbeat re-armed), leaves the fd alone and makes no
+ * system call.  The price: the fd may become readable before anything is
+ * due, at most once per instant it was armed for; that dispatch runs a
+ * pass at its time (which may run soft-expired timers) and re-arms
+ * exactly (stats.early_wakeups counts them; stats.reprograms every arm).
+ * A timeout pushed back by 100 ms every 1 ms for a second thus costs about
+ * ten early wake-ups, where an exact re-arm would have cost a thousand
+ * timerfd_settime calls.  (libuv, libev and sd-event compute their sleep
+ * only when the loop goes to sleep; the fd has to be armed before then,
+ * since another thread may start a timer while the loop sleeps.)
  * -EINVAL: NULL; -EOPNOTSUPP: a virtual base; -ECHILD in a forked child (see fork()
  * above); -EDEADLK from a walk callback; timerfd_create's error (-EMFILE,
  * -ENOMEM...).  If the fd is closed behind the library's back and its number
@@ -496,8 +600,8 @@ HRT_EXTERN int hrt_base_fd(struct hrt_base *base);
  * of the fd other than EAGAIN (nothing ran); or the error of re-arming it
  * (callbacks may have run, the fd is not armed: call again soon, each call
  * retries; a host loop needs its own timer for that).  A re-arm that fails
- * inside a start or cancel is only reported by the next dispatch; the fd
- * may stay disarmed until then.  timerfd_settime fails in practice only
+ * inside a start is only reported by the next dispatch; the fd may stay
+ * disarmed until then (every start retries meanwhile).  timerfd_settime fails in practice only
  * on a bad fd or ENOMEM.
  * `idle`: nothing else is waiting to run in the host loop this iteration
  * (the article's "CPU idle at the interrupt").  In loops that order their
@@ -561,7 +665,7 @@ HRT_EXTERN int hrt_base_loop_host(struct hrt_base *base, int fd,
 				  hrt_time_t (*timeout)(void *arg), int (*run)(void *arg),
 				  void *arg);
 
-/* Coalesced sleep (coalesce.c, loop.c) ------------------------------------- */
+/* Coalesced sleep ------------------------------------------------------------- */
 
 /*
  * A timerfd has no slack, so every hrt wake-up is a timer interrupt of its
@@ -597,13 +701,21 @@ HRT_EXTERN int hrt_base_loop_host(struct hrt_base *base, int fd,
  * distance to it) that sleep is the exact timerfd one.  Only
  * CLOCK_MONOTONIC bases coalesce (the sleep is relative on that clock).
  * Kernels before 5.11 (no epoll_pwait2: ENOSYS) get the timerfd path,
- * decided on the first sleep.  The thread's timer slack, which its
- * callbacks' own sleeps also see, is restored when the loop returns.  A
+ * decided on the first sleep.  The window's slack is the thread's only
+ * while the loop sleeps (since 1.2): set just before the wait, the
+ * thread's own given back just after it, exact at any size (read from
+ * /proc/TID/timerslack_ns: PR_GET_TIMERSLACK returns an int), so every
+ * callback - hrt's, and a hosted loop's (hrt_base_loop_host) - and any
+ * sleep of theirs sees the thread's own slack (a 1 ms nanosleep in a
+ * libuv callback is not stretched to the window).  A
  * coalesced sleep that ends counts in stats.wakeups; when the window is
  * open already (a timer became soft-due while the last pass ran) the loop
  * runs the next pass without sleeping, which counts in stats.passes only
- * (no interrupt woke anything).  The fd is not re-armed while the loop
- * coalesces (no stats.reprograms).
+ * (no interrupt woke anything).  While the loop coalesces no start or
+ * cancel re-arms the fd: the loop arms it only for a sleep that no ranged
+ * sleep fits (stats.reprograms counts those), and a start from another
+ * thread that moves the earliest hard expiry before the planned sleep's
+ * end wakes the loop through its eventfd to plan again.
  */
 /* 0 or -errno (-EDEADLK from a walk callback). */
 HRT_EXTERN int hrt_base_set_coalesce(struct hrt_base *base, int on);
@@ -665,21 +777,34 @@ HRT_EXTERN int hrt_base_hold_fd(struct hrt_base *base, int hold);
  * the sleep up to that much later), and *delay (a
  * multiple of res, from now) is when the host's timer should end its
  * sleep.  0: the window is narrower than 200 us after the rounding,
- * coalescing is off or nothing is queued - the timerfd is armed again at
- * the earliest hard expiry, the thread's slack its own, *delay
- * HRT_TIME_MAX (stop the host's timer).  A start from another thread that
- * moves the earliest expiry earlier arms the held timerfd, so the host
- * wakes in time.  The rounding costs up to res of each window, and the
- * timerfd path runs timers after the host's callbacks of that wake-up;
- * while the slack is set it also widens the host's own timers (by at most
- * the window, never past hrt's hard expiries).  hrt_base_plan_done(base)
- * ends it: the timerfd armed, the thread's slack given back.  One thread
- * plans for a base until then (the first to call): another gets -EPERM.
- * Errors: -EINVAL (NULL, res <= 0), -EPERM, -EBUSY (hrt_base_loop runs,
- * or from a callback of this base's pass), those of hrt_base_dispatch and
- * hrt_base_hold_fd.
+ * coalescing is off, the base's clock is not CLOCK_MONOTONIC (only those
+ * coalesce) or nothing is queued - the timerfd is armed again at the
+ * earliest hard expiry, the thread's slack its own, *delay HRT_TIME_MAX
+ * (stop the host's timer).  A start from another thread that moves the
+ * earliest expiry earlier arms the held timerfd, so the host wakes in
+ * time.  The rounding costs up to res of each window, and the timerfd
+ * path runs timers after the host's callbacks of that wake-up.  The
+ * planned slack is the thread's until hrt_base_plan_wake (since 1.2):
+ * call it right after the host's sleep (libev: an ev_check watcher of the
+ * highest priority), so the host's callbacks run with the thread's own
+ * slack; without it they, and the host's own timers, see the window's (by
+ * at most the window, never past hrt's hard expiries).
+ * hrt_base_plan_done(base) ends it: the timerfd armed, the thread's slack
+ * given back.  One thread plans for a base until then (the first to
+ * call): another gets -EPERM.  Errors, in the order hrt.h's "Entry
+ * checks" gives, a refused call making nothing (no timerfd): -EINVAL
+ * (NULL, res <= 0), -EPERM (another thread of an unlocked base), -EDEADLK,
+ * -ECHILD, -EOPNOTSUPP (a virtual base), -EPERM (another thread plans),
+ * -EBUSY (hrt_base_loop runs, or from a callback of this base's pass:
+ * nothing kept, the caller not made the planner), then those of
+ * hrt_base_fd, hrt_base_dispatch and hrt_base_hold_fd.
  */
 HRT_EXTERN int hrt_base_plan_sleep(struct hrt_base *base, hrt_time_t res, hrt_time_t *delay);
+/* The calling thread's own timer slack back after the host's sleep
+ * (since 1.2; the planner's only): 0, or -EINVAL, -EPERM (not the
+ * planner, or another thread of an unlocked base), -EDEADLK, -ECHILD,
+ * -EOPNOTSUPP.  Exact at any size, as every slack hrt gives back. */
+HRT_EXTERN int hrt_base_plan_wake(struct hrt_base *base);
 /* 0; the first error of a plan since the planner began; -EPERM from a
  * thread that is not the planner; or the re-arm's error. */
 HRT_EXTERN int hrt_base_plan_done(struct hrt_base *base);

@@ -8,16 +8,16 @@
  *
  * Every public call here takes the base lock and drops it around
  * callbacks (forward too: a start from another thread may meet it in a
- * callback).  Every change of a set ends with hrt__base_wakeup_update,
- * which keeps the device armed for the earliest hard expiry, unless
- * armed_moves() shows the change left that instant alone.
+ * callback).  The wake-up is lazy (wakeup.c): a start asks for it only if
+ * its hard expiry comes before the instant the base's sleeper is sure to
+ * wake by (wake_needed, one compare), and a cancel never does.
  *
  * Start and cancel have two tiers:
  *   fast  the owner of a single-thread base, or of a locked base's bias,
  *         on a timer already on the base's first set (or new), arguments
  *         the guard would pass: start_fast / cancel_fast, inline leaves
  *         that save no registers when the timer stays in the wheel and
- *         the armed instant stays; else their one out-of-line tail,
+ *         needs no earlier wake-up; else their one out-of-line tail,
  *         start_fast_tail / cancel_fast_tail, run with the owner's half
  *         of the lock held.  start_rel only reads the clock first.
  *   slow  everything else, out of line: start_slow / cancel_slow - the
@@ -30,65 +30,22 @@
 #include <time.h>
 
 #include "clock.h"
+#include "expiry.h"
 #include "guard.h"
 
-static inline hrt_time_t sat_add(hrt_time_t a, hrt_time_t b)
+/* A start on b's first set that queued hard expiry `came` needs an
+ * earlier wake-up (hrt__wake_earlier).  One compare, and false on a base
+ * with no device (wake.bound is HRT_WAKE_AWAKE there). */
+#define wake_needed(b, came) ((came) < (b)->wake.bound)
+
+/* The wake-up after a start queued hard expiry `came` on b's set ts: a
+ * split base's relative set keys on another clock, moved here into b's. */
+static inline void wake_after(struct hrt_base *b, struct hrt_tset *ts, hrt_time_t came)
 {
-	hrt_time_t r;
-
-	if (__builtin_add_overflow(a, b, &r))
-		return b > 0 ? HRT_TIME_MAX : INT64_MIN;
-	return r;
-}
-
-/* A timer that can run (soft <= the pass cap) gets a hard expiry a pass
- * can reach, so its wake-up is armed: a saturated soft + slack means "as
- * late as possible", not "never". */
-static inline hrt_time_t cap_hard(hrt_time_t soft, hrt_time_t hard)
-{
-	if (__builtin_expect(hard > HRT_QUEUE_NOW_MAX, 0) && soft <= HRT_QUEUE_NOW_MAX)
-		return HRT_QUEUE_NOW_MAX;
-	return hard;
-}
-
-/*
- * Whether a change on b (which has a device) that took away a queued
- * hard expiry `gone` and queued `came` (HRT_TIME_MAX: none), both keys of
- * b's first set, may move the earliest hard expiry off the instant the
- * device is armed for.  Outside a pass the device is armed at the exact
- * earliest hard expiry (armed > 1: no clamp, no failed arm), so if `gone`
- * was later than it and `came` is not earlier, the earliest stayed: one
- * compare instead of hrt__base_next's search.  A macro, so that `gone` is
- * evaluated only when needed: as an inline function's argument it was
- * loaded first, and the leaves lost their compare-and-branch shape.
- */
-#define armed_moves(b, gone, came) \
-	((b)->armed <= 1 || (gone) <= (b)->armed || (came) < (b)->armed)
-
-/* `gone` for armed_moves: t's hard expiry if queued (state word s). */
-static inline hrt_time_t gone_hard(const struct hrt_timer *t, uintptr_t s)
-{
-	return hrt__tset_queued(s) ? t->hrt__hard : HRT_TIME_MAX;
-}
-
-/* The wake-up after a change of b's set ts (b has a device): another
- * set's keys are not the armed instant's clock, so a full update. */
-static inline void wakeup_after(struct hrt_base *b, struct hrt_tset *ts, hrt_time_t gone,
-				hrt_time_t came)
-{
-	if (__builtin_expect(ts != &b->set, 0) || armed_moves(b, gone, came))
-		hrt__base_wakeup_update(b);
-}
-
-/* v + n * interval, saturated at HRT_TIME_MAX; interval > 0.  Unsigned,
- * so a negative v cannot overflow the subtraction. */
-static hrt_time_t add_intervals(hrt_time_t v, uint64_t n, hrt_time_t interval)
-{
-	uint64_t room = (uint64_t)HRT_TIME_MAX - (uint64_t)v;  /* exact: v <= MAX */
-
-	if (n > room / (uint64_t)interval)
-		return HRT_TIME_MAX;
-	return (hrt_time_t)((uint64_t)v + n * (uint64_t)interval);
+	if (__builtin_expect(ts != &b->set, 0))
+		came = key_to_base(came, set_offset(ts));
+	if (wake_needed(b, came))
+		hrt__wake_earlier(b, came);
 }
 
 /* a and b keep one time: the same real clock (a virtual base's time is
@@ -191,50 +148,50 @@ HRT_EXTERN int hrt_timer_init(struct hrt_timer *t, hrt_callback fn)
 /* Both tiers' queue changes ---------------------------------------------- */
 
 /* t (on b's set ts with state word s, b's lock held) queued again at
- * soft..hard: the fused re-queue, and the wake-up if b has a device
- * (tested first, so a base without one keeps nothing live). */
+ * soft..hard: the fused re-queue, and the wake-up if it needs one. */
 static inline __attribute__((always_inline)) void
 requeue_own(struct hrt_base *b, struct hrt_tset *ts, struct hrt_timer *t, uintptr_t s,
 	    hrt_time_t soft, hrt_time_t hard)
 {
-	hrt_time_t gone;
-
 	base_assert_locked(b);
 	b->stats.starts++;
-	if (!b->dev) {
-		hrt__tset_rearm(ts, t, s, soft, hard);
-		verify_set(ts);
-		return;
-	}
-	gone = gone_hard(t, s);
 	hrt__tset_rearm(ts, t, s, soft, hard);
 	verify_set(ts);
-	wakeup_after(b, ts, gone, hard);
+	wake_after(b, ts, hard);
 }
 
-/* Lock held, t's state word s names b's set ts: off it if queued. */
+/* Lock held, t's state word s names b's set ts: off it if queued.  The
+ * wake-up stays where it is (lazy: wakeup.c). */
 static inline int cancel_queued(struct hrt_base *b, struct hrt_tset *ts, struct hrt_timer *t,
 				uintptr_t s)
 {
-	hrt_time_t gone;
-
 	base_assert_locked(b);
 	if (!hrt__tset_queued(s))
 		return 0;
 	b->stats.cancels++;
-	if (!b->dev) {
-		hrt__tset_del(ts, t, s);
-		verify_set(ts);
-		return 1;
-	}
-	gone = t->hrt__hard;
 	hrt__tset_del(ts, t, s);
 	verify_set(ts);
-	wakeup_after(b, ts, gone, HRT_TIME_MAX);
 	return 1;
 }
 
 /* Start, slow tier ------------------------------------------------------- */
+
+/* What an absolute hrt_repeat_start keeps, stored by the slow tier under
+ * its lock with the delay from the now it reads there. */
+struct repeat_args {
+	hrt_time_t interval;
+};
+
+/* What r keeps: relaxed atomics, as pass.c's restart reads them under
+ * the lock, which a start on the fast tier does not take (a start that
+ * races the callback's restart wins, whichever numbers the restart read). */
+static inline void repeat_keep(struct hrt_repeat *r, hrt_time_t delay, hrt_time_t window,
+			       hrt_time_t interval)
+{
+	__atomic_store_n(&r->hrt__delay, delay, __ATOMIC_RELAXED);
+	__atomic_store_n(&r->hrt__window, window, __ATOMIC_RELAXED);
+	__atomic_store_n(&r->hrt__interval, interval, __ATOMIC_RELAXED);
+}
 
 /*
  * Every start the fast tier leaves: the whole entry check, both bases
@@ -248,11 +205,11 @@ static inline int cancel_queued(struct hrt_base *b, struct hrt_tset *ts, struct 
  */
 static __attribute__((noinline)) int
 start_slow(struct hrt_timer *t, struct hrt_base *nb, hrt_time_t soft, hrt_time_t slack,
-	   enum hrt_mode mode)
+	   enum hrt_mode mode, const struct repeat_args *ra)
 {
 	struct hrt_base *ob, *target;
 	struct hrt_tset *os, *ts;
-	hrt_time_t hard;
+	hrt_time_t hard, now = 0;
 	uintptr_t s = t ? hrt__tset_state(t) : 0;
 	int rel, err = base_guard(nb, G_CHANGE, !t || (!s && !t->hrt__fn) || slack < 0 ||
 				  (mode != HRT_MODE_ABS && mode != HRT_MODE_REL));
@@ -260,8 +217,10 @@ start_slow(struct hrt_timer *t, struct hrt_base *nb, hrt_time_t soft, hrt_time_t
 	if (err)
 		return err;
 	rel = mode == HRT_MODE_REL && nb->split;
+	if (mode == HRT_MODE_REL || ra)
+		now = rel ? base_mono_now(nb) : base_now(nb);
 	if (mode == HRT_MODE_REL)
-		soft = sat_add(rel ? base_mono_now(nb) : base_now(nb), soft);
+		soft = sat_add(now, soft);
 	hard = cap_hard(soft, sat_add(soft, slack));
 
 	ob = lock_for_start(t, nb, rel ? nb->rel : &nb->set, &s);
@@ -276,6 +235,9 @@ start_slow(struct hrt_timer *t, struct hrt_base *nb, hrt_time_t soft, hrt_time_t
 		unlock_two(ob, nb);
 		return -EXDEV;
 	}
+	if (ra)                         /* under the lock the restart reads them under */
+		repeat_keep(HRT_CONTAINER_OF(t, struct hrt_repeat, timer), soft - now, slack,
+			    ra->interval);
 	os = hrt__tset_of(s);
 	ts = rel && target->split ? target->rel : &target->set;
 	if (os == ts) {
@@ -296,10 +258,8 @@ start_slow(struct hrt_timer *t, struct hrt_base *nb, hrt_time_t soft, hrt_time_t
 	__atomic_store_n(&t->hrt__hard, hard, __ATOMIC_RELAXED);
 	hrt__tset_add(ts, t);
 	verify_set(ts);
-	if (ob != target)
-		hrt__base_wakeup_update(ob);
 	target->stats.starts++;
-	hrt__base_wakeup_update(target);
+	wake_after(target, ts, hard);  /* ob lost one: its wake-up may stay */
 	unlock_two(ob, nb);
 	return 0;
 }
@@ -319,14 +279,14 @@ start_fast_tail(struct hrt_timer *t, struct hrt_base *b, hrt_time_t soft, hrt_ti
 }
 
 /* Lock held, t on b's first set: requeue_own where it is a wheel link or
- * move that leaves the armed instant alone.  1 if done; 0, nothing
- * changed, otherwise. */
+ * move that needs no earlier wake-up.  1 if done; 0, nothing changed,
+ * otherwise. */
 static inline __attribute__((always_inline)) int
 requeue_fast(struct hrt_base *b, struct hrt_timer *t, uintptr_t s, hrt_time_t soft,
 	     hrt_time_t hard)
 {
 	base_assert_locked(b);
-	if (b->dev && armed_moves(b, gone_hard(t, s), hard))
+	if (wake_needed(b, hard))
 		return 0;
 	if (!hrt__tset_rearm_wheel(&b->set, t, s, soft, hard))
 		return 0;
@@ -351,11 +311,11 @@ start_fast(struct hrt_timer *t, struct hrt_base *nb, hrt_time_t soft, hrt_time_t
 	uintptr_t s;
 
 	if (__builtin_expect(!t, 0) || __builtin_expect(!nb, 0) || __builtin_expect(slack < 0, 0))
-		return start_slow(t, nb, soft, slack, HRT_MODE_ABS);
+		return start_slow(t, nb, soft, slack, HRT_MODE_ABS, NULL);
 	if (__builtin_expect(__builtin_add_overflow(soft, slack, &hard), 0))
-		return start_slow(t, nb, soft, slack, HRT_MODE_ABS);
+		return start_slow(t, nb, soft, slack, HRT_MODE_ABS, NULL);
 	if (__builtin_expect(hard > HRT_QUEUE_NOW_MAX, 0))
-		return start_slow(t, nb, soft, slack, HRT_MODE_ABS);
+		return start_slow(t, nb, soft, slack, HRT_MODE_ABS, NULL);
 	/* slack is hard - soft from here: one register less to keep.  A
 	 * first start (state word 0) binds the timer here too, as
 	 * lock_for_start would: a plain store on a single-thread base, a
@@ -377,7 +337,7 @@ start_fast(struct hrt_timer *t, struct hrt_base *nb, hrt_time_t soft, hrt_time_t
 		if (__builtin_expect(hrt__tset_of(s) != &nb->set, 0)) {
 			if (s || !t->hrt__fn || !hrt__tset_claim(t, &nb->set, &s)) {
 				base_owner_exit(nb);
-				return start_slow(t, nb, soft, hard - soft, HRT_MODE_ABS);
+				return start_slow(t, nb, soft, hard - soft, HRT_MODE_ABS, NULL);
 			}
 			s = (uintptr_t)&nb->set;
 		}
@@ -386,7 +346,7 @@ start_fast(struct hrt_timer *t, struct hrt_base *nb, hrt_time_t soft, hrt_time_t
 		base_owner_exit(nb);
 		return 0;
 	}
-	return start_slow(t, nb, soft, hard - soft, HRT_MODE_ABS);
+	return start_slow(t, nb, soft, hard - soft, HRT_MODE_ABS, NULL);
 }
 
 /* A relative start on a base whose clock is read directly: the clock,
@@ -397,7 +357,7 @@ start_rel(struct hrt_timer *t, struct hrt_base *nb, hrt_time_t delta, hrt_time_t
 	  enum hrt_mode mode)
 {
 	if (mode != HRT_MODE_REL || !t || !nb || nb->now_slow)
-		return start_slow(t, nb, delta, slack, mode);
+		return start_slow(t, nb, delta, slack, mode, NULL);
 	return start_fast(t, nb, sat_add(hrt__clock_now(nb->clock), delta), slack);
 }
 
@@ -420,6 +380,49 @@ HRT_EXTERN int hrt_timer_start(struct hrt_timer *t, struct hrt_base *b,
 			       hrt_time_t expiry, enum hrt_mode mode)
 {
 	return start(t, b, expiry, 0, mode);
+}
+
+/* A relative start is a plain one with what r keeps stored first (and put
+ * back if the start is refused: nothing done); an absolute one needs the
+ * base's now for its delay, so takes the slow tier, which stores them
+ * under its lock.  hrt_repeat_init is pass.c's, beside the restart. */
+HRT_EXTERN int hrt_repeat_start(struct hrt_repeat *r, struct hrt_base *b, hrt_time_t first,
+				hrt_time_t interval, hrt_time_t window, enum hrt_mode mode)
+{
+	struct repeat_args ra = { interval };
+	hrt_time_t od, ow, oi;
+	int err;
+
+	if (!r || interval < 0)
+		return -EINVAL;
+	/* Another thread's unlocked base: the guard's -EPERM, nothing stored. */
+	if (mode != HRT_MODE_REL || !b || base_foreign(b))
+		return start_slow(&r->timer, b, first, window, mode, &ra);
+	od = __atomic_load_n(&r->hrt__delay, __ATOMIC_RELAXED);
+	ow = __atomic_load_n(&r->hrt__window, __ATOMIC_RELAXED);
+	oi = __atomic_load_n(&r->hrt__interval, __ATOMIC_RELAXED);
+	repeat_keep(r, first, window, interval);
+	err = start(&r->timer, b, first, window, HRT_MODE_REL);
+	if (__builtin_expect(err < 0, 0))
+		repeat_keep(r, od, ow, oi);
+	return err;
+}
+
+/* A relative start with what r keeps: the fast tier when it can.  The
+ * base is the timer's (its state word names it): a timer moved meanwhile
+ * by another thread is the caller's race, as with any start. */
+HRT_EXTERN int hrt_repeat_again(struct hrt_repeat *r)
+{
+	struct hrt_base *b;
+	int err = timer_guard(r ? &r->timer : NULL, G_CHANGE, 0);
+
+	if (err)
+		return err;
+	b = st_base(hrt__tset_state(&r->timer));
+	if (!b)
+		return -ENOENT;         /* never started: no delay to take again */
+	return start(&r->timer, b, __atomic_load_n(&r->hrt__delay, __ATOMIC_RELAXED),
+		     __atomic_load_n(&r->hrt__window, __ATOMIC_RELAXED), HRT_MODE_REL);
 }
 
 /* Cancel, slow tier ------------------------------------------------------ */
@@ -447,6 +450,8 @@ static __attribute__((noinline)) int cancel_slow(struct hrt_timer *t, int wait)
 				return ret;
 		}
 	}
+	if (b->running == t)            /* its own callback: the restart is void */
+		b->running_stopped = 1;
 	ret = cancel_queued(b, hrt__tset_of(s), t, s);
 	base_unlock(b);
 	return ret;
@@ -468,7 +473,7 @@ cancel_fast_tail(struct hrt_base *b, struct hrt_tset *ts, struct hrt_timer *t, u
 }
 
 /* cancel_queued, then the owner's half left if `entered`: a wheel timer
- * whose hard expiry is not the armed one is unlinked here, with no call. */
+ * is unlinked here, with no call. */
 static inline __attribute__((always_inline)) int
 cancel_fast(struct hrt_base *b, struct hrt_tset *ts, struct hrt_timer *t, uintptr_t s,
 	    int entered)
@@ -479,8 +484,7 @@ cancel_fast(struct hrt_base *b, struct hrt_tset *ts, struct hrt_timer *t, uintpt
 			base_owner_exit(b);
 		return 0;
 	}
-	if ((b->dev && (ts != &b->set || armed_moves(b, t->hrt__hard, HRT_TIME_MAX))) ||
-	    !hrt__tset_del_wheel(ts, t, s))
+	if (!hrt__tset_del_wheel(ts, t, s))
 		return cancel_fast_tail(b, ts, t, s, entered);
 	verify_set(ts);
 	b->stats.cancels++;
@@ -508,8 +512,11 @@ static inline __attribute__((always_inline)) int cancel(struct hrt_timer *t, int
 	b = base_of(ts);
 	/* hrt__change_id is 0 in a walk callback: cancel_slow refuses. */
 	if (b->unlocked) {
-		if (b->owner == hrt__change_id)
+		if (b->owner == hrt__change_id) {
+			if (__builtin_expect(b->running == t, 0))
+				b->running_stopped = 1;         /* as cancel_slow */
 			return cancel_fast(b, ts, t, s, 0);
+		}
 	} else if (base_owner_enter_as(b, hrt__change_id)) {
 		/* The bias's owner: its half of the lock; a timer that moved
 		 * before it (even to b's other set), or whose callback runs in
@@ -543,7 +550,7 @@ HRT_EXTERN int64_t hrt_timer_forward(struct hrt_timer *t, hrt_time_t now, hrt_ti
 {
 	struct hrt_base *b;
 	hrt_time_t soft, hard;
-	uint64_t n = 0, q;
+	uint64_t n = 0;
 	uintptr_t s;
 	int err = timer_guard(t, G_CHANGE, interval <= 0);
 
@@ -557,14 +564,7 @@ HRT_EXTERN int64_t hrt_timer_forward(struct hrt_timer *t, hrt_time_t now, hrt_ti
 	hard = __atomic_load_n(&t->hrt__hard, __ATOMIC_RELAXED);
 	if (hrt__tset_queued(s)) {
 		err = -EBUSY;
-	} else if (soft <= now) {
-		/* Past the window it ran in (soft <= now), not only past hard:
-		 * a range timer runs before its hard expiry, and moved only
-		 * until hard > now it would be due again at once. */
-		q = ((uint64_t)now - (uint64_t)soft) / (uint64_t)interval;  /* exact: now >= soft */
-		n = q == UINT64_MAX ? q : q + 1;
-		soft = add_intervals(soft, n, interval);
-		hard = cap_hard(soft, add_intervals(hard, n, interval));
+	} else if ((n = expiry_advance(&soft, &hard, now, interval))) {
 		__atomic_store_n(&t->hrt__soft, soft, __ATOMIC_RELAXED);
 		__atomic_store_n(&t->hrt__hard, hard, __ATOMIC_RELAXED);
 	}

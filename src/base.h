@@ -1,11 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * base.h - what the base layer offers the layers above it (internal): the
- * loop (loop.c) and the tests.  struct hrt_base and every field of it are
- * the base's alone (base_priv.h); the device below is device.h, and the
- * functions here that install one are the base's side of it.  Nothing here
- * names the loop's functions: the base never calls the loop, except as
- * its device.
+ * loop (loop.c), the host plan (hostsleep.c) and the tests.  struct
+ * hrt_base and every field of it are the base's alone (base_priv.h); the
+ * device below is device.h.  Nothing here names the loop's functions: the
+ * base never calls the loop, except through the hook the loop hands over
+ * (hrt__wake_take).
  */
 #ifndef HRT_BASE_H
 #define HRT_BASE_H
@@ -14,6 +14,7 @@
 #include "device.h"
 
 struct hrt_loop;
+struct hrt_host;
 
 /* wakeup.c.  The entry guard (guard.h) of a call that uses the
  * device: -EINVAL for NULL, -EPERM from another thread on an unlocked
@@ -24,41 +25,68 @@ int hrt__base_guard_fd(const struct hrt_base *b);
 /* pass.c.  The guard's last step for hrt_base_loop: this thread runs a
  * pass of b (it is inside one of b's callbacks: -EBUSY). */
 int hrt__base_in_own_pass(struct hrt_base *b);
-/* wakeup.c.  Installs d as b's device (NULL: none) and returns the one it
- * had, which the caller now owns (loop.c puts it back; a test closes it).
- * `holds` says what d is armed for: HRT_DEV_NEW (disarmed, as a new
- * timerfd), HRT_DEV_SAME (what the old device was: d is stacked on it), or
- * HRT_DEV_UNKNOWN (the base re-arms it at once).  Safe beside other
- * threads' calls: a dispatch that already read the old device acks it, so
- * a replaced device must stay valid until the caller closes it. */
-#define HRT_DEV_NEW     0
-#define HRT_DEV_SAME    1
-#define HRT_DEV_UNKNOWN 2
-struct hrt_device *hrt__base_set_device(struct hrt_base *b, struct hrt_device *d, int holds);
-/* hrt__base_set_device only if b's device is still `old` (tested and
- * installed under the base lock): 0, or -EBUSY with nothing changed.  The
- * loop stacks itself so, and a hold (hrt_base_hold_fd) landing between
- * its look at the device and its install makes it refuse, not stack on
- * the hold. */
-int hrt__base_replace_device(struct hrt_base *b, struct hrt_device *old, struct hrt_device *d,
-			     int holds);
-/* b's device, NULL if none yet. */
+
+/*
+ * wakeup.c.  The wake-up has one device (device.h: the timerfd that
+ * hrt_base_fd makes) and at most one sleeper that takes it over: by
+ * default the base arms it itself for whoever polls its fd; hrt_base_loop
+ * (HRT_WAKE_LOOP) and a host holding the fd (HRT_WAKE_HOLD, wakeup.c)
+ * take it while they run.  Two modes, and one hook:
+ *   ARM   (note = 0) the base keeps the device armed at or before the
+ *         earliest hard expiry, lazily: only a start that needs an
+ *         earlier wake-up arms it; a failed arm calls kick().
+ *   NOTE  (note = 1) the sleeper plans its own sleeps (hrt__wake_sleep,
+ *         which may also arm the device for it); a start that needs a
+ *         wake-up before the sleeper's `by` calls kick(ctx, when), under
+ *         the base lock, which returns the instant the sleeper now wakes
+ *         by (the loop pokes its eventfd: at once; the hold arms the
+ *         timerfd: `when`).
+ * Go's runtime has the same shape: one netpoller, and wakeNetPoller(when)
+ * when a timer lands before the poller's sleep ends.
+ */
+#define HRT_WAKE_LOOP 1
+#define HRT_WAKE_HOLD 2
+typedef hrt_time_t (*hrt__kick_fn)(void *ctx, hrt_time_t when);
+/* The device for `who` in mode `note` with hook kick(ctx) (NULL: none):
+ * 0, or -EBUSY if another sleeper has it.  In NOTE mode the sleeper is
+ * taken as awake until its first hrt__wake_sleep. */
+int hrt__wake_take(struct hrt_base *b, int who, int note, hrt__kick_fn kick, void *ctx);
+/* The device back to the base (ARM, no hook), armed at the earliest hard
+ * expiry: 0, or the arm's -errno. */
+int hrt__wake_give(struct hrt_base *b, int who);
+/* NOTE mode: the sleeper wakes by `by` (HRT_WAKE_AWAKE: it is awake; no
+ * kick until it plans again), and the device is to hold `arm` (an
+ * instant, HRT_TIME_MAX to disarm, HRT_WAKE_KEEP to leave it): 0, or the
+ * arm's -errno. */
+#define HRT_WAKE_AWAKE INT64_MIN
+#define HRT_WAKE_KEEP  INT64_MIN
+int hrt__wake_sleep(struct hrt_base *b, hrt_time_t by, hrt_time_t arm);
+/* The device's ack (device.h), read without the lock: -EOPNOTSUPP for a
+ * virtual base, -EINVAL before hrt_base_fd. */
+int hrt__wake_ack(struct hrt_base *b);
+/* The device, NULL if none yet (the tests' seams reach the timerfd so). */
 struct hrt_device *hrt__base_device(struct hrt_base *b);
-/* The base's loop state (loop.h): made and freed with the base
- * (lifecycle.c), only kept by it. */
+/* Who has the device: HRT_WAKE_LOOP, HRT_WAKE_HOLD, or 0. */
+int hrt__wake_who(struct hrt_base *b);
+/* Retries an arm that failed: 0 once the device is armed (or a pass that
+ * runs will arm it at its end), else the arm's -errno. */
+int hrt__base_rearm(struct hrt_base *b);
+
+/* The states of the base's clients (loop.h, hostsleep.h): made and freed
+ * with the base (lifecycle.c), only kept by it.  And its kind: a virtual
+ * base has no device. */
 struct hrt_loop *hrt__base_loop(struct hrt_base *b);
-/* pass.c.  The device's handler: one wake-up, `event` an ack() result (device.h).
- * In one critical section: counts it, reads the clock, runs the pass if
- * anything is due (idle as for hrt_base_run), re-arms.  The callbacks
- * run, -EBUSY if a pass of b runs already, or -errno of an arm that keeps
- * failing. */
+struct hrt_host *hrt__base_host(struct hrt_base *b);
+int hrt__base_is_virtual(const struct hrt_base *b);
+/* pass.c.  The device's handler: one wake-up, `event` an ack() result or
+ * HRT_DEV_NOSLEEP / HRT_DEV_SLEPT (device.h).  In one critical section:
+ * counts it, reads the clock, runs the pass if anything is due (idle as
+ * for hrt_base_run), re-arms.  The callbacks run, -EBUSY if a pass of b
+ * runs already, or -errno of an arm that keeps failing. */
 ssize_t hrt__base_wakeup(struct hrt_base *b, int event, int idle);
 /* hrt_base_dispatch: acks the device, then hrt__base_wakeup; a failed ack
  * is returned and also lands in *read_err (arm errors do not). */
 ssize_t hrt__base_dispatch(struct hrt_base *b, int idle, int *read_err);
-/* wakeup.c.  Retries an arm that failed: 0 once the device is armed (or a pass that
- * runs will arm it at its end), else the arm's -errno. */
-int hrt__base_rearm(struct hrt_base *b);
 /* coalesce.c.  The coalesced sleep's window (loop.c header): 0 if nothing is queued;
  * else 1 with the earliest hard expiry *hard, the soft expiry *owner of
  * the timer that has it, and *soft, the earliest soft expiry found (<=
@@ -82,6 +110,10 @@ void hrt__base_set_gettime(struct hrt_base *b, int (*gettime)(clockid_t, struct 
 int hrt__coalesce_plan(hrt_time_t now, hrt_time_t soft, hrt_time_t hard, int div,
 		       hrt_time_t *until, hrt_time_t *slack);
 int hrt__slack_div(void);
+/* The calling thread's own timer slack, exact at any size, and setting it
+ * (0: nothing done - the kernel would take it as "the default"). */
+unsigned long hrt__slack_own(void);
+int hrt__slack_set(unsigned long ns);
 /* hrt_base_loop_host's deadline (coalesce.c): cuts a planned sleep (the
  * ranged one's *timeout >= 0 and *slack, or the timerfd's, < 0) at
  * host_end; 1 if the sleep now ends by it.  The timerfd path's epoll_wait

@@ -31,6 +31,7 @@
 #include "verify.h"
 
 struct hrt_loop;
+struct hrt_host;
 
 struct hrt_base {
 	/* The base's clock's timers (absolute ones on a realtime base); first,
@@ -42,6 +43,7 @@ struct hrt_base {
 
 	/* Pass state (the set holds the pass's number and its marks). */
 	struct hrt_timer *running;      /* callback in progress, or NULL */
+	int running_stopped;            /* it cancelled itself: HRT_RESTART is void */
 	pthread_t pass_thread;          /* valid while in a pass */
 
 	clockid_t clock;                /* virtual: the clock it stands for */
@@ -53,29 +55,38 @@ struct hrt_base {
 	/* Settings (settings.c): read once per pass or per loop. */
 	int greedy;                     /* enum hrt_greedy */
 	int coalesce;                   /* HRT_COALESCE / hrt_base_set_coalesce */
+	unsigned pass_max_run;          /* hrt_base_set_pass_limit; 0: none */
+	hrt_time_t pass_max_ns;
 	hrt_time_t vnow;                /* virtual bases: the time */
 	struct hrt_stats stats;         /* the set keeps its own counters */
 
-	/* Wake-up device (device.h, programmed by wakeup.c); NULL for a
-	 * virtual base and until hrt_base_fd.  Read without the lock by
-	 * dispatch (acquire). */
-	struct hrt_device *dev;
-	hrt_time_t armed;               /* what dev is armed for; MAX: disarmed */
-	int arm_err;                    /* last arm: 0 or -errno (armed EXPIRED) */
+	/* The wake-up (wakeup.c; base.h says how it works), on the line
+	 * after the settings: every start reads `bound`. */
+	struct hrt_wake {
+		/* A start whose hard expiry comes before it needs the
+		 * wake-up (hrt__wake_earlier); one that does not, and every
+		 * cancel, leave the device alone: the lazy re-arm.  <= every
+		 * queued hard expiry (in the base's clock) outside a pass.
+		 * ARM mode: `armed`, or HRT_TIME_MAX while an arm failed (any
+		 * start retries); NOTE mode: the sleeper's; HRT_WAKE_AWAKE
+		 * with no device (a virtual base) or no sleeper asleep. */
+		hrt_time_t bound;
+		/* Made by hrt_base_fd, kept until hrt_base_free: read
+		 * without the lock by dispatch (acquire). */
+		struct hrt_device *dev;
+		hrt_time_t armed;       /* what dev holds: HRT_TIME_MAX
+					 * disarmed, HRT_ARMED_EXPIRED unknown */
+		int arm_err;            /* last arm: 0 or -errno (armed EXPIRED) */
+		int note;               /* NOTE mode (base.h) */
+		int who;                /* HRT_WAKE_LOOP, HRT_WAKE_HOLD or 0 */
+		hrt__kick_fn kick;      /* the sleeper's hook, or NULL */
+		void *kick_ctx;
+	} wake;
 	unsigned fork_gen;              /* hrt__fork_gen when made (fork: -ECHILD) */
-	/* hrt_base_hold_fd: a device stacked on the timerfd that keeps it
-	 * disarmed (wakeup.c); installed as dev while held. */
-	struct hrt_device hold;
-	struct hrt_device *hold_below;  /* the timerfd under it */
-	int hold_disarmed;              /* the timerfd was disarmed */
-	/* hrt_base_plan_sleep (hostsleep.c): the thread that plans (0: none,
-	 * taken by compare-and-swap), its timer slack before and now, and the
-	 * first error a plan returned (hrt_base_plan_done reports it). */
-	uint64_t plan_tid;
-	unsigned long plan_slack_orig, plan_slack_set;
-	int plan_err;
-	struct hrt_loop *loop;          /* hrt_base_loop's state (loop.c); the
-					 * base never looks inside */
+	/* The states of the base's clients, made and freed with it
+	 * (lifecycle.c); the base never looks inside. */
+	struct hrt_loop *loop;          /* hrt_base_loop's (loop.c) */
+	struct hrt_host *host;          /* hrt_base_plan_sleep's (hostsleep.c) */
 	/* lifecycle.c's list of locked bases, which fork() locks (address
 	 * order) so that a child's copy of every lock is free. */
 	struct hrt_base *fork_next, *fork_prev;
@@ -93,7 +104,8 @@ struct hrt_base {
 	struct hrt_tset rel[];
 };
 
-/* `armed` when the device has fired and must be re-armed whatever follows. */
+/* wake.armed when what the device holds is unknown (an arm failed, the
+ * wall clock was set): the next update re-arms it whatever follows. */
 #define HRT_ARMED_EXPIRED (-HRT_TIME_MAX)
 
 static inline int base_is_forked(const struct hrt_base *b)
@@ -175,11 +187,16 @@ static inline void base_wait(struct hrt_base *b)
 
 /* The files of the base layer and what they offer each other ----------- */
 
-/* wakeup.c: the device, programmed on the way down.  Lock held: keep it
- * armed at the earliest hard expiry of every set, in the base's clock
- * (hrt__base_next); nothing while a pass runs (it re-arms at its end) or
- * in a forked child (the device is the parent's). */
-void hrt__base_wakeup_update(struct hrt_base *b);
+/* wakeup.c: the device, programmed on the way down (base.h).  Lock held.
+ * hrt__wake_update: exact, after a pass and whenever the device's state is
+ * unknown: armed at the earliest hard expiry of every set, in the base's
+ * clock (hrt__base_next), or, in NOTE mode, the sleeper kicked if that is
+ * before its `by`.  hrt__wake_earlier: a start queued hard expiry `when`
+ * (base clock), before wake.bound: arm at it, or kick.  Both do nothing
+ * while a pass runs (it updates at its end) or in a forked child (the
+ * device is the parent's). */
+void hrt__wake_update(struct hrt_base *b);
+void hrt__wake_earlier(struct hrt_base *b, hrt_time_t when);
 hrt_time_t hrt__base_next(struct hrt_base *b);
 
 /* pass.c: the pass at `now`, lock held (and held again on return), then

@@ -4,17 +4,18 @@
  * clockevents is below hrtimer: the base programs it for its earliest hard
  * expiry and answers its interrupt; the device knows nothing of timers.
  *
- * A base has at most one device at a time (a virtual base has none).  The
- * base calls arm() with its lock held, so a device needs no lock of its own
- * for arm(); ack() is called without it (it may block in a read) and must
- * be safe beside a concurrent arm(), as read(2) and timerfd_settime(2) on
- * one fd are.  The device's handler - whoever polls fd() - calls the base's
- * one entry point for a wake-up (hrt_base_dispatch, or hrt__base_wakeup
- * after an ack of its own), which does the bookkeeping, the pass and the
- * re-arm in one critical section.
+ * A real base has one device, made by hrt_base_fd and kept until
+ * hrt_base_free (a virtual base has none); wakeup.c alone programs it.
+ * It calls arm() with the base lock held, so a device needs no lock of
+ * its own for arm(); ack() is called without it (it may block in a read)
+ * and must be safe beside a concurrent arm(), as read(2) and
+ * timerfd_settime(2) on one fd are.  The device's handler - whoever polls
+ * fd() - calls the base's one entry point for a wake-up (hrt_base_dispatch,
+ * or hrt__base_wakeup after hrt__wake_ack), which does the bookkeeping, the
+ * pass and the re-arm in one critical section.  How the base uses it
+ * (lazily, and who else may ask it to wake) is wakeup.c's.
  *
- * Implementations: timerfd.c (a Linux timerfd), loop.c (hrt_base_loop's
- * device, stacked on the timerfd while the loop runs), and the tests' fakes.
+ * Implementations: timerfd.c (a Linux timerfd) and the tests' fakes.
  */
 #ifndef HRT_DEVICE_H
 #define HRT_DEVICE_H
@@ -26,15 +27,14 @@
 /* arm() results. */
 #define HRT_DEV_ARMED   0       /* programmed (counts in stats.reprograms) */
 #define HRT_DEV_JUMPED  1       /* programmed, and a wall-clock change was seen */
-#define HRT_DEV_NOTED   2       /* taken without programming anything (the
-				 * coalescing loop plans its own sleep) */
 /* ack() results (and hrt__base_wakeup's events). */
 #define HRT_DEV_FIRED   1       /* it fired */
 #define HRT_DEV_NOTHING 0       /* nothing to read (EAGAIN, EINTR) */
-/* hrt__base_wakeup only: the coalescing loop did not sleep (its window was
- * open already): a pass, but no wake-up (stats.wakeups counts sleeps that
- * ended). */
+/* hrt__base_wakeup only, from the coalescing loop: its window was open
+ * already, so it did not sleep (a pass, but no wake-up: stats.wakeups
+ * counts sleeps that ended); or its ranged sleep ended (a wake-up). */
 #define HRT_DEV_NOSLEEP 2
+#define HRT_DEV_SLEPT   3
 /* -ECANCELED: the wall clock was set; any other -errno: the device failed. */
 
 struct hrt_device;

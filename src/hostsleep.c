@@ -8,18 +8,41 @@
  * host's resolution: hrt_base_plan_sleep holds the timerfd (wakeup.c),
  * reads the window (coalesce.c), rounds its start up to the resolution
  * and sets the planning thread's slack to what is left; first it runs
- * what is due, so the host's own timer and fd watcher only wake it.  A
- * host that can be driven (libuv) gets nanosecond sleeps instead:
- * hrt_base_loop_host.
+ * what is due, so the host's own timer and fd watcher only wake it.
+ * hrt_base_plan_wake gives the thread its own slack back once the sleep
+ * ended, so the host's callbacks run with it.  A host that can be driven
+ * (libuv) gets nanosecond sleeps instead: hrt_base_loop_host.
+ *
+ * A client of the base, as the loop is: it calls base.h and the public
+ * calls, and owns its state (struct hrt_host), which lifecycle.c makes
+ * with the base and the base only keeps.
  */
 #include <errno.h>
 #include <stdint.h>
-#include <sys/prctl.h>
+#include <stdlib.h>
 
 #include "base.h"
 #include "baselock.h"
-#include "base_priv.h"
-#include "timerfd.h"
+#include "hostsleep.h"
+
+/* The planner: the thread that plans (0: none, taken by compare-and-swap),
+ * its timer slack before it planned and now, and the first error a plan
+ * returned (hrt_base_plan_done reports it). */
+struct hrt_host {
+	uint64_t tid;
+	unsigned long slack_own, slack_set;
+	int err;
+};
+
+struct hrt_host *hrt__host_new(void)
+{
+	return calloc(1, sizeof(struct hrt_host));
+}
+
+void hrt__host_free(struct hrt_host *h)
+{
+	free(h);
+}
 
 /* Time between the plan and the kernel's hrtimer (the rest of the host's
  * pre-sleep phase, its syscall's entry; 10-20 us in libev): kept out of
@@ -32,22 +55,23 @@
 /* Less slack than this is not worth a ranged sleep: the timerfd instead. */
 #define PLAN_MIN_SLACK_NS 200000
 
-static void plan_slack(struct hrt_base *b, unsigned long ns)
+static void plan_slack(struct hrt_host *h, unsigned long ns)
 {
-	if (ns != b->plan_slack_set && prctl(PR_SET_TIMERSLACK, ns ? ns : 1, 0, 0, 0) == 0)
-		b->plan_slack_set = ns;
+	if (ns != h->slack_set && hrt__slack_set(ns) == 0)
+		h->slack_set = ns;
 }
 
 /* The window, 1 if still wide enough after its start is rounded up to
- * res: *delay from now and the slack left. */
+ * res: *delay from now and the slack left.  Only CLOCK_MONOTONIC bases
+ * coalesce (hrt.h): a ranged sleep is relative on that clock. */
 static int plan_window(struct hrt_base *b, hrt_time_t res, hrt_time_t *delay,
 		       hrt_time_t *slack)
 {
 	hrt_time_t now, soft, hard;
 	uint64_t d;
 
-	if (hrt_base_get_coalesce(b) != 1 || hrt_base_wait_window(b, &soft, &hard) != 1 ||
-	    hrt_base_now(b, &now) || hard <= now)
+	if (hrt__base_clock(b) != CLOCK_MONOTONIC || hrt_base_get_coalesce(b) != 1 ||
+	    hrt_base_wait_window(b, &soft, &hard) != 1 || hrt_base_now(b, &now) || hard <= now)
 		return 0;
 	/* Rounded up in 64 unsigned bits: soft - now + res - 1 overflows a
 	 * hrt_time_t for a res near HRT_TIME_MAX (a start past hard, not a
@@ -62,9 +86,9 @@ static int plan_window(struct hrt_base *b, hrt_time_t res, hrt_time_t *delay,
 }
 
 /* Back to the timerfd path: armed, the thread's slack its own. */
-static int plan_off(struct hrt_base *b)
+static int plan_off(struct hrt_base *b, struct hrt_host *h)
 {
-	plan_slack(b, b->plan_slack_orig);
+	plan_slack(h, h->slack_own);
 	return hrt_base_hold_fd(b, 0);
 }
 
@@ -86,20 +110,34 @@ static int plan_pass(struct hrt_base *b)
 	return n < 0 ? (int)n : 0;
 }
 
+/* Whether the calling thread may plan: it is the planner, or there is none
+ * (-EPERM: another thread plans). */
+static int plan_may_claim(const struct hrt_host *h)
+{
+	uint64_t tid = __atomic_load_n(&h->tid, __ATOMIC_ACQUIRE);
+
+	return !tid || tid == hrt__thread_id_get() ? 0 : -EPERM;
+}
+
 /* The calling thread is the base's planner (the first to plan since the
- * last hrt_base_plan_done): 0, or -EPERM. */
-static int plan_claim(struct hrt_base *b)
+ * last hrt_base_plan_done): 0, or -EPERM (another thread took it). */
+static int plan_claim(struct hrt_host *h)
 {
 	uint64_t me = hrt__thread_id_get(), none = 0;
 
-	if (__atomic_load_n(&b->plan_tid, __ATOMIC_ACQUIRE) == me)
+	if (__atomic_load_n(&h->tid, __ATOMIC_ACQUIRE) == me)
 		return 0;
-	if (!__atomic_compare_exchange_n(&b->plan_tid, &none, me, 0, __ATOMIC_ACQ_REL,
+	if (!__atomic_compare_exchange_n(&h->tid, &none, me, 0, __ATOMIC_ACQ_REL,
 					 __ATOMIC_ACQUIRE))
 		return -EPERM;
-	b->plan_slack_orig = b->plan_slack_set =
-		(unsigned long)prctl(PR_GET_TIMERSLACK, 0, 0, 0, 0);
+	h->slack_own = h->slack_set = hrt__slack_own();
 	return 0;
+}
+
+/* The calling thread planned for the base: 0, or -EPERM. */
+static int plan_mine(const struct hrt_host *h)
+{
+	return __atomic_load_n(&h->tid, __ATOMIC_ACQUIRE) == hrt__thread_id_get() ? 0 : -EPERM;
 }
 
 /*
@@ -107,60 +145,93 @@ static int plan_claim(struct hrt_base *b)
  * start after it arms the timerfd), but a timerfd not held is held only
  * for a wide window: no arm and disarm in turn while the timerfd path runs.
  */
-static int plan(struct hrt_base *b, hrt_time_t res, hrt_time_t *delay)
+static int plan(struct hrt_base *b, struct hrt_host *h, hrt_time_t res, hrt_time_t *delay)
 {
-	struct hrt_device *dev = __atomic_load_n(&b->dev, __ATOMIC_ACQUIRE);
 	hrt_time_t d, slack;
-	int err, wide;
+	int who, err, wide;
 
 	/* hrt_base_loop's device: its timerfd is not ours to read or hold. */
-	if (dev != &b->hold && !hrt__timerfd_is(dev))
+	if ((who = hrt__wake_who(b)) == HRT_WAKE_LOOP)
 		return -EBUSY;
-	if ((err = plan_pass(b)))
+	if ((err = hrt_base_fd(b)) < 0 || (err = plan_pass(b)))
 		return err;
 	*delay = HRT_TIME_MAX;
-	wide = dev == &b->hold || plan_window(b, res, &d, &slack);
+	wide = who == HRT_WAKE_HOLD || plan_window(b, res, &d, &slack);
 	if (wide) {
 		if ((err = hrt_base_hold_fd(b, 1)) < 0)
 			return err;
 		wide = plan_window(b, res, &d, &slack);
 	}
 	if (!wide)
-		return (err = plan_off(b)) < 0 ? err : 0;
-	plan_slack(b, (unsigned long)slack);
+		return (err = plan_off(b, h)) < 0 ? err : 0;
+	plan_slack(h, (unsigned long)slack);
 	*delay = d;
 	return 1;
+}
+
+/* The entry checks in hrt.h's order, then the kind of base: nothing is
+ * made (the timerfd) for a call that is refused. */
+static int plan_guard(struct hrt_base *b, int bad)
+{
+	int err;
+
+	if (bad || !b)
+		return -EINVAL;
+	if ((err = hrt__base_guard_fd(b)))
+		return err;
+	return hrt__base_is_virtual(b) ? -EOPNOTSUPP : 0;
 }
 
 /* The planner's errors stick until hrt_base_plan_done, which reports the
  * first: a host that only wakes up for hrt need not keep them. */
 HRT_EXTERN int hrt_base_plan_sleep(struct hrt_base *b, hrt_time_t res, hrt_time_t *delay)
 {
+	struct hrt_host *h;
 	int r;
 
-	if ((r = hrt_base_fd(b)) < 0)           /* the guard; makes the timerfd */
+	if ((r = plan_guard(b, res <= 0 || !delay)))
 		return r;
-	if (res <= 0 || !delay)
-		return -EINVAL;
-	if ((r = plan_claim(b)))
+	h = hrt__base_host(b);
+	if ((r = plan_may_claim(h)))
 		return r;
-	r = plan(b, res, delay);
-	if (r < 0 && !b->plan_err)
-		b->plan_err = r;
+	/* Refusals (hrt.h's order): nothing made, the caller not the planner. */
+	if (hrt__wake_who(b) == HRT_WAKE_LOOP || hrt__base_in_own_pass(b))
+		return -EBUSY;
+	if ((r = plan_claim(h)))
+		return r;
+	r = plan(b, h, res, delay);
+	if (r < 0 && !h->err)
+		h->err = r;
 	return r;
+}
+
+HRT_EXTERN int hrt_base_plan_wake(struct hrt_base *b)
+{
+	struct hrt_host *h;
+	int r;
+
+	if ((r = plan_guard(b, 0)))
+		return r;
+	h = hrt__base_host(b);
+	if ((r = plan_mine(h)))
+		return r;
+	plan_slack(h, h->slack_own);
+	return 0;
 }
 
 HRT_EXTERN int hrt_base_plan_done(struct hrt_base *b)
 {
+	struct hrt_host *h;
 	int err, first;
 
-	if ((err = hrt_base_fd(b)) < 0)
+	if ((err = plan_guard(b, 0)))
 		return err;
-	if (__atomic_load_n(&b->plan_tid, __ATOMIC_ACQUIRE) != hrt__thread_id_get())
-		return -EPERM;
-	err = plan_off(b);
-	first = b->plan_err;
-	b->plan_err = 0;
-	__atomic_store_n(&b->plan_tid, 0, __ATOMIC_RELEASE);
+	h = hrt__base_host(b);
+	if ((err = plan_mine(h)))
+		return err;
+	err = plan_off(b, h);
+	first = h->err;
+	h->err = 0;
+	__atomic_store_n(&h->tid, 0, __ATOMIC_RELEASE);
 	return first ? first : err;
 }

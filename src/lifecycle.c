@@ -1,11 +1,12 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * lifecycle.c - making and unmaking a base, with what hangs on it: its
- * timer set, the loop's state (loop.h, allocated here so that neither a
- * loop nor a stop ever allocates) and its device.  The one file that names
- * both the base and the loop, so that neither names the other: the base
- * reaches the loop only as its device (device.h), the loop the base
- * through base.h.
+ * timer set, its clients' states - the loop's (loop.h) and the host
+ * plan's (hostsleep.h), allocated here so that neither a loop, a stop nor
+ * a plan ever allocates - and its device.  The one file that names the
+ * base and its clients together, so that none names the other: the base
+ * reaches the loop only through the hook it hands over (base.h), the
+ * clients the base through base.h.
  *
  * fork().  A fork made while another thread is inside a call would leave
  * the child a copy of that base's lock held by no thread of the child.
@@ -23,6 +24,7 @@
 
 #include "clock.h"
 #include "guard.h"
+#include "hostsleep.h"
 #include "loop.h"
 
 HRT_EXTERN const char *hrt_version(void)
@@ -184,16 +186,22 @@ HRT_EXTERN int hrt_base_new(struct hrt_base **basep, clockid_t clock, unsigned f
 		hrt__baselock_init();
 	b->greedy = flags & HRT_BASE_ENV ? greedy_from_env() : HRT_GREEDY_IDLE;
 	b->coalesce = flags & HRT_BASE_ENV ? coalesce_from_env() : 1;
-	b->armed = HRT_TIME_MAX;
+	b->wake.armed = HRT_TIME_MAX;
+	b->wake.bound = HRT_WAKE_AWAKE;        /* no device: no wake-up to ask for */
 	b->fork_gen = __atomic_load_n(&hrt__fork_gen, __ATOMIC_RELAXED);
 	b->loop = hrt__loop_new(b->unlocked);
 	if (!b->loop)
 		goto out_lock;
+	b->host = hrt__host_new();
+	if (!b->host)
+		goto out_loop;
 	if (!b->unlocked)
 		fork_list_add(b);
 	*basep = b;
 	return 0;
 
+out_loop:
+	hrt__loop_free(b->loop);
 out_lock:
 	hrt__bl_destroy(&b->bl);
 out_free:
@@ -228,9 +236,10 @@ HRT_EXTERN int hrt_base_free(struct hrt_base *b)
 		return -EBUSY;
 	if (!b->unlocked)
 		fork_list_del(b);
-	if (b->dev)
-		b->dev->ops->close(b->dev);
+	if (b->wake.dev)
+		b->wake.dev->ops->close(b->wake.dev);
 	hrt__loop_free(b->loop);
+	hrt__host_free(b->host);
 	hrt__bl_destroy(&b->bl);
 	free(b);
 	return 0;

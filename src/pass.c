@@ -7,12 +7,52 @@
  * base's relative set is keyed on CLOCK_MONOTONIC: clock.h) and takes the
  * sets' candidates in one order, by hard expiry in the base's clock.
  */
+#include <string.h>
+
 #include "clock.h"
+#include "expiry.h"
 #include "guard.h"
 
 /* Pass numbers are unique across bases, so "ran in this pass" needs no
  * base comparison. */
 static uint64_t pass_counter;
+
+/* A struct hrt_repeat's callback: the caller's, through its struct.  Its
+ * address marks the timer as one (run_one). */
+static enum hrt_restart repeat_fire(struct hrt_timer *t, hrt_time_t now)
+{
+	struct hrt_repeat *r = HRT_CONTAINER_OF(t, struct hrt_repeat, timer);
+
+	return r->hrt__fn(t, now);
+}
+
+HRT_EXTERN int hrt_repeat_init(struct hrt_repeat *r, hrt_callback fn)
+{
+	int err = timer_guard(r ? &r->timer : NULL, G_QUERY, !fn);    /* touches no base */
+
+	if (err)
+		return err;
+	memset(r, 0, sizeof(*r));
+	r->timer.hrt__fn = repeat_fire;
+	r->hrt__fn = fn;
+	return 0;
+}
+
+/* Lock held, t a struct hrt_repeat's timer whose callback asked for a
+ * restart at `now` (its set's clock): on to the next period after now,
+ * from the first soft expiry on, so no drift and never twice in a window
+ * (what hrt_timer_forward does for the README's idiom). */
+static void repeat_next(struct hrt_timer *t, hrt_time_t now)
+{
+	struct hrt_repeat *r = HRT_CONTAINER_OF(t, struct hrt_repeat, timer);
+	hrt_time_t iv = __atomic_load_n(&r->hrt__interval, __ATOMIC_RELAXED);
+	hrt_time_t soft = t->hrt__soft, hard = t->hrt__hard;
+
+	if (iv > 0 && expiry_advance(&soft, &hard, now, iv)) {
+		__atomic_store_n(&t->hrt__soft, soft, __ATOMIC_RELAXED);
+		__atomic_store_n(&t->hrt__hard, hard, __ATOMIC_RELAXED);
+	}
+}
 
 /* Lock held; t queued on ts of b.  Runs its callback with the lock
  * dropped; `now` is the set's clock's, `cb_now` the base's (what the
@@ -27,6 +67,7 @@ static void run_one(struct hrt_base *b, struct hrt_tset *ts, struct hrt_timer *t
 	hrt__tset_take(ts, t);
 	verify_set(ts);
 	b->running = t;
+	b->running_stopped = 0;
 	b->stats.expired++;
 	if (now > t->hrt__hard) {       /* the pass came after the promise */
 		uint64_t late = (uint64_t)now - (uint64_t)t->hrt__hard;
@@ -40,12 +81,16 @@ static void run_one(struct hrt_base *b, struct hrt_tset *ts, struct hrt_timer *t
 	base_lock(b);
 	b->running = NULL;
 	/* Only a timer the callback says is alive may be touched now: one that
-	 * returned HRT_NORESTART may already be freed.  It goes back onto the
-	 * set it is on now (a start from the callback may have moved it). */
-	if (r == HRT_RESTART) {
+	 * returned HRT_NORESTART, or cancelled itself (a close that frees it
+	 * next), may already be freed.  It goes back onto the set it is on now
+	 * (a start from the callback may have moved it). */
+	if (r == HRT_RESTART && !b->running_stopped) {
 		uintptr_t s = hrt__tset_state(t);
 
 		if (!hrt__tset_queued(s) && st_base(s) == b) {
+			if (fn == repeat_fire)
+				repeat_next(t, hrt__tset_of(s) == ts ? now :
+					    base_to_key(cb_now, set_offset(hrt__tset_of(s))));
 			hrt__tset_add(hrt__tset_of(s), t);
 			verify_set(hrt__tset_of(s));
 			b->stats.restarts++;
@@ -90,15 +135,31 @@ static struct hrt_timer *first_of_sets(struct hrt_base *b, int leftmost, struct 
 	return t;
 }
 
+/* The pass's bound (hrt_base_set_pass_limit), read as it begins. */
+struct pass_limit {
+	unsigned max_run;               /* 0: none */
+	hrt_time_t until;               /* CLOCK_MONOTONIC; HRT_TIME_MAX: none */
+};
+
+/* The bound reached after n callbacks, with another one to run: the pass
+ * ends (at least one runs in every pass). */
+static int pass_cut(const struct pass_limit *pl, ssize_t n)
+{
+	return (pl->max_run && (size_t)n >= pl->max_run) ||
+	       (pl->until != HRT_TIME_MAX && hrt__clock_now(CLOCK_MONOTONIC) >= pl->until);
+}
+
 /* Lock held (and held again on return): the pass at `now`, then the
  * re-arm; -EBUSY if a pass runs already (step 5 of the guard). */
 ssize_t hrt__base_run_locked(struct hrt_base *b, hrt_time_t now, int idle)
 {
+	struct pass_limit pl;
 	struct hrt_tset *on;
 	struct hrt_timer *t;
+	hrt_time_t max_ns;
 	uint64_t id;
 	ssize_t n = 0;
-	int greedy;
+	int greedy, cut = 0;
 
 	base_assert_locked(b);
 	if (now > HRT_QUEUE_NOW_MAX)    /* soft expiries from here on mean never */
@@ -109,6 +170,9 @@ ssize_t hrt__base_run_locked(struct hrt_base *b, hrt_time_t now, int idle)
 	 * callback sets takes effect at the next pass, as hrt.h says. */
 	greedy = __atomic_load_n(&b->greedy, __ATOMIC_RELAXED);
 	greedy = greedy == HRT_GREEDY_ALWAYS || (greedy == HRT_GREEDY_IDLE && idle);
+	pl.max_run = __atomic_load_n(&b->pass_max_run, __ATOMIC_RELAXED);
+	max_ns = __atomic_load_n(&b->pass_max_ns, __ATOMIC_RELAXED);
+	pl.until = max_ns ? sat_add(hrt__clock_now(CLOCK_MONOTONIC), max_ns) : HRT_TIME_MAX;
 	if (base_is_virtual(b) && now > b->vnow)
 		__atomic_store_n(&b->vnow, now, __ATOMIC_RELAXED);
 	b->pass_thread = pthread_self();
@@ -129,19 +193,20 @@ ssize_t hrt__base_run_locked(struct hrt_base *b, hrt_time_t now, int idle)
 
 	/* Leftmost run: the stock kernel pass, over all sets in one order: it
 	 * ends at the first timer of any that is not due. */
-	while ((t = first_of_sets(b, 1, &on))) {
+	while ((t = first_of_sets(b, 1, &on)) && !(cut = n && pass_cut(&pl, n))) {
 		run_one(b, on, t, hrt__tset_pass_now(on), now);
 		n++;
 	}
 
-	if (greedy) {
+	if (greedy && !cut) {
 		b->stats.greedy_walks++;
-		while ((t = first_of_sets(b, 0, &on))) {
+		while ((t = first_of_sets(b, 0, &on)) && !(cut = n && pass_cut(&pl, n))) {
 			run_one(b, on, t, hrt__tset_pass_now(on), now);
 			b->stats.expired_greedy++;
 			n++;
 		}
 	}
+	b->stats.passes_cut += cut;     /* the rest stays due: hrt.h */
 
 	/* The pass is over: the restarted timers become plain in place, the
 	 * pending ones join the queue in queueing order. */
@@ -149,7 +214,7 @@ ssize_t hrt__base_run_locked(struct hrt_base *b, hrt_time_t now, int idle)
 		hrt__tset_pass_end(ts);
 		verify_set(ts);
 	}
-	hrt__base_wakeup_update(b);
+	hrt__wake_update(b);
 	return n;
 }
 
@@ -157,13 +222,15 @@ ssize_t hrt__base_run_locked(struct hrt_base *b, hrt_time_t now, int idle)
  * One critical section per wake-up.  The clock is read after the device
  * was drained, so the pass never runs at an instant earlier than the
  * expiry that woke it: a late wake-up can only merge passes, never add one.
- * An ack that found nothing (another thread re-armed the device between
- * the host's poll and the read, e.g. by cancelling the timer it fired for)
- * runs no pass unless something is hard-due or the last arm failed: the
- * device did not fire, so there is no interrupt to answer.
+ * A device that fired before any hard expiry was due counts as early: the
+ * lazy re-arm's price (wakeup.c).  An ack that found nothing (another
+ * thread re-armed the device between the host's poll and the read) runs
+ * no pass unless something is hard-due or the last arm failed: the device
+ * did not fire, so there is no interrupt to answer.
  */
 ssize_t hrt__base_wakeup(struct hrt_base *b, int event, int idle)
 {
+	struct hrt_wake *w = &b->wake;
 	hrt_time_t now;
 	ssize_t n = 0;
 	int due, err;
@@ -172,7 +239,12 @@ ssize_t hrt__base_wakeup(struct hrt_base *b, int event, int idle)
 	now = base_now(b);
 	if (event == HRT_DEV_FIRED) {
 		b->stats.wakeups++;
-		b->armed = HRT_ARMED_EXPIRED;   /* fired: any next instant re-arms */
+		w->armed = HRT_TIME_MAX;        /* a timerfd is one-shot: it holds nothing */
+		if (hrt__base_next(b) > now)
+			b->stats.early_wakeups++;
+		due = 1;
+	} else if (event == HRT_DEV_SLEPT) {
+		b->stats.wakeups++;
 		due = 1;
 	} else if (event == HRT_DEV_NOSLEEP) {
 		due = 1;
@@ -180,31 +252,30 @@ ssize_t hrt__base_wakeup(struct hrt_base *b, int event, int idle)
 		b->stats.clock_jumps++;
 		if (b->split)                   /* told: any clean reading */
 			hrt__base_sync_offset(b, 1);
-		b->armed = HRT_ARMED_EXPIRED;   /* re-arm: renews CANCEL_ON_SET */
+		w->armed = HRT_ARMED_EXPIRED;   /* re-arm: renews CANCEL_ON_SET */
 		due = 1;
 	} else {
-		due = b->armed == HRT_ARMED_EXPIRED || hrt__base_next(b) <= now;
+		due = w->armed == HRT_ARMED_EXPIRED || hrt__base_next(b) <= now;
 	}
 	if (due)
 		n = hrt__base_run_locked(b, now, idle);   /* re-arms at its end */
-	hrt__base_wakeup_update(b);     /* retries an arm that failed */
-	err = b->armed == HRT_ARMED_EXPIRED ? b->arm_err : 0;
+	else
+		hrt__wake_update(b);    /* retries an arm that failed */
+	err = w->armed == HRT_ARMED_EXPIRED ? w->arm_err : 0;
 	base_unlock(b);
 	return err ? err : n;
 }
 
 ssize_t hrt__base_dispatch(struct hrt_base *b, int idle, int *read_err)
 {
-	struct hrt_device *d;
 	int err, ev;
 
 	*read_err = 0;
 	if ((err = base_guard(b, G_FD, 0)))
 		return err;
-	d = hrt__base_device(b);
-	if (!d)
+	if (!hrt__base_device(b))
 		return base_is_virtual(b) ? -EOPNOTSUPP : -EINVAL;
-	ev = d->ops->ack(d);
+	ev = hrt__wake_ack(b);
 	if (ev < 0 && ev != -ECANCELED) {       /* EBADF: the host closed our fd */
 		*read_err = ev;
 		return ev;

@@ -126,8 +126,3 @@ void hrt__timerfd_set_sys(struct hrt_device *d, const struct hrt_timerfd_sys *sy
 {
 	to_tfd(d)->sys = sys ? sys : &real_sys;
 }
-
-int hrt__timerfd_is(const struct hrt_device *d)
-{
-	return d->ops == &tfd_ops;
-}

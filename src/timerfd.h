@@ -23,7 +23,5 @@ struct hrt_device *hrt__timerfd_new(clockid_t clock, const struct hrt_timerfd_sy
  * from now on (NULL: the real ones).  Only while no other thread uses d's
  * base. */
 void hrt__timerfd_set_sys(struct hrt_device *d, const struct hrt_timerfd_sys *sys);
-/* d is a timerfd device (not a device stacked on one). */
-int hrt__timerfd_is(const struct hrt_device *d);
 
 #endif /* HRT_TIMERFD_H */

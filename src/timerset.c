@@ -139,6 +139,7 @@ hrt_time_t hrt__tset_next(struct hrt_tset *ts)
 	hrt_time_t next = t ? t->hrt__hard : HRT_TIME_MAX;
 
 	hrt__wheel_min(&ts->wheel, &next);      /* lowers next if the wheel has earlier */
+	hrt__wheel_park_min(&ts->wheel, &next);
 	return next;
 }
 
@@ -167,10 +168,10 @@ struct hrt_timer *hrt__tset_first_due(struct hrt_tset *ts, hrt_time_t now, hrt_t
 	if (!ends && (!t || t->hrt__soft > now))
 		return NULL;
 	/* A wheel timer with an earlier hard expiry comes first and is not
-	 * due (S3), which ends the run - unless it ran in this pass (a
-	 * restart): the run passes over those.  One with an equal hard expiry
-	 * has a later soft expiry than a due t (> now), so comes after it. */
-	w = hrt__wheel_min_not_ran(&ts->wheel, &hard, ts->pass_id);
+	 * due (S3), which ends the run; the restarted ones wait in the park,
+	 * which the run passes over (S2).  One with an equal hard expiry has
+	 * a later soft expiry than a due t (> now), so comes after it. */
+	w = hrt__wheel_min(&ts->wheel, &hard);
 	if (ends)
 		*ends = w ? w->hrt__hard : t ? t->hrt__hard : HRT_TIME_MAX;
 	return !w && t && t->hrt__soft <= now ? t : NULL;
@@ -187,6 +188,7 @@ struct hrt_timer *hrt__tset_next_due(struct hrt_tset *ts, hrt_time_t now, uint64
 
 void hrt__tset_pass_end(struct hrt_tset *ts)
 {
+	struct hrt_list_node out;
 	struct hrt_timer *t;
 
 	while (ts->ran_n)
@@ -197,6 +199,10 @@ void hrt__tset_pass_end(struct hrt_tset *ts)
 		hrt__tset_mark(t, ts, HRT_TS_QUEUED);
 	}
 	ts->in_pass = 0;
+	/* The park's timers to their slots: O(1) each, once per restart. */
+	hrt__list_init(&out);
+	hrt__wheel_unpark(&ts->wheel, &out);
+	hrt__tset_add_out(ts, &out);
 }
 
 /* The coalescing window ------------------------------------------------ */
@@ -353,11 +359,16 @@ struct wheel_rules {
 static int wheel_timer_bad(const struct hrt_timer *t, const void *ctx)
 {
 	const struct wheel_rules *r = ctx;
+	int parked = hrt__wheel_key_of(t) == HRT_WHEEL_PARK;
 
 	if (hrt__tset_state(t) != ((uintptr_t)r->ts | HRT_TS_QUEUED | HRT_TS_WHEEL))
 		*r->why = "wheel timer with a wrong state word";
 	else if (t->hrt__ran_pass > r->ts->pass_id)
 		*r->why = "wheel timer ran in a pass after the set's current one";
+	else if (parked && !hrt__tset_ran(r->ts, t))
+		*r->why = "parked timer did not run in the current pass";
+	else if (!parked && hrt__tset_ran(r->ts, t))
+		*r->why = "wheel slot holds a timer that ran in the current pass";
 	else
 		return 0;
 	return 1;
@@ -394,6 +405,7 @@ void hrt__tset_get_stats(const struct hrt_tset *ts, struct hrt_stats *out)
 	out->tree_ops += ts->tree_ops;
 	out->wheel_moves += ts->wheel_moves;
 	out->wheel_cascades += ts->wheel.cascades;
+	out->wheel_scanned += ts->wheel.scanned;
 }
 
 void hrt__tset_reset_stats(struct hrt_tset *ts)
@@ -401,4 +413,5 @@ void hrt__tset_reset_stats(struct hrt_tset *ts)
 	ts->tree_ops = 0;
 	ts->wheel_moves = 0;
 	ts->wheel.cascades = 0;
+	ts->wheel.scanned = 0;
 }

@@ -13,13 +13,16 @@
  *          re-queued into `queue` excluded (no search of the pass finds
  *          them), at most HRT_TSET_RAN_MAX, then `pend` takes over;
  *   wheel  far timers (wheel.h), moved into a tree before anything could
- *          need them there.
+ *          need them there; its park holds, during a pass, far timers
+ *          that ran in it and were queued again.
  * Its rules:
  *   S1  the tie rule (hrt.h): timers leave by hard expiry, equal hard
  *       expiries by soft expiry, equal both in the order they were queued,
  *       whichever container held them meanwhile.
  *   S2  once per pass: between hrt__tset_pass_begin and _end, no search
- *       returns a timer that was taken (hrt__tset_take) in that pass.
+ *       returns a timer that was taken (hrt__tset_take) in that pass; no
+ *       wheel slot holds one (it waits in the park), so the wheel's
+ *       searches need not look.
  *   S3  a search at `now` after pass_begin(now) sees every timer it could
  *       return: the wheel holds none whose soft expiry is <= now.
  *
@@ -53,6 +56,7 @@
  *   pend           ts|Q|P  0  subtree_soft  right child  F D N Wi K C
  *   pend excluded  ts|Q|P  1  subtree_soft  right child  N C
  *   wheel slot     ts|Q|W  -  ran_pass      key|seq      N Wi C, F (*)
+ *   wheel park     ts|Q|W  -  ran_pass      PARK|seq     N C
  *   wheel out      ts|Q|W  -  ran_pass      old key|seq  - (inside a call)
  * unqueued: never started (state 0: no set), stopped, or taken and running
  *   its callback.  ran_pass: 0, or a pass of this base that took it; it
@@ -67,14 +71,17 @@
  *   of `queue` (once pend is non-empty, every tree add of the pass goes
  *   there): a full tie goes to `queue` (S1).
  * wheel slot: soft expiry past the horizon (W1), so D never needs it (S3);
- *   ran_pass kept by every wheel move.  (*) F never returns it: one with
- *   an earlier hard expiry that did not run in the pass ends the run.
+ *   ran_pass kept by every wheel move; did not run in the current pass.
+ *   (*) F never returns it: one with an earlier hard expiry ends the run.
+ * wheel park: only in a pass; ran in it (ran_pass == pass_id), soft
+ *   expiry past the horizon.  pass_end moves it to its slot.
  * wheel out: taken off its slot onto a list local to pass_begin or
  *   gather, still in wheel.count, until add_out puts it in a tree.
  *
  * Moves:
  *   hrt__tset_bind, _claim: no set (state 0) -> unqueued
- *   hrt__tset_add:      unqueued -> wheel slot (a slot takes its soft) | as add_tree
+ *   hrt__tset_add:      unqueued -> wheel slot (a slot takes its soft; the park
+ *                       if it ran in the pass) | as add_tree
  *   hrt__tset_add_tree: unqueued -> main (outside a pass; or did not run
  *                       and pend empty) | main excluded, into ran[] (ran,
  *                       pend empty, ran[] not full) | pend (did not run,
@@ -82,15 +89,17 @@
  *   hrt__tset_del:      any queued -> unqueued
  *   hrt__tset_del_wheel: wheel slot -> unqueued; else returns 0, no change
  *   hrt__tset_take:     any queued -> unqueued, ran_pass = pass_id
- *   hrt__tset_rearm:    wheel slot -> wheel slot (state, ran_pass kept) |
- *                       any -> del, then wheel slot or as add_tree
+ *   hrt__tset_rearm:    wheel slot | park -> wheel slot | park, as add (state,
+ *                       ran_pass kept) | any -> del, then as add
  *   hrt__tset_rearm_wheel: unqueued | wheel slot -> wheel slot (a slot takes
- *                       the new soft, no renumber due); else 0, no change
+ *                       the new soft, no renumber due, not run in the pass);
+ *                       else 0, no change
  *   hrt__tset_forget_pass: unqueued, ran_pass = 0 (it moves to another base)
  *   hrt__tset_pass_begin: wheel slot -> wheel slot (cascade: new key, seq
  *                       kept) | -> wheel out -> main (a new pass: none ran)
  *   hrt__tset_gather:   wheel slot -> wheel out -> as add_tree
- *   hrt__tset_pass_end: main excluded -> main; pend, pend excluded -> main
+ *   hrt__tset_pass_end: main excluded -> main; pend, pend excluded -> main;
+ *                       park -> wheel slot
  */
 
 /* State bits in the low bits of timer->hrt__base_state. */
@@ -190,6 +199,23 @@ void hrt__tset_ran_forget(struct hrt_tset *ts, const struct hrt_timer *t);
  * its soft expiry is before the horizon. */
 void hrt__tset_add_tree(struct hrt_tset *ts, struct hrt_timer *t);
 
+/* t (off every structure, hrt__ran_pass valid) ran in the current pass.
+ * The pass is asked first: hrt__ran_pass may be on the timer's second
+ * line (a timer at offset 16 of one), which a re-arm otherwise never
+ * reads. */
+static inline int hrt__tset_ran(const struct hrt_tset *ts, const struct hrt_timer *t)
+{
+	return ts->in_pass && t->hrt__ran_pass == ts->pass_id;
+}
+
+/* The wheel key a far timer (its slot `key` >= 0) takes: its slot, or the
+ * park if it ran in this pass (S2). */
+static inline unsigned hrt__tset_wheel_key(const struct hrt_tset *ts, const struct hrt_timer *t,
+					   int key)
+{
+	return hrt__tset_ran(ts, t) ? HRT_WHEEL_PARK : (unsigned)key;
+}
+
 /* t (on no structure, its expiries set, hrt__ran_pass valid) onto ts: a far
  * timer into the wheel (O(1)), a near one into a tree. */
 static inline void hrt__tset_add(struct hrt_tset *ts, struct hrt_timer *t)
@@ -200,7 +226,7 @@ static inline void hrt__tset_add(struct hrt_tset *ts, struct hrt_timer *t)
 		hrt__tset_add_tree(ts, t);
 		return;
 	}
-	hrt__wheel_link(&ts->wheel, t, (unsigned)key);
+	hrt__wheel_link(&ts->wheel, t, hrt__tset_wheel_key(ts, t, key));
 	hrt__tset_mark(t, ts, HRT_TS_QUEUED | HRT_TS_WHEEL);
 }
 
@@ -244,8 +270,8 @@ static inline void hrt__tset_del(struct hrt_tset *ts, struct hrt_timer *t, uintp
 
 /* t (ts's, with state word s) queued again at soft..hard: del and add in
  * one, and a wheel timer that stays in the wheel only changes slots (its
- * state word and hrt__ran_pass stay as they are). */
-/* Always inline: a call here cost the start 26 instructions of 163. */
+ * state word and hrt__ran_pass stay as they are).  Always inline: a call
+ * here costs the start a fifth of its instructions (docs/PERFORMANCE.md). */
 static inline __attribute__((always_inline)) void
 hrt__tset_rearm(struct hrt_tset *ts, struct hrt_timer *t, uintptr_t s, hrt_time_t soft,
 		hrt_time_t hard)
@@ -263,17 +289,18 @@ hrt__tset_rearm(struct hrt_tset *ts, struct hrt_timer *t, uintptr_t s, hrt_time_
 	if (key < 0) {
 		hrt__tset_add_tree(ts, t);
 	} else if (s) {
-		hrt__wheel_move(&ts->wheel, t, (unsigned)key);
+		hrt__wheel_move(&ts->wheel, t, hrt__tset_wheel_key(ts, t, key));
 	} else {
-		hrt__wheel_link(&ts->wheel, t, (unsigned)key);
+		hrt__wheel_link(&ts->wheel, t, hrt__tset_wheel_key(ts, t, key));
 		hrt__tset_mark(t, ts, HRT_TS_QUEUED | HRT_TS_WHEEL);
 	}
 }
 
 /* The fast path: hrt__tset_rearm where the wheel does it all (t not in a
- * tree, the new expiries fit a slot, no renumber due), with no call, so
- * that its callers save no registers.  1 if done; else 0, nothing
- * changed: the caller takes the full call. */
+ * tree, the new expiries fit a slot, no renumber due, no pass running: one
+ * that ran in it goes to the park), with no call, so that its callers
+ * save no registers.  1 if done; else 0, nothing changed: the caller takes
+ * the full call. */
 static inline __attribute__((always_inline)) int
 hrt__tset_rearm_wheel(struct hrt_tset *ts, struct hrt_timer *t, uintptr_t s, hrt_time_t soft,
 		      hrt_time_t hard)
@@ -283,7 +310,7 @@ hrt__tset_rearm_wheel(struct hrt_tset *ts, struct hrt_timer *t, uintptr_t s, hrt
 	if ((s & (HRT_TS_QUEUED | HRT_TS_WHEEL)) == HRT_TS_QUEUED)
 		return 0;
 	key = hrt__wheel_key(&ts->wheel, soft);
-	if (key < 0 || !hrt__wheel_seq_ok(&ts->wheel))
+	if (key < 0 || !hrt__wheel_seq_ok(&ts->wheel) || __builtin_expect(ts->in_pass, 0))
 		return 0;
 	/* Nothing refuses from here: the expiries first, so that they are
 	 * not held in registers across the list work (the bound, W2, reads

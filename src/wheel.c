@@ -5,8 +5,12 @@
  * horizon touches only the slots it passes or enters, found through the
  * per-level occupancy bitmaps, and every timer cascades at most once per
  * level before it reaches the tree.  The earliest hard expiry comes from
- * the slots' bounds (W2), so asking for it moves no timer.
+ * the slots' bounds (W2), so asking for it moves no timer; a slot in queue
+ * order finds its least again by itself, any other is scanned once after
+ * its least left (W4).  The park (wheel.h) is a slot no search looks at.
  */
+#include <string.h>
+
 #include "wheel.h"
 
 /* Moves all of list `from` to the end of `to`, in order; `from` ends empty. */
@@ -31,24 +35,23 @@ static inline uint64_t slot_start(uint64_t hz, unsigned level, unsigned idx)
 
 void hrt__wheel_init(struct hrt_wheel *w, hrt_time_t now)
 {
-	unsigned l, i;
+	unsigned k;
 
 	hrt__wheel_set_hz(w, hrt__wheel_hz_for(now));
 	w->count = 0;
 	w->cascades = 0;
 	w->scans = 0;
+	w->scanned = 0;
 	w->last_move = 0;
 	w->seq = 0;
-	for (l = 0; l < HRT_WHEEL_LEVELS; l++) {
-		w->occupied[l] = 0;
-		w->unsorted[l] = 0;
-		for (i = 0; i < HRT_WHEEL_SLOTS; i++) {
-			struct hrt_wheel_slot *sl = &w->slot[l * HRT_WHEEL_SLOTS + i];
-
-			hrt__list_init(&sl->head);
-			sl->min = NULL;
-			sl->hard = HRT_TIME_MAX;
-		}
+	memset(w->occupied, 0, sizeof(w->occupied));
+	memset(w->unsorted, 0, sizeof(w->unsorted));
+	memset(w->unordered, 0, sizeof(w->unordered));
+	for (k = 0; k <= HRT_WHEEL_PARK; k++) {
+		hrt__list_init(&w->slot[k].head);
+		w->slot[k].min = NULL;
+		w->slot[k].hard = HRT_TIME_MAX;
+		w->last[k].hard = w->last[k].soft = INT64_MIN;
 	}
 }
 
@@ -108,81 +111,102 @@ static void sort_slot(struct hrt_list_node *h)
 	h->hrt__prev = prev;
 }
 
+static void scan_slot(struct hrt_wheel *w, unsigned key);
+
+/*
+ * Every wheel timer numbered afresh from 0 in start order: all of them on
+ * one list, sorted by their old sequence, numbered, and dealt back to the
+ * slots they name (the park too), whose bounds and order are then found
+ * again.  Start order must hold across slots, not only in each: a parked
+ * timer ties with timers of the slot it will go to.  O(n log n), once per
+ * 2^54 starts.
+ */
 void hrt__wheel_renumber(struct hrt_wheel *w)
 {
-	unsigned level, idx;
+	struct hrt_list_node all, *l;
+	unsigned key;
 
+	hrt__list_init(&all);
+	for (key = 0; key <= HRT_WHEEL_PARK; key++)
+		list_splice_tail(&all, &w->slot[key].head);
 	w->seq = 0;
-	for (level = 0; level < HRT_WHEEL_LEVELS; level++) {
-		for (idx = 0; idx < HRT_WHEEL_SLOTS; idx++) {
-			struct hrt_list_node *h = hrt__wheel_head(w, level * HRT_WHEEL_SLOTS + idx), *l;
+	if (!hrt__list_empty(&all))
+		sort_slot(&all);
+	for (l = all.hrt__next; l != &all; l = l->hrt__next) {
+		struct hrt_timer *t = hrt__wheel_timer(l);
 
-			if (hrt__list_empty(h))
-				continue;
-			if (w->unsorted[level] & (UINT64_C(1) << idx))
-				sort_slot(h);
-			for (l = h->hrt__next; l != h; l = l->hrt__next) {
-				hrt__wheel_timer(l)->hrt__off.hrt__slot =
-					(level * HRT_WHEEL_SLOTS + idx) | w->seq;
-				w->seq += UINT64_C(1) << HRT_WHEEL_KEY_BITS;
-			}
-		}
-		w->unsorted[level] = 0;
+		t->hrt__off.hrt__slot = hrt__wheel_key_of(t) | w->seq;
+		w->seq += UINT64_C(1) << HRT_WHEEL_KEY_BITS;
 	}
+	while (!hrt__list_empty(&all)) {
+		l = all.hrt__next;
+		hrt__wheel_list_del(l);
+		hrt__wheel_list_add(&w->slot[hrt__wheel_key_of(hrt__wheel_timer(l))].head, l);
+	}
+	/* Start order in each slot now (W3); a scan finds its bound, and
+	 * whether that is also queue order (W4). */
+	memset(w->unsorted, 0, sizeof(w->unsorted));
+	for (key = 0; key <= HRT_WHEEL_PARK; key++)
+		if (!hrt__list_empty(&w->slot[key].head))
+			scan_slot(w, key);
 }
 
-/* Slot (level, idx) whole to the end of out; sorted first only if asked
- * (a cascade re-places timers by their keys and sorts what must leave).
- * Its timers stay in w->count until taken off out (hrt__wheel_out_take):
+/* Slot `key` whole to the end of out; sorted first only if asked (a
+ * cascade re-places timers by their keys and sorts what must leave).  Its
+ * timers stay in w->count until taken off out (hrt__wheel_out_take):
  * counting them here would walk the list once more, a cache miss a timer
  * when the pass takes many. */
-static void take_slot(struct hrt_wheel *w, unsigned level, unsigned idx,
-		      struct hrt_list_node *out, int sort)
+static void take_slot(struct hrt_wheel *w, unsigned key, struct hrt_list_node *out, int sort)
 {
-	struct hrt_wheel_slot *sl = &w->slot[level * HRT_WHEEL_SLOTS + idx];
+	struct hrt_wheel_slot *sl = &w->slot[key];
 	struct hrt_list_node *h = &sl->head;
+	uint64_t bit = hrt__wheel_bit(key);
 
-	if (w->unsorted[level] & (UINT64_C(1) << idx)) {
-		w->unsorted[level] &= ~(UINT64_C(1) << idx);
+	if (w->unsorted[key / HRT_WHEEL_SLOTS] & bit) {
+		w->unsorted[key / HRT_WHEEL_SLOTS] &= ~bit;
 		if (sort)
 			sort_slot(h);
 	}
 	list_splice_tail(out, h);
-	w->occupied[level] &= ~(UINT64_C(1) << idx);
+	w->occupied[key / HRT_WHEEL_SLOTS] &= ~bit;
+	w->unordered[key / HRT_WHEEL_SLOTS] &= ~bit;
+	w->last[key].hard = w->last[key].soft = INT64_MIN;
 	sl->min = NULL;
 	sl->hard = HRT_TIME_MAX;
-}
-
-/* t before u in queue order: hard, soft, start sequence (W2, W3). */
-static int before(const struct hrt_timer *t, const struct hrt_timer *u)
-{
-	if (t->hrt__hard != u->hrt__hard)
-		return t->hrt__hard < u->hrt__hard;
-	if (t->hrt__soft != u->hrt__soft)
-		return t->hrt__soft < u->hrt__soft;
-	return hrt__wheel_seq_of(t) < hrt__wheel_seq_of(u);
 }
 
 /* W2 as t comes into slot sl keeping its sequence (a cascade, a scan),
  * which may be older than the slot's least's. */
 static void bound_enter_seq(struct hrt_wheel_slot *sl, struct hrt_timer *t)
 {
-	if (t->hrt__hard < sl->hard || (t->hrt__hard == sl->hard && sl->min && before(t, sl->min))) {
+	if (t->hrt__hard < sl->hard ||
+	    (t->hrt__hard == sl->hard && sl->min && hrt__wheel_before(t, sl->min))) {
 		sl->hard = t->hrt__hard;
 		sl->min = t;
 	}
 }
 
-/* t (cascading; still counted) to the tail of slot `key`, keeping its
- * sequence; the slot is marked unsorted if that puts it behind a later
- * start (W3). */
+/* t (cascading or leaving the park; still counted) to the tail of slot
+ * `key`, keeping its sequence; the slot is marked unsorted if that puts it
+ * behind a later start (W3), unordered if behind one it comes before in
+ * queue order (W4: the tail itself, for its sequence; no fast path comes
+ * here). */
 static void relink(struct hrt_wheel *w, struct hrt_timer *t, unsigned key)
 {
 	struct hrt_list_node *h = hrt__wheel_head(w, key);
+	uint64_t bit = hrt__wheel_bit(key);
 
 	if (h->hrt__prev != h &&
 	    hrt__wheel_seq_of(hrt__wheel_timer(h->hrt__prev)) > hrt__wheel_seq_of(t))
-		w->unsorted[key / HRT_WHEEL_SLOTS] |= hrt__wheel_bit(key);
+		w->unsorted[key / HRT_WHEEL_SLOTS] |= bit;
+	if (!(w->unordered[key / HRT_WHEEL_SLOTS] & bit)) {
+		if (h->hrt__prev != h && hrt__wheel_before(t, hrt__wheel_timer(h->hrt__prev))) {
+			w->unordered[key / HRT_WHEEL_SLOTS] |= bit;
+		} else {
+			w->last[key].hard = t->hrt__hard;
+			w->last[key].soft = t->hrt__soft;
+		}
+	}
 	hrt__wheel_list_add(h, &t->hrt__off.hrt__link);
 	bound_enter_seq(&w->slot[key], t);
 	w->occupied[key / HRT_WHEEL_SLOTS] |= hrt__wheel_bit(key);
@@ -213,9 +237,9 @@ static void advance_to(struct hrt_wheel *w, uint64_t hz, struct hrt_list_node *o
 
 			bits &= bits - 1;
 			if (a + width <= hz)
-				take_slot(w, level, idx, out, 1);
+				take_slot(w, level * HRT_WHEEL_SLOTS + idx, out, 1);
 			else if (a <= hz && level > 0)
-				take_slot(w, level, idx, &redo, 0);
+				take_slot(w, level * HRT_WHEEL_SLOTS + idx, &redo, 0);
 		}
 	}
 	hrt__wheel_set_hz(w, hz);
@@ -281,7 +305,7 @@ void hrt__wheel_advance(struct hrt_wheel *w, uint64_t hz, struct hrt_list_node *
 		if (a + (UINT64_C(1) << (level * HRT_WHEEL_BITS)) > hz)
 			break;                  /* holds hz: advance_to cascades it */
 		if (level == 0)
-			take_slot(w, 0, idx, out, 1);
+			take_slot(w, idx, out, 1);
 		else if (a > w->hz)
 			advance_to(w, a, out);  /* cascades it: its start is the horizon */
 		else
@@ -291,17 +315,34 @@ void hrt__wheel_advance(struct hrt_wheel *w, uint64_t hz, struct hrt_list_node *
 		advance_to(w, hz, out);
 }
 
-/* W2: slot sl's exact least hard expiry and a timer that has it (the
- * earliest started of those, in a sorted slot). */
-static void scan_slot(struct hrt_wheel *w, struct hrt_wheel_slot *sl)
+/* W2: slot `key`'s exact least hard expiry and the timer that has it;
+ * found in queue order after all (a slot whose out-of-order timers left),
+ * it is ordered again, and finds its least by itself (W4). */
+static void scan_slot(struct hrt_wheel *w, unsigned key)
 {
+	struct hrt_wheel_slot *sl = &w->slot[key];
 	struct hrt_list_node *l;
+	struct hrt_timer *prev = NULL, *t;
+	int sorted = 1;
 
 	w->scans++;
 	sl->min = NULL;
 	sl->hard = HRT_TIME_MAX;
-	for (l = sl->head.hrt__next; l != &sl->head; l = l->hrt__next)
-		bound_enter_seq(sl, hrt__wheel_timer(l));
+	for (l = sl->head.hrt__next; l != &sl->head; l = l->hrt__next) {
+		t = hrt__wheel_timer(l);
+		w->scanned++;
+		bound_enter_seq(sl, t);
+		if (prev && hrt__wheel_before(t, prev))
+			sorted = 0;
+		prev = t;
+	}
+	if (sorted) {
+		w->unordered[key / HRT_WHEEL_SLOTS] &= ~hrt__wheel_bit(key);
+		w->last[key].hard = prev->hrt__hard;    /* the tail: the last */
+		w->last[key].soft = prev->hrt__soft;
+	} else {
+		w->unordered[key / HRT_WHEEL_SLOTS] |= hrt__wheel_bit(key);
+	}
 }
 
 /* The occupied slots in time order - level by level, each in index order -
@@ -338,6 +379,20 @@ static int slot_next(const struct hrt_wheel *w, struct slot_iter *it, hrt_time_t
 	return (int)(it->level * HRT_WHEEL_SLOTS + idx);
 }
 
+/* W2 exact again for slot `key`, whose least left: an ordered slot's first
+ * timer (O(1), W4), else a scan. */
+static void find_min(struct hrt_wheel *w, unsigned key)
+{
+	struct hrt_wheel_slot *sl = &w->slot[key];
+
+	if (!(w->unordered[key / HRT_WHEEL_SLOTS] & hrt__wheel_bit(key))) {
+		sl->min = hrt__wheel_timer(sl->head.hrt__next);
+		sl->hard = sl->min->hrt__hard;
+		return;
+	}
+	scan_slot(w, key);
+}
+
 struct hrt_timer *hrt__wheel_min(struct hrt_wheel *w, hrt_time_t *limit)
 {
 	struct hrt_timer *best = NULL;
@@ -355,7 +410,7 @@ struct hrt_timer *hrt__wheel_min(struct hrt_wheel *w, hrt_time_t *limit)
 		if (sl->hard >= lim)
 			continue;       /* a bound: nothing here is below */
 		if (!sl->min)
-			scan_slot(w, sl);
+			find_min(w, (unsigned)key);
 		if (sl->hard < lim) {
 			lim = sl->hard;
 			best = sl->min;
@@ -364,6 +419,39 @@ struct hrt_timer *hrt__wheel_min(struct hrt_wheel *w, hrt_time_t *limit)
 	if (best)
 		*limit = lim;
 	return best;
+}
+
+struct hrt_timer *hrt__wheel_park_min(struct hrt_wheel *w, hrt_time_t *limit)
+{
+	struct hrt_wheel_slot *sl = &w->slot[HRT_WHEEL_PARK];
+
+	if (sl->hard >= *limit)
+		return NULL;
+	if (!sl->min)
+		find_min(w, HRT_WHEEL_PARK);
+	if (sl->hard >= *limit)
+		return NULL;
+	*limit = sl->hard;
+	return sl->min;
+}
+
+void hrt__wheel_unpark(struct hrt_wheel *w, struct hrt_list_node *out)
+{
+	struct hrt_list_node park;
+
+	hrt__list_init(&park);
+	take_slot(w, HRT_WHEEL_PARK, &park, 0);
+	while (!hrt__list_empty(&park)) {
+		struct hrt_list_node *l = park.hrt__next;
+		struct hrt_timer *t = hrt__wheel_timer(l);
+		int key = hrt__wheel_key(w, t->hrt__soft);
+
+		hrt__wheel_list_del(l);
+		if (key >= 0)
+			relink(w, t, (unsigned)key);
+		else
+			hrt__wheel_list_add(out, l);
+	}
 }
 
 struct hrt_timer *hrt__wheel_least_soft(const struct hrt_wheel *w, hrt_time_t below,
@@ -387,51 +475,18 @@ struct hrt_timer *hrt__wheel_least_soft(const struct hrt_wheel *w, hrt_time_t be
 	return best;
 }
 
-struct hrt_timer *hrt__wheel_min_not_ran(struct hrt_wheel *w, hrt_time_t *limit, uint64_t pass)
-{
-	struct hrt_timer *best = NULL;
-	struct slot_iter it;
-	hrt_time_t lim = *limit;
-	int key;
-
-	slot_iter_init(w, &it);
-	while ((key = slot_next(w, &it, lim)) >= 0) {
-		struct hrt_wheel_slot *sl = &w->slot[key];
-		struct hrt_timer *first = NULL;
-		struct hrt_list_node *l;
-
-		if (sl->hard >= lim)
-			continue;
-		if (!sl->min)
-			scan_slot(w, sl);
-		if (sl->min && sl->min->hrt__ran_pass != pass) {
-			first = sl->min;        /* the slot's first, and it did not run */
-		} else {
-			for (l = sl->head.hrt__next; l != &sl->head; l = l->hrt__next) {
-				struct hrt_timer *t = hrt__wheel_timer(l);
-
-				if (t->hrt__ran_pass != pass && (!first || before(t, first)))
-					first = t;
-			}
-		}
-		/* Slots in soft order: a later slot's equal hard comes after. */
-		if (first && first->hrt__hard < lim) {
-			lim = first->hrt__hard;
-			best = first;
-		}
-	}
-	if (best)
-		*limit = lim;
-	return best;
-}
-
+/* The park's timers first go back among the timers they tie with (their
+ * slots, in start order), so that the tree takes all of them in queue
+ * order. */
 void hrt__wheel_take_all(struct hrt_wheel *w, struct hrt_list_node *out)
 {
 	unsigned level;
 
+	hrt__wheel_unpark(w, out);
 	for (level = 0; level < HRT_WHEEL_LEVELS; level++)
 		while (w->occupied[level])
-			take_slot(w, level, (unsigned)__builtin_ctzll(w->occupied[level]), out, 1);
+			take_slot(w, level * HRT_WHEEL_SLOTS +
+				  (unsigned)__builtin_ctzll(w->occupied[level]), out, 1);
 }
 
 const char *hrt__wheel_check(const struct hrt_wheel *w,
@@ -439,56 +494,65 @@ const char *hrt__wheel_check(const struct hrt_wheel *w,
 			     const void *ctx)
 {
 	size_t count = 0;
-	unsigned level, idx;
+	unsigned key;
 
-	for (level = 0; level < HRT_WHEEL_LEVELS; level++) {
-		for (idx = 0; idx < HRT_WHEEL_SLOTS; idx++) {
-			const struct hrt_wheel_slot *sl = &w->slot[level * HRT_WHEEL_SLOTS + idx];
-			const struct hrt_list_node *h = &sl->head, *l, *prev = h;
-			int has_min = 0;
-			int bit = !!(w->occupied[level] & (UINT64_C(1) << idx));
-			int sorted = !(w->unsorted[level] & (UINT64_C(1) << idx));
-			uint64_t last = 0;
+	for (key = 0; key <= HRT_WHEEL_PARK; key++) {
+		const struct hrt_wheel_slot *sl = &w->slot[key];
+		const struct hrt_wheel_last *ls = &w->last[key];
+		const struct hrt_list_node *h = &sl->head, *l, *prev = h;
+		unsigned level = key / HRT_WHEEL_SLOTS, idx = key % HRT_WHEEL_SLOTS;
+		int has_min = 0, park = key == HRT_WHEEL_PARK;
+		int bit = !!(w->occupied[level] & hrt__wheel_bit(key));
+		int sorted = !(w->unsorted[level] & hrt__wheel_bit(key));
+		int ordered = !(w->unordered[level] & hrt__wheel_bit(key));
 
-			if (bit != !hrt__list_empty(h))
-				return "wheel occupancy bit wrong";
-			for (l = h->hrt__next; l != h; prev = l, l = l->hrt__next) {
-				const struct hrt_timer *t;
-				uint64_t js;
+		if (bit != !hrt__list_empty(h))
+			return "wheel occupancy bit wrong";
+		if (!bit && (!sorted || !ordered))
+			return "empty wheel slot marked out of order";
+		if (!bit && (ls->hard != INT64_MIN || ls->soft != INT64_MIN))
+			return "empty wheel slot with last keys";
+		for (l = h->hrt__next; l != h; prev = l, l = l->hrt__next) {
+			const struct hrt_timer *t, *p;
+			uint64_t js;
 
-				if (!l || l->hrt__prev != prev)
-					return "wheel slot list broken";
-				if (++count > w->count)
-					return "wheel count wrong";
-				t = hrt__wheel_timer(l);
-				js = hrt__wheel_jiffy(t->hrt__soft);
-				if (js < w->hz || t->hrt__soft > t->hrt__hard)
-					return "wheel timer behind the horizon";
-				if (hrt__wheel_level(js, w->hz) != level || hrt__wheel_slot(js, level) != idx)
-					return "wheel timer in the wrong slot";
-				if (t->hrt__hard < sl->hard)
-					return "wheel slot bound above a hard expiry";
-				if (sl->min == t)
-					has_min = 1;
-				else if (sl->min && before(t, sl->min))
-					return "wheel slot's least not its first in queue order";
-				if (hrt__wheel_key_of(t) != level * HRT_WHEEL_SLOTS + idx)
-					return "wheel timer's remembered slot wrong";
-				if (hrt__wheel_seq_of(t) >= w->seq >> HRT_WHEEL_KEY_BITS)
-					return "wheel timer's sequence not below the next";
-				if (sorted && l != h->hrt__next && hrt__wheel_seq_of(t) <= last)
-					return "wheel slot marked sorted out of sequence order";
-				last = hrt__wheel_seq_of(t);
-				if (ok(t, ctx))
-					return "wheel timer with a wrong state word";
-			}
-			if (h->hrt__prev != prev)
-				return "wheel slot back link wrong";
-			if (sl->min && (!has_min || sl->min->hrt__hard != sl->hard))
-				return "wheel slot bound's timer not in the slot or not at the bound";
-			if (!bit && (sl->min || sl->hard != HRT_TIME_MAX))
-				return "empty wheel slot with a bound";
+			if (!l || l->hrt__prev != prev)
+				return "wheel slot list broken";
+			if (++count > w->count)
+				return "wheel count wrong";
+			t = hrt__wheel_timer(l);
+			p = prev != h ? hrt__wheel_timer(prev) : NULL;
+			js = hrt__wheel_jiffy(t->hrt__soft);
+			if (js < w->hz || t->hrt__soft > t->hrt__hard)
+				return "wheel timer behind the horizon";
+			if (!park && (hrt__wheel_level(js, w->hz) != level ||
+				      hrt__wheel_slot(js, level) != idx))
+				return "wheel timer in the wrong slot";
+			if (t->hrt__hard < sl->hard)
+				return "wheel slot bound above a hard expiry";
+			if (sl->min == t)
+				has_min = 1;
+			else if (sl->min && hrt__wheel_before(t, sl->min))
+				return "wheel slot's least not its first in queue order";
+			if (hrt__wheel_key_of(t) != key)
+				return "wheel timer's remembered slot wrong";
+			if (hrt__wheel_seq_of(t) >= w->seq >> HRT_WHEEL_KEY_BITS)
+				return "wheel timer's sequence not below the next";
+			if (sorted && p && hrt__wheel_seq_of(t) <= hrt__wheel_seq_of(p))
+				return "wheel slot marked sorted out of sequence order";
+			if (ordered && p && hrt__wheel_before(t, p))
+				return "wheel slot marked ordered out of queue order";
+			if (ordered && hrt__wheel_keys_less(ls->hard, ls->soft, t->hrt__hard, t->hrt__soft))
+				return "ordered wheel slot's last keys before one of its timers";
+			if (ok(t, ctx))
+				return "wheel timer with a wrong state word";
 		}
+		if (h->hrt__prev != prev)
+			return "wheel slot back link wrong";
+		if (sl->min && (!has_min || sl->min->hrt__hard != sl->hard))
+			return "wheel slot bound's timer not in the slot or not at the bound";
+		if (!bit && (sl->min || sl->hard != HRT_TIME_MAX))
+			return "empty wheel slot with a bound";
 	}
 	return count == w->count ? NULL : "wheel count wrong";
 }

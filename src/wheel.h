@@ -21,11 +21,11 @@
  *  W2. each slot keeps a lower bound of its timers' hard expiries (`hard`,
  *      HRT_TIME_MAX if empty) and, while the bound is exact, the timer that
  *      has it (`min`; NULL once that timer left: the bound is then only a
- *      bound until hrt__wheel_min scans the slot).  So the earliest hard
- *      expiry of the wheel is found from the slots' bounds, without moving
- *      a timer into the tree.
+ *      bound until hrt__wheel_min finds the least again, W4).  So the
+ *      earliest hard expiry of the wheel is found from the slots' bounds,
+ *      without moving a timer into the tree.
  *  W3. a timer's slot word holds its slot and a start sequence number
- *      (hrt__off.hrt__slot = key | seq << 9), unique in the wheel and below
+ *      (hrt__off.hrt__slot = key | seq << 10), unique in the wheel and below
  *      the next one (w->seq); a timer taking a new expiry takes a new one.
  *      A slot whose bit in `unsorted` is clear lists its timers by sequence.
  *      A re-arm into the slot a timer is already in only renumbers it (no
@@ -34,6 +34,25 @@
  *      (hrt__wheel_move_); a slot is sorted by sequence before it leaves
  *      (take_slot, wheel.c), so timers with equal soft expiry - always in
  *      one slot - leave for the tree in start order (the tie rule, hrt.h).
+ *  W4. a slot whose bit in `unordered` is clear lists its timers in queue
+ *      order (hard, soft, sequence), and last[key] holds keys that none of
+ *      them comes after: its first timer is its least, so when the least
+ *      leaves, the next search takes the new first, with no scan.  Timers
+ *      of one length arrive in that order (a start's hard expiry is the
+ *      latest): timeouts cancelled in start order, the earliest re-armed
+ *      (LRU), keep-alives pushed on.  A timer placed before last[key], or
+ *      re-armed in place (below), marks its slot unordered for good (until
+ *      it empties or a scan finds order again); an unordered slot whose
+ *      least left is scanned when its bound is next needed (O(its size),
+ *      once per such departure: w->scanned).  last[] is apart from the
+ *      slots, and looked at only while the slot is ordered: a slot of
+ *      random timers costs what it cost before W4.
+ *
+ * The park: one more list, not a slot, for timers that ran in the current
+ * pass and were queued again far away (a periodic timer's restart).  The
+ * pass's searches must pass over them (timerset.h, S2); parked, they are
+ * outside every slot's bound, so that costs nothing, and the pass's end
+ * moves them to their slots (hrt__wheel_unpark) keeping their sequence.
  *
  * Timers leave the wheel in slot order on a list ("out"), which the timer
  * set (timerset.h) takes (hrt__wheel_out_take) and inserts into the tree
@@ -61,12 +80,16 @@
  * wheel first: 2-3x the cost per timer of 64 jiffies, about libev's).
  * docs/PERFORMANCE.md has the figures. */
 #define HRT_WHEEL_NEAR   16
-/* The slot word: the key (level * 64 + index < 2^9) in the low bits, the
- * start sequence above.  The 55 bits of sequence are compared plainly and
- * never wrap: after 2^55 starts (a year at 10^9 a second) every wheel
- * timer is renumbered in order (hrt__wheel_renumber). */
-#define HRT_WHEEL_KEY_BITS 9
+/* The slot word: the key (level * 64 + index, or the park's: <= 2^9) in
+ * the low bits, the start sequence above.  The 54 bits of sequence are
+ * compared plainly and never wrap: after 2^54 starts (half a year at 10^9
+ * a second) every wheel timer is renumbered in order
+ * (hrt__wheel_renumber). */
+#define HRT_WHEEL_KEY_BITS 10
 #define HRT_WHEEL_KEY_MASK ((UINT64_C(1) << HRT_WHEEL_KEY_BITS) - 1)
+/* The park's key: the slot after the last level's (a "level" of one slot,
+ * never in a search). */
+#define HRT_WHEEL_PARK (HRT_WHEEL_LEVELS * HRT_WHEEL_SLOTS)
 
 /* A slot: its list, and W2's bound of its hard expiries.  No count: a
  * timer whose neighbours are one node (the head) was the slot's last, so
@@ -77,20 +100,31 @@ struct hrt_wheel_slot {
 	hrt_time_t hard;                /* <= every hard expiry here (MAX: empty) */
 };
 
+/* W4's keys of an ordered slot: an append compares with these, not with
+ * the tail's line (a miss at 10^6 timers that the next op would wait
+ * for).  INT64_MIN, INT64_MIN: empty. */
+struct hrt_wheel_last {
+	hrt_time_t hard, soft;
+};
+
 struct hrt_wheel {
 	uint64_t hz;                            /* the horizon (a jiffy) */
 	hrt_time_t hz_last;                     /* the instant before it (MAX past
 						 * the end of time: none after) */
-	uint64_t occupied[HRT_WHEEL_LEVELS];    /* bit i: slot i is not empty */
-	uint64_t unsorted[HRT_WHEEL_LEVELS];    /* bit i: slot i may be out of order (W3) */
+	/* Per level, and the park's bit 0 after them. */
+	uint64_t occupied[HRT_WHEEL_LEVELS + 1];        /* bit i: slot i is not empty */
+	uint64_t unsorted[HRT_WHEEL_LEVELS + 1];        /* bit i: slot i may be out of start order (W3) */
+	uint64_t unordered[HRT_WHEEL_LEVELS + 1];       /* bit i: ... of queue order (W4) */
 	uint64_t seq;                           /* the next start sequence, << KEY_BITS */
 	size_t count;
 	uint64_t cascades;                      /* timers re-placed inside the wheel */
 	uint64_t scans;                         /* slots scanned for their bound (W2) */
+	uint64_t scanned;                       /* timers those scans visited */
 	unsigned last_move;                     /* the last re-arm's slot (hrt__wheel_move_) */
-	/* By key, level * HRT_WHEEL_SLOTS + index: one array, so the slot of
-	 * a key is one add. */
-	struct hrt_wheel_slot slot[HRT_WHEEL_LEVELS * HRT_WHEEL_SLOTS];
+	/* By key, level * HRT_WHEEL_SLOTS + index, then the park: one array,
+	 * so the slot of a key is one add. */
+	struct hrt_wheel_slot slot[HRT_WHEEL_LEVELS * HRT_WHEEL_SLOTS + 1];
+	struct hrt_wheel_last last[HRT_WHEEL_LEVELS * HRT_WHEEL_SLOTS + 1];
 };
 
 static inline uint64_t hrt__wheel_jiffy(hrt_time_t t)
@@ -201,9 +235,8 @@ static inline uint64_t hrt__wheel_seq_of(const struct hrt_timer *t)
 	return t->hrt__off.hrt__slot >> HRT_WHEEL_KEY_BITS;
 }
 
-/* Every wheel timer renumbered from 0 in its slot's order, each slot sorted
- * first: the sequence restarts (the order among equal soft expiries, all
- * of them in one slot, unchanged). */
+/* Every wheel timer renumbered from 0 in start order, across slots and the
+ * park: the sequence restarts, the order among equal expiries unchanged. */
 void hrt__wheel_renumber(struct hrt_wheel *w);
 
 /* The next start sequence is not the last one: numbering now needs no
@@ -235,6 +268,28 @@ static inline uint64_t hrt__wheel_bit(unsigned key)
 	return UINT64_C(1) << (key % HRT_WHEEL_SLOTS);
 }
 
+/* (hard, soft) before (u_hard, u_soft): comes first in queue order
+ * whatever the sequences (W3). */
+static inline int hrt__wheel_keys_less(hrt_time_t hard, hrt_time_t soft, hrt_time_t u_hard,
+				       hrt_time_t u_soft)
+{
+	return hard < u_hard || (hard == u_hard && soft < u_soft);
+}
+
+static inline int hrt__wheel_keys_before(hrt_time_t t_hard, hrt_time_t t_soft,
+					 const struct hrt_timer *u)
+{
+	return hrt__wheel_keys_less(t_hard, t_soft, u->hrt__hard, u->hrt__soft);
+}
+
+/* t before u in queue order: hard, soft, start sequence (W2, W3). */
+static inline int hrt__wheel_before(const struct hrt_timer *t, const struct hrt_timer *u)
+{
+	if (t->hrt__hard != u->hrt__hard || t->hrt__soft != u->hrt__soft)
+		return hrt__wheel_keys_before(t->hrt__hard, t->hrt__soft, u);
+	return hrt__wheel_seq_of(t) < hrt__wheel_seq_of(u);
+}
+
 /* W2 as t, whose hard expiry is `hard`, comes into slot sl with the newest
  * start sequence: below the bound (a bound of all the others), it is the
  * exact least; at it, it comes first only with an earlier soft expiry (the
@@ -249,14 +304,33 @@ hrt__wheel_bound_enter(struct hrt_wheel_slot *sl, struct hrt_timer *t, hrt_time_
 	}
 }
 
+/* t (its expiries set, newest sequence to come) to the tail of slot
+ * `key`: still in start order (W3); in queue order too if the slot was
+ * and t comes no earlier than last[key] (W4). */
+static inline __attribute__((always_inline)) void
+hrt__wheel_append(struct hrt_wheel *w, struct hrt_timer *t, unsigned key)
+{
+	uint64_t bit = hrt__wheel_bit(key);
+
+	hrt__wheel_list_add(&w->slot[key].head, &t->hrt__off.hrt__link);
+	w->occupied[key / HRT_WHEEL_SLOTS] |= bit;
+	if (!(w->unordered[key / HRT_WHEEL_SLOTS] & bit)) {
+		struct hrt_wheel_last *ls = &w->last[key];
+
+		if (hrt__wheel_keys_less(t->hrt__hard, t->hrt__soft, ls->hard, ls->soft)) {
+			w->unordered[key / HRT_WHEEL_SLOTS] |= bit;
+		} else {
+			ls->hard = t->hrt__hard;
+			ls->soft = t->hrt__soft;
+		}
+	}
+}
+
 static inline __attribute__((always_inline)) void
 hrt__wheel_link_(struct hrt_wheel *w, struct hrt_timer *t, unsigned key, int renumber)
 {
-	struct hrt_wheel_slot *sl = &w->slot[key];
-
-	hrt__wheel_list_add(&sl->head, &t->hrt__off.hrt__link);
-	hrt__wheel_bound_enter(sl, t, t->hrt__hard);
-	w->occupied[key / HRT_WHEEL_SLOTS] |= hrt__wheel_bit(key);
+	hrt__wheel_append(w, t, key);
+	hrt__wheel_bound_enter(&w->slot[key], t, t->hrt__hard);
 	w->count++;
 	hrt__wheel_number_(w, t, key, renumber);
 }
@@ -270,8 +344,10 @@ static inline void hrt__wheel_link(struct hrt_wheel *w, struct hrt_timer *t, uns
 }
 
 /* t (in slot `key`) off its list; the slot's bits cleared and its bound
- * reset if it was the last there (its two neighbours were the head), else
- * the bound only a bound if t had it (W2). */
+ * reset if it was the last there (its two neighbours were the head).  If
+ * t had the bound (W2), the bound is only a bound from now on; in an
+ * ordered slot the next search takes the new first timer, with no scan
+ * (W4), and nothing here reads another timer's line. */
 static inline __attribute__((always_inline)) void
 hrt__wheel_unlink(struct hrt_wheel *w, struct hrt_timer *t, unsigned key)
 {
@@ -285,16 +361,18 @@ hrt__wheel_unlink(struct hrt_wheel *w, struct hrt_timer *t, unsigned key)
 	if (next == prev) {
 		w->occupied[key / HRT_WHEEL_SLOTS] &= ~hrt__wheel_bit(key);
 		w->unsorted[key / HRT_WHEEL_SLOTS] &= ~hrt__wheel_bit(key);
+		w->unordered[key / HRT_WHEEL_SLOTS] &= ~hrt__wheel_bit(key);
+		w->last[key].hard = w->last[key].soft = INT64_MIN;
 		sl->hard = HRT_TIME_MAX;
 	}
 }
 
 /*
  * t (in the wheel, its new expiries set) re-armed into slot `key`.  Into
- * the slot it is in: it stays where it is with a new sequence, and the
- * slot is marked unsorted unless t is its tail (W3); no neighbour is
- * written.  Else moved to the tail of the new slot, as a del and a link
- * would leave it.
+ * the slot it is in: it stays where it is with a new sequence, no
+ * neighbour written, and the slot is marked unordered (W4), and unsorted
+ * unless t is its tail (W3).  Else moved to the tail of the new slot, as
+ * a del and a link would leave it.
  *
  * Which of the two it is comes from t's own slot word, which a re-arm of a
  * cold timer waits for (a miss from 10^5 timers up).  A wrong guess, found
@@ -306,7 +384,10 @@ hrt__wheel_unlink(struct hrt_wheel *w, struct hrt_timer *t, unsigned key)
  * tail keeps the slot in order).  Timeouts of one length pushed on, the
  * case where most re-arms stay, come as such a run into one slot, and
  * there the guess is mostly right.  The price: a re-arm that stays but
- * follows one into another slot moves (bench/engine "re-arm near").
+ * follows one into another slot moves (bench/engine "re-arm near").  The
+ * slot's first timer and its least (`min`) always move: staying, the
+ * first would leave an ordered slot unordered (W4), and the LRU shape
+ * re-arms exactly that one.
  * Guesses that also learned how often re-arms stay, and branch-free
  * versions, lost part or all of the gain (docs/PERFORMANCE.md).
  */
@@ -316,15 +397,14 @@ hrt__wheel_move_(struct hrt_wheel *w, struct hrt_timer *t, unsigned key, int ren
 	struct hrt_wheel_slot *sl = &w->slot[key];
 	unsigned old = hrt__wheel_key_of(t);
 
-	if (key == w->last_move && key == old) {
+	if (key == w->last_move && key == old && sl->min != t &&
+	    sl->head.hrt__next != &t->hrt__off.hrt__link) {
 		if (sl->head.hrt__prev != &t->hrt__off.hrt__link)
 			w->unsorted[key / HRT_WHEEL_SLOTS] |= hrt__wheel_bit(key);
-		if (sl->min == t)       /* its old hard may have been the least */
-			sl->min = NULL;
+		w->unordered[key / HRT_WHEEL_SLOTS] |= hrt__wheel_bit(key);
 	} else {
 		hrt__wheel_unlink(w, t, old);
-		hrt__wheel_list_add(&sl->head, &t->hrt__off.hrt__link);
-		w->occupied[key / HRT_WHEEL_SLOTS] |= hrt__wheel_bit(key);
+		hrt__wheel_append(w, t, key);
 	}
 	hrt__wheel_bound_enter(sl, t, t->hrt__hard);
 	w->last_move = key;
@@ -334,6 +414,13 @@ hrt__wheel_move_(struct hrt_wheel *w, struct hrt_timer *t, unsigned key, int ren
 static inline void hrt__wheel_move(struct hrt_wheel *w, struct hrt_timer *t, unsigned key)
 {
 	hrt__wheel_move_(w, t, key, 1);
+}
+
+/* t (ran in the current pass, off any structure, its expiries set: its
+ * soft expiry past the horizon) to the park with a new sequence. */
+static inline void hrt__wheel_park(struct hrt_wheel *w, struct hrt_timer *t)
+{
+	hrt__wheel_link(w, t, HRT_WHEEL_PARK);
 }
 
 /* t (in the wheel) out of it. */
@@ -358,24 +445,28 @@ static inline struct hrt_timer *hrt__wheel_out_take(struct hrt_wheel *w, struct 
  * (each slot's in sequence order), each counted in w->count until taken
  * with hrt__wheel_out_take. */
 void hrt__wheel_advance(struct hrt_wheel *w, uint64_t hz, struct hrt_list_node *out);
-/* The wheel timer with the earliest hard expiry if that is < *limit, with
- * *limit set to it; else NULL, *limit unchanged.  Exact: it reads the
+/* The slots' timer with the earliest hard expiry if that is < *limit,
+ * with *limit set to it; else NULL, *limit unchanged.  Exact: it reads the
  * slots' bounds (W2) in time order until a slot starts at or after the
- * best so far, and scans a slot whose bound lost its timer (O(its size),
- * once per such loss).  No timer moves. */
+ * best so far; a slot whose bound lost its timer gives its first timer
+ * if it is ordered, else is scanned (O(its size), once per such loss:
+ * W4).  No timer moves; the park is not
+ * looked at (hrt__wheel_park_min). */
 struct hrt_timer *hrt__wheel_min(struct hrt_wheel *w, hrt_time_t *limit);
-/* hrt__wheel_min among the timers that did not run in pass `pass` (their
- * hrt__ran_pass): a slot whose least ran is scanned.  A pass's leftmost
- * run asks, to pass over a callback's restart. */
-struct hrt_timer *hrt__wheel_min_not_ran(struct hrt_wheel *w, hrt_time_t *limit, uint64_t pass);
+/* The same for the park. */
+struct hrt_timer *hrt__wheel_park_min(struct hrt_wheel *w, hrt_time_t *limit);
+/* The pass is over: each parked timer to its slot, keeping its sequence,
+ * or to out (counted until taken) if the horizon passed it meanwhile. */
+void hrt__wheel_unpark(struct hrt_wheel *w, struct hrt_list_node *out);
 /* Of the first `budget` timers of the first non-empty slot (where the
  * wheel's least soft expiry is, W1), the first by soft expiry, then start
  * order; NULL if the wheel is empty or that slot starts at or after
  * `below`.  A bounded search may miss the least. */
 struct hrt_timer *hrt__wheel_least_soft(const struct hrt_wheel *w, hrt_time_t below,
 					unsigned budget);
-/* Everything to out (slot by slot: start order among equal soft expiries
- * holds), counted until taken as hrt__wheel_advance's. */
+/* Everything, the park too, to out (slot by slot, each in start order,
+ * the parked timers among their slots'), counted until taken as
+ * hrt__wheel_advance's. */
 void hrt__wheel_take_all(struct hrt_wheel *w, struct hrt_list_node *out);
 /* NULL, or which invariant is broken.  Calls ok(t, ctx) on every timer:
  * nonzero fails the check with "wheel timer with a wrong state word". */

@@ -9,6 +9,11 @@
 # needs one in its own layer or above (which also rules out every cycle),
 # or if a file of $SRC passes $MAX lines.  Prints the layers, top to
 # bottom, each object with what it needs, so the log shows the picture.
+# Headers are edges nm cannot see: the base's insides (base_priv.h,
+# guard.h, clock.h: its struct, entry guard and clock) may be included
+# only by the files of the base's layers, L5 to L7 of the picture, and
+# lifecycle.c, which makes the base; a client above (the loop, the host
+# plan) reaches the base through base.h and the public calls.
 #   O=build SRC=src MAX=700 DESIGN=docs/DESIGN.md sh tests/check_layers.sh
 set -u
 O=${O:-build}
@@ -92,6 +97,26 @@ fi
 					printf "L%-2d %-14s needs%s\n", l, o, needs[o] == "" ? " nothing" : needs[o]
 		exit bad
 	}' || fail=1
+
+# The include rule: "L<n> <file>" from the picture, then each .c's includes.
+{
+	awk '/^<!-- layers -->/ { on = 1; next } /^<!-- \/layers -->/ { on = 0 }
+	     on && $1 ~ /^L[0-9]+$/ {
+		for (i = 2; i <= NF && $i != "#"; i++)
+			print "layer", substr($1, 2), $i
+	     }' "$DESIGN"
+	for f in "$SRC"/*.c; do
+		sed -n 's/^#include "\(base_priv\.h\|guard\.h\|clock\.h\)".*/\1/p' "$f" |
+			while read -r h; do echo "inc $(basename "$f" .c) $h"; done
+	done
+} | awk '
+	$1 == "layer" { lay[$3] = $2 + 0; next }
+	$1 == "inc" && $2 != "lifecycle" && (!($2 in lay) || lay[$2] < 5 || lay[$2] > 7) {
+		printf "INCLUDE: %s.c (L%s) includes %s, the base'"'"'s insides: only L5-L7 and lifecycle.c may\n",
+		       $2, ($2 in lay) ? lay[$2] : "?", $3
+		bad = 1
+	}
+	END { exit bad }' || fail=1
 
 for f in "$SRC"/*.c "$SRC"/*.h; do
 	[ -e "$f" ] || continue

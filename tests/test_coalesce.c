@@ -301,7 +301,10 @@ static void test_loop_sleeps_within_every_timer_range(void **state)
 	assert_int_equal(r.early, 0);
 	assert_true(r.slack_seen > 0);        /* it set the slack ... */
 	assert_int_equal(prctl(PR_GET_TIMERSLACK, 0, 0, 0, 0), 50000);  /* ... and put it back */
-	assert_true(s.reprograms <= 2);       /* hrt_base_fd and the hand-back only */
+	/* hrt_base_fd's, the disarm as the loop starts coalescing and the
+	 * hand-back: none for the 3000 starts (lazy, and NOTE mode). */
+	printf("  %llu re-arms\n", (unsigned long long)s.reprograms);
+	assert_true(s.reprograms <= 3);
 	/* A pass run without sleeping (the window was open) is no wake-up. */
 	printf("  %llu passes, %ld of them without a sleep\n", (unsigned long long)s.passes,
 	       r.zero - r.zero_events);

@@ -95,6 +95,7 @@ static struct mbase MB[NB];
 static struct hrt_base *B[NB];
 static uint64_t mseq, mpass;
 static int m_running = -1, m_running_base = -1;
+static int m_stopped;           /* the running timer cancelled itself */
 static uint64_t rng;
 static unsigned long long seed;
 static long step;
@@ -234,8 +235,11 @@ static int m_start(int i, int b, hrt_time_t soft, hrt_time_t slack, int rel)
 	return 0;
 }
 
+/* hrt.h: a cancel from a timer's own callback voids its HRT_RESTART. */
 static int m_cancel(int i)
 {
+	if (i == m_running)
+		m_stopped = 1;
 	if (!M[i].queued)
 		return 0;
 	M[i].queued = 0;
@@ -501,6 +505,7 @@ static void m_callback(int i, int b, hrt_time_t now)
 	}
 	m_running = i;
 	m_running_base = b;
+	m_stopped = 0;
 	switch (w->action) {
 	case A_FORWARD:
 		res = (long)m_forward(i, now, w->iv);
@@ -542,7 +547,7 @@ static void m_callback(int i, int b, hrt_time_t now)
 		mlog[mlen][2] = res2;
 	}
 	mlen++;
-	if (restart && !M[i].queued) {
+	if (restart && !M[i].queued && !m_stopped) {
 		m_enqueue(i, b);
 		MB[b].st.restarts++;
 	}

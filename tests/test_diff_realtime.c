@@ -18,9 +18,12 @@
  *
  * The model: absolute timers keyed on wall time, relative ones on monotonic
  * time; the base's offset (wall - monotonic) is measured at each pass.  A
- * pass happens when the device fired or was cancelled by a set (the model's
- * next event, in the base's clock by the kept offset, is due; or the wall
- * clock was set with timers queued).  A pass at (mono, real) runs, in the
+ * pass happens when the device fired (the fake timerfd's instant passed:
+ * with the lazy re-arm that may be before the model's next event, which is
+ * in the base's clock by the kept offset) or was cancelled by a set, or
+ * when the model's next event is due.  The lazy re-arm's rule is checked
+ * too: with a timer queued, the fd is armed at or before the model's next
+ * event, and a dispatch leaves it armed exactly there (disarmed if none).  A pass at (mono, real) runs, in the
  * leftmost run, each set's earliest hard expiry while its soft one is due
  * in its own clock, the earlier hard expiry in the wall clock first, the
  * absolute one on a tie, FIFO among equals in a set; then, if greedy, every
@@ -377,7 +380,8 @@ static void do_dispatch(void)
 {
 	int policy = (int)rr(3), idle = (int)rr(2);
 	int greedy = policy == HRT_GREEDY_ALWAYS || (policy == HRT_GREEDY_IDLE && idle);
-	int pass = (set_pending && m_count() > 0) || m_next() <= rt_now;
+	int fired = armed_at != HRT_TIME_MAX && armed_at <= rt_now;
+	int pass = set_pending || fired || m_next() <= rt_now;
 	ssize_t n;
 
 	assert_int_equal(hrt_base_set_greedy(B, (enum hrt_greedy)policy), 0);
@@ -400,6 +404,9 @@ static void do_dispatch(void)
 				 r_res[k][0], r_res[k][1], m_res[k][0], m_res[k][1]);
 		assert_int_equal(r_cb_now[k], rt_now);
 	}
+	if (armed_at != (m_count() ? m_next() : HRT_TIME_MAX))
+		fail_msg("step %ld: after a dispatch armed at %lld, model's next %lld", unit_step,
+			 (long long)armed_at, (long long)m_next());
 }
 
 static void compare(void)
@@ -413,6 +420,9 @@ static void compare(void)
 	if (when != want)
 		fail_msg("step %ld: next_event %lld, model %lld", unit_step, (long long)when,
 			 (long long)want);
+	if (cnt && armed_at > want)     /* MAX too: disarmed */
+		fail_msg("step %ld: armed at %lld, after the model's next event %lld", unit_step,
+			 (long long)armed_at, (long long)want);
 	if (hrt_base_check(B, why, sizeof(why)))
 		fail_msg("step %ld: check: %s", unit_step, why);
 }

@@ -44,6 +44,7 @@
  * The focused tests after the table each reproduce one broken rule with a
  * deadline, so a defect fails the test instead of hanging the program.
  */
+#include <ctype.h>
 #include <errno.h>
 #include <limits.h>
 #include <poll.h>
@@ -276,6 +277,8 @@ struct ctx {
 	struct hrt_timer cb;            /* pass, loop: makes the call */
 	struct hrt_timer fresh;         /* for hrt_timer_init */
 	struct hrt_timer stopper;       /* stops the loop the loop row starts */
+	struct hrt_repeat r;            /* last started on b (10 ms, relative), cancelled */
+	struct hrt_repeat rfresh;       /* for hrt_repeat_init */
 	int called, freed;
 	long long ret;
 };
@@ -544,6 +547,96 @@ static long long do_wait_window(struct ctx *c)
 	return hrt_base_wait_window(B(c), P(c, &s), P(c, &h));
 }
 
+static long long do_set_pass_limit(struct ctx *c)
+{
+	return hrt_base_set_pass_limit(B(c), 10, 0);
+}
+
+/* The callbacks bound (0: off, the default). */
+static long long do_get_pass_limit(struct ctx *c)
+{
+	unsigned n = 7;
+	hrt_time_t ns = 7;
+	int r = hrt_base_get_pass_limit(B(c), P(c, &n), &ns);
+
+	return r ? r : (long long)n + ns;
+}
+
+static long long do_repeat_init(struct ctx *c)
+{
+	return hrt_repeat_init(c->sit == S_NULL_TIMER ? NULL : &c->rfresh,
+			       c->sit == S_NULL_PTR ? NULL : noop);
+}
+
+static long long do_repeat_start(struct ctx *c)
+{
+	return hrt_repeat_start(c->sit == S_NULL_TIMER ? NULL : &c->r, B(c), 5, 100, 1,
+				HRT_MODE_ABS);
+}
+
+static long long do_repeat_again(struct ctx *c)
+{
+	return hrt_repeat_again(c->sit == S_NULL_TIMER ? NULL : &c->r);
+}
+
+/* The host's part of hrt_base_loop_host: no deadline, nothing to run. */
+static hrt_time_t host_timeout(void *arg)
+{
+	(void)arg;
+	return -1;
+}
+
+static int host_run(void *arg)
+{
+	(void)arg;
+	return 0;
+}
+
+/* As do_loop, with a pipe for the host's fd. */
+static long long do_loop_host(struct ctx *c)
+{
+	int p[2], r;
+
+	if (pipe(p))
+		return R_NOSETUP;
+	if (B(c))
+		hrt_timer_start(&c->stopper, c->b, 4, HRT_MODE_ABS);
+	r = hrt_base_loop_host(B(c), p[0], P(c, host_timeout), host_run, NULL);
+	close(p[0]);
+	close(p[1]);
+	return r;
+}
+
+static long long do_hold_fd(struct ctx *c)
+{
+	return hrt_base_hold_fd(B(c), 1);
+}
+
+/* The plan runs t (due), then nothing is queued: 0, the timerfd path. */
+static long long do_plan_sleep(struct ctx *c)
+{
+	hrt_time_t delay;
+
+	return hrt_base_plan_sleep(B(c), 1000000, P(c, &delay));
+}
+
+/* Planned first (as the planner would be), in the same situation. */
+static long long do_plan_wake(struct ctx *c)
+{
+	hrt_time_t delay;
+
+	hrt_base_plan_sleep(B(c), 1000000, &delay);
+	return hrt_base_plan_wake(B(c));
+}
+
+static long long do_plan_done(struct ctx *c)
+{
+	hrt_time_t delay;
+
+	hrt_base_plan_sleep(B(c), 1000000, &delay);
+	return hrt_base_plan_done(B(c));
+}
+
 #define EDEADLK_ (-(long long)EDEADLK)
 #define EINVAL_ (-(long long)EINVAL)
 #define EPERM_ (-(long long)EPERM)
@@ -637,6 +730,28 @@ static const struct row rows[] = {
 	{ DOC(1),    DOC(EINVAL_), NA,         NA,          DOC(1),       DOC(EPERM_),   OURS(1),         DOC(1),       DOC(1) } },
 	{ "hrt_base_wait_window", do_wait_window, NULL, F_ERRNO,
 	{ DOC(1),    DOC(EINVAL_), NA,         DOC(EINVAL_), DOC(1),      DOC(EPERM_),   DOC(EDEADLK_),   DOC(1),       DOC(1) } },
+	/* Since 1.1. */
+	{ "hrt_base_loop_host", do_loop_host, NULL, F_ERRNO,
+	{ DOC(0),    DOC(EINVAL_), NA,         DOC(EINVAL_), DOC(ECHILD_), DOC(EPERM_),  DOC(EDEADLK_),   DOC(EBUSY_),  DOC(EBUSY_) } },
+	{ "hrt_base_hold_fd", do_hold_fd, NULL, F_ERRNO,
+	{ DOC(0),    DOC(EINVAL_), NA,         NA,          DOC(ECHILD_), DOC(EPERM_),   DOC(EDEADLK_),   OURS(0),      DOC(EBUSY_) } },
+	{ "hrt_base_plan_sleep", do_plan_sleep, NULL, F_ERRNO,
+	{ DOC(0),    DOC(EINVAL_), NA,         DOC(EINVAL_), DOC(ECHILD_), DOC(EPERM_),  DOC(EDEADLK_),   DOC(EBUSY_),  DOC(EBUSY_) } },
+	{ "hrt_base_plan_done", do_plan_done, NULL, F_ERRNO,
+	{ DOC(0),    DOC(EINVAL_), NA,         NA,          DOC(ECHILD_), DOC(EPERM_),   DOC(EDEADLK_),   DOC(EPERM_),  DOC(EPERM_) } },
+	/* Since 1.2. */
+	{ "hrt_base_plan_wake", do_plan_wake, NULL, F_ERRNO,
+	{ DOC(0),    DOC(EINVAL_), NA,         NA,          DOC(ECHILD_), DOC(EPERM_),   DOC(EDEADLK_),   DOC(EPERM_),  DOC(EPERM_) } },
+	{ "hrt_base_set_pass_limit", do_set_pass_limit, NULL, F_ERRNO,
+	{ DOC(0),    DOC(EINVAL_), NA,         NA,          DOC(0),       DOC(EPERM_),   DOC(EDEADLK_),   DOC(0),       DOC(0) } },
+	{ "hrt_base_get_pass_limit", do_get_pass_limit, NULL, F_ERRNO,
+	{ DOC(0),    DOC(EINVAL_), NA,         DOC(EINVAL_), DOC(0),      DOC(EPERM_),   OURS(0),         DOC(0),       DOC(0) } },
+	{ "hrt_repeat_init", do_repeat_init, NULL, F_ERRNO,
+	{ DOC(0),    NA,          DOC(EINVAL_), DOC(EINVAL_), DOC(0),     DOC(0),        OURS(0),         OURS(0),      OURS(0) } },
+	{ "hrt_repeat_start", do_repeat_start, NULL, F_ERRNO,
+	{ DOC(0),    DOC(EINVAL_), DOC(EINVAL_), NA,        DOC(0),       DOC(EPERM_),   DOC(EDEADLK_),   DOC(0),       DOC(0) } },
+	{ "hrt_repeat_again", do_repeat_again, NULL, F_ERRNO,
+	{ DOC(0),    NA,          DOC(EINVAL_), NA,         DOC(0),       DOC(EPERM_),   DOC(EDEADLK_),   DOC(0),       DOC(0) } },
 };
 
 #define NROWS (sizeof(rows) / sizeof(rows[0]))
@@ -687,6 +802,10 @@ static int prepare(struct ctx *c)
 	hrt_timer_init(&c->u, noop);
 	hrt_timer_init(&c->cb, cb_fn);
 	hrt_timer_init(&c->stopper, stop_own_base);
+	hrt_repeat_init(&c->r, noop);
+	if (hrt_repeat_start(&c->r, c->b, 10 * MS, 0, 0, HRT_MODE_REL) ||
+	    hrt_timer_cancel(&c->r.timer) != 1)
+		return -1;
 	if (hrt_timer_start_range(&c->u, c->b, 2, 1, HRT_MODE_ABS) || hrt_timer_cancel(&c->u) != 1 ||
 	    hrt_timer_start_range(&c->t, c->b, 2, 1, HRT_MODE_ABS))
 		return -1;
@@ -887,6 +1006,47 @@ static int print_table(void **state)
 		      "get_base: 1 = b; got!want where they differ; "
 		      "~: hrt.h does not settle it)\n\n");
 	return 0;
+}
+
+/* Every HRT_EXTERN function of include/hrt.h (found beside this file, or
+ * from the tree's top, where make test runs) has a row: a call added
+ * without one is a call whose entry checks nobody tested. */
+static void test_table_has_a_row_for_every_call_of_hrt_h(void **state)
+{
+	char path[4096], line[512];
+	const char *slash = strrchr(__FILE__, '/');
+	unsigned calls = 0, missing = 0;
+	FILE *f;
+
+	(void)state;
+	snprintf(path, sizeof(path), "%.*s/../include/hrt.h",
+		 slash ? (int)(slash - __FILE__) : 1, slash ? __FILE__ : ".");
+	if (!(f = fopen(path, "r")) && !(f = fopen("include/hrt.h", "r")))
+		fail_msg("include/hrt.h: cannot open it (from %s or the tree's top)", path);
+	while (fgets(line, sizeof(line), f)) {
+		char *open = strchr(line, '('), *p;
+		size_t len, i;
+
+		if (strncmp(line, "HRT_EXTERN ", 11) != 0 || !open)
+			continue;
+		for (p = open; p > line && (p[-1] == '_' || isalnum((unsigned char)p[-1])); p--)
+			;
+		len = (size_t)(open - p);
+		calls++;
+		for (i = 0; i < NROWS; i++)
+			if (strncmp(rows[i].name, p, len) == 0 &&
+			    (rows[i].name[len] == 0 || rows[i].name[len] == ' '))
+				break;
+		if (i == NROWS) {
+			print_message("    %.*s: no row in the table\n", (int)len, p);
+			missing++;
+		}
+	}
+	fclose(f);
+	if (calls < 40)
+		fail_msg("include/hrt.h: only %u HRT_EXTERN calls found: the reader is broken", calls);
+	if (missing)
+		fail_msg("%u call(s) of hrt.h have no row", missing);
 }
 
 /* A query that waits for the walk's own lock ----------------------------- */
@@ -1437,6 +1597,7 @@ static void test_walk_from_pass_callback_shows_far_timers_after_many_restarts(vo
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_table_has_a_row_for_every_call_of_hrt_h),
 		cmocka_unit_test(test_owner_calls_give_their_plain_results),
 		cmocka_unit_test(test_null_base_gets_the_documented_null_answer),
 		cmocka_unit_test(test_null_timer_gets_the_documented_null_answer),

@@ -315,9 +315,12 @@ static void test_fd_per_real_clock_none_for_virtual(void **state)
 	}
 }
 
-/* Armed at the hard expiry of the earliest timer, disarmed when empty; on
- * every clock, and for timers started before the fd existed. */
-static void test_armed_at_earliest_hard_disarmed_when_empty(void **state)
+/* Armed at the hard expiry of a start that becomes the earliest; a cancel
+ * leaves the fd alone (lazy re-arm: hrt.h, hrt_base_fd), and the next
+ * dispatch, fired or not, re-arms it at the earliest hard expiry exactly,
+ * or disarms it when nothing is queued.  On every clock, and for timers
+ * started before the fd existed. */
+static void test_armed_at_earliest_hard_lazily_exact_at_dispatch(void **state)
 {
 	(void)state;
 	for (int c = 0; c < 3; c++) {
@@ -336,6 +339,8 @@ static void test_armed_at_earliest_hard_disarmed_when_empty(void **state)
 		assert_int_equal(hrt_timer_start_range(&a.t, b, now + 8 * SEC, 2 * SEC, HRT_MODE_ABS), 0);
 		assert_true(armed_at(fd, clk, now + 10 * SEC));
 		assert_int_equal(hrt_timer_cancel(&a.t), 1);
+		assert_true(armed_at(fd, clk, now + 10 * SEC));        /* lazy */
+		assert_int_equal(hrt_base_dispatch(b, 1), 0);
 		assert_true(disarmed(fd));
 		/* Relative start: armed at base-now + soft + slack. */
 		now = clk_now(clk);
@@ -343,6 +348,7 @@ static void test_armed_at_earliest_hard_disarmed_when_empty(void **state)
 		assert_true(armed_at(fd, clk, tv_hard(&a.t)));
 		assert_true(tv_hard(&a.t) >= now + 6 * SEC);
 		assert_int_equal(hrt_timer_cancel(&a.t), 1);
+		assert_int_equal(hrt_base_dispatch(b, 1), 0);
 		assert_true(disarmed(fd));
 		assert_int_equal(hrt_base_free(b), 0);
 
@@ -357,17 +363,21 @@ static void test_armed_at_earliest_hard_disarmed_when_empty(void **state)
 		assert_true(fd >= 0);
 		assert_true(armed_at(fd, clk, now + 4 * SEC));
 		assert_int_equal(hrt_timer_cancel(&e.t), 1);
+		assert_true(armed_at(fd, clk, now + 4 * SEC));
+		assert_int_equal(hrt_base_dispatch(b, 1), 0);
 		assert_true(armed_at(fd, clk, now + 7 * SEC));
 		assert_int_equal(hrt_timer_cancel(&a.t), 1);
+		assert_int_equal(hrt_base_dispatch(b, 1), 0);
 		assert_true(disarmed(fd));
 		assert_int_equal(a.fired + e.fired, 0);
 		assert_int_equal(hrt_base_free(b), 0);
 	}
 }
 
-/* stats.reprograms counts exactly the settime calls, and only changes of the
- * earliest hard expiry cause one. */
-static void test_reprogram_only_when_earliest_hard_changes(void **state)
+/* stats.reprograms counts exactly the settime calls; only a start that
+ * moves the earliest hard expiry earlier causes one, never a cancel or a
+ * move later (lazy re-arm); a dispatch re-arms exactly. */
+static void test_reprogram_only_when_a_start_moves_the_earliest_earlier(void **state)
 {
 	struct hrt_base *b = tv_new(CLOCK_MONOTONIC, HRT_BASE_ENV);
 	struct tt a, l1, l2, e;
@@ -415,31 +425,42 @@ static void test_reprogram_only_when_earliest_hard_changes(void **state)
 	assert_int_equal(REPROGRAMS(), 2);
 	assert_int_equal(SETTIMES(), 2);
 	assert_true(armed_at(fd, CLOCK_MONOTONIC, now + 5 * SEC));
-	/* Cancel of the earliest: +1, re-armed at the next one. */
+	/* Cancel of the earliest: +0, the fd stays armed at it (lazy). */
 	assert_int_equal(hrt_timer_cancel(&e.t), 1);
-	assert_int_equal(REPROGRAMS(), 3);
-	assert_int_equal(SETTIMES(), 3);
-	assert_true(armed_at(fd, CLOCK_MONOTONIC, now + 10 * SEC));
+	assert_int_equal(REPROGRAMS(), 2);
+	assert_int_equal(SETTIMES(), 2);
+	assert_true(armed_at(fd, CLOCK_MONOTONIC, now + 5 * SEC));
 	/* A cancel of a timer that is not queued: +0. */
 	assert_int_equal(hrt_timer_cancel(&e.t), 0);
+	assert_int_equal(REPROGRAMS(), 2);
+	/* A start before the armed instant: +1, though not before the
+	 * earliest queued hard expiry the fd was armed for. */
+	hrt_timer_start_range(&e.t, b, now + 4 * SEC, 0, HRT_MODE_ABS);
 	assert_int_equal(REPROGRAMS(), 3);
-	/* Moving the earliest later: +1. */
+	assert_true(armed_at(fd, CLOCK_MONOTONIC, now + 4 * SEC));
+	/* Moving the earliest later, and cancelling: +0 each. */
+	hrt_timer_start_range(&e.t, b, now + 40 * SEC, 0, HRT_MODE_ABS);
 	hrt_timer_start_range(&a.t, b, now + 15 * SEC, 0, HRT_MODE_ABS);
+	assert_int_equal(REPROGRAMS(), 3);
+	assert_int_equal(hrt_timer_cancel(&e.t), 1);
+	assert_int_equal(REPROGRAMS(), 3);
+	assert_true(armed_at(fd, CLOCK_MONOTONIC, now + 4 * SEC));
+	/* A dispatch (nothing read) re-arms at the earliest hard expiry: +1. */
+	assert_int_equal(hrt_base_dispatch(b, 1), 0);
 	assert_int_equal(REPROGRAMS(), 4);
 	assert_true(armed_at(fd, CLOCK_MONOTONIC, now + 15 * SEC));
-	/* Cancel the rest: the last cancel disarms (+1 each time the earliest
-	 * goes). */
+	/* Cancel the rest: +0; the next dispatch disarms: +1. */
 	assert_int_equal(hrt_timer_cancel(&a.t), 1);
-	assert_int_equal(REPROGRAMS(), 5);
-	assert_true(armed_at(fd, CLOCK_MONOTONIC, now + 30 * SEC));
 	assert_int_equal(hrt_timer_cancel(&l2.t), 1);
-	assert_int_equal(REPROGRAMS(), 6);
+	assert_int_equal(REPROGRAMS(), 4);
+	assert_int_equal(hrt_base_dispatch(b, 1), 0);
+	assert_int_equal(REPROGRAMS(), 5);
 	assert_true(disarmed(fd));
 	assert_int_equal(last_flags, 0);
 	assert_int_equal(last_its.it_value.tv_sec, 0);
 	assert_int_equal(last_its.it_value.tv_nsec, 0);
 	assert_int_equal(SETTIMES(), REPROGRAMS());
-	assert_int_equal(n_read, 0);
+	assert_int_equal(n_read, 2);
 #undef REPROGRAMS
 #undef SETTIMES
 	restore_seams();
@@ -470,6 +491,8 @@ static void test_settime_flags_per_clock(void **state)
 		assert_int_equal(last_its.it_value.tv_nsec, hard % SEC);
 		assert_int_equal(ts_ns(&last_its.it_interval), 0);
 		hrt_timer_cancel(&a.t);
+		assert_int_equal(n_settime, 1);         /* lazy */
+		assert_int_equal(hrt_base_dispatch(b, 1), 0);
 		assert_int_equal(n_settime, 2);
 		assert_int_equal(ts_ns(&last_its.it_value), 0);
 		restore_seams();
@@ -592,6 +615,7 @@ static void test_read_ecanceled_counts_clock_jump_and_rearms(void **state)
 	assert_int_equal(ts_ns(&last_its.it_value), now0 + 20 * SEC);
 	assert_true(armed_at(fd, CLOCK_REALTIME, now0 + 20 * SEC));
 	assert_int_equal(hrt_timer_cancel(&future.t), 1);
+	assert_int_equal(hrt_base_dispatch(b, 0), 0);
 	assert_true(disarmed(fd));
 	restore_seams();
 	assert_int_equal(hrt_base_free(b), 0);
@@ -707,9 +731,11 @@ static void test_settime_failure_loses_nothing_and_retries(void **state)
 		assert_true(armed_at(fd, CLOCK_MONOTONIC, now + 10 * SEC));
 		assert_int_equal(hrt_base_count(b), 1);
 
-		/* A failed re-arm in between operations: the next good one fixes
-		 * it.  Start an earlier timer while settime fails, then cancel
-		 * the later one with settime back. */
+		/* A failed re-arm in between operations: the next start fixes
+		 * it, although it does not need an earlier wake-up itself; a
+		 * cancel leaves the fd alone.  Start an earlier timer while
+		 * settime fails, then cancel the later one and start another
+		 * later one with settime back. */
 		install_seams(b);
 		settime_fail = errs[k];
 		now = clk_now(CLOCK_MONOTONIC);
@@ -717,8 +743,11 @@ static void test_settime_failure_loses_nothing_and_retries(void **state)
 		assert_int_equal(n_settime, 1);
 		settime_fail = 0;
 		assert_int_equal(hrt_timer_cancel(&l.t), 1);
+		assert_int_equal(n_settime, 1);
+		hrt_timer_start_range(&l.t, b, now + 10 * SEC, 0, HRT_MODE_ABS);
 		assert_int_equal(n_settime, 2);
 		assert_true(armed_at(fd, CLOCK_MONOTONIC, now + 5 * SEC));
+		assert_int_equal(hrt_timer_cancel(&l.t), 1);
 
 		/* A failed disarm: the fd still fires at the old instant; that
 		 * wake-up runs nothing and disarms. */
@@ -1020,6 +1049,7 @@ static void test_settime_ecanceled_is_a_working_arm(void **state)
 	assert_int_equal(n_settime, 1);                 /* and nothing to retry */
 	assert_int_equal(x.fired, 0);
 	hrt_timer_cancel(&x.t);
+	assert_int_equal(hrt_base_dispatch(b, 1), 0);
 	assert_true(disarmed(fd));
 	restore_seams();
 	assert_int_equal(hrt_base_free(b), 0);
@@ -1135,8 +1165,8 @@ int main(void)
 {
 	static const struct CMUnitTest tests[] = {
 		cmocka_unit_test_teardown(test_fd_per_real_clock_none_for_virtual, put_seams_back),
-		cmocka_unit_test_teardown(test_armed_at_earliest_hard_disarmed_when_empty, put_seams_back),
-		cmocka_unit_test_teardown(test_reprogram_only_when_earliest_hard_changes, put_seams_back),
+		cmocka_unit_test_teardown(test_armed_at_earliest_hard_lazily_exact_at_dispatch, put_seams_back),
+		cmocka_unit_test_teardown(test_reprogram_only_when_a_start_moves_the_earliest_earlier, put_seams_back),
 		cmocka_unit_test_teardown(test_settime_flags_per_clock, put_seams_back),
 		cmocka_unit_test_teardown(test_timer_fires_never_before_soft, put_seams_back),
 		cmocka_unit_test_teardown(test_read_ecanceled_counts_clock_jump_and_rearms, put_seams_back),

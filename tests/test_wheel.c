@@ -5,11 +5,15 @@
  * its soft jiffy is at or past the horizon, whatever its hard expiry) and
  * the tie rule (hard, then soft, then start order).  Random places with
  * windows from 0 to 100 % of the delay over every level, deletes, re-arms,
- * horizon moves and take-alls, with the checker after each; whatever
- * leaves must be exactly what no longer fits, in start order among equal
- * soft expiries (W3); the earliest timer (hrt__wheel_min, W2) must be the
- * model's first in queue order below any limit, also after the timer that
- * set a slot's bound left; and the checker against corrupted wheels.
+ * parks and unparks (a pass's restarts), horizon moves and take-alls, with
+ * the checker after each; whatever leaves must be exactly what no longer
+ * fits, in start order among equal expiries (W3); the earliest timer
+ * (hrt__wheel_min, W2) must be the model's first in queue order below any
+ * limit, also after the timer that set a slot's bound left, and the park's
+ * (hrt__wheel_park_min) the first of the parked; the checker against
+ * corrupted wheels; and the shapes that keep a slot sorted (W3: same-length
+ * timeouts cancelled in start order, the earliest re-armed) find each next
+ * bound without a scan.
  *     build/tests/test_wheel [SEED [STEPS]]
  * A failure prints the seed and the step; both replay from the command line.
  */
@@ -23,7 +27,7 @@
 #define N 500
 
 static struct hrt_timer timers[N];
-static int in[N];               /* the model: in the wheel */
+static int in[N];               /* the model: 1 in a slot, 2 in the park */
 static uint64_t seqs[N];        /* when placed: start order */
 static uint64_t ran[N];         /* the pass that last ran it (hrt__ran_pass) */
 static uint64_t seq;
@@ -79,7 +83,7 @@ static size_t model_count(void)
 	size_t n = 0;
 
 	for (int i = 0; i < N; i++)
-		n += in[i];
+		n += in[i] != 0;
 	return n;
 }
 
@@ -93,32 +97,36 @@ static int before(int i, int j)
 	return seqs[i] < seqs[j];
 }
 
-/* The model's first timer in queue order with hard < limit, or -1. */
-static int model_min(hrt_time_t limit)
+/* The model's first timer in queue order with hard < limit, or -1: of
+ * the slots' (where 1), or of the park's (where 2). */
+static int model_min(hrt_time_t limit, int where)
 {
 	int best = -1;
 
 	for (int i = 0; i < N; i++)
-		if (in[i] && timers[i].hrt__hard < limit && (best < 0 || before(i, best)))
+		if (in[i] == where && timers[i].hrt__hard < limit && (best < 0 || before(i, best)))
 			best = i;
 	return best;
 }
 
-static int by_soft_then_pos(const void *a, const void *b)
+static int by_expiries_then_pos(const void *a, const void *b)
 {
-	const uint64_t *x = a, *y = b;       /* {soft (biased), position, seq} */
+	const uint64_t *x = a, *y = b;  /* {soft, hard (biased), position, seq} */
 
 	if (x[0] != y[0])
 		return x[0] < y[0] ? -1 : 1;
-	return x[1] < y[1] ? -1 : 1;
+	if (x[1] != y[1])
+		return x[1] < y[1] ? -1 : 1;
+	return x[2] < y[2] ? -1 : 1;
 }
 
 /* out, a list just taken from the wheel: every timer on it was in the
- * model and no longer fits hz; start order among equal soft expiries.
- * Empties out and the model's entries.  Returns how many there were. */
+ * model and no longer fits hz; start order among equal expiries (full
+ * ties: the tree keeps the order they come in).  Empties out and the
+ * model's entries.  Returns how many there were. */
 static size_t take_out(struct hrt_list_node *out, uint64_t hz)
 {
-	static uint64_t rows[N][3];
+	static uint64_t rows[N][4];
 	size_t n = 0;
 
 	while (!hrt__list_empty(out)) {
@@ -129,19 +137,21 @@ static size_t take_out(struct hrt_list_node *out, uint64_t hz)
 		in[i] = 0;
 		assert_false(fits(t, hz));
 		rows[n][0] = (uint64_t)t->hrt__soft ^ (UINT64_C(1) << 63);
-		rows[n][1] = n;
-		rows[n][2] = seqs[i];
+		rows[n][1] = (uint64_t)t->hrt__hard ^ (UINT64_C(1) << 63);
+		rows[n][2] = n;
+		rows[n][3] = seqs[i];
 		n++;
 	}
-	qsort(rows, n, sizeof(rows[0]), by_soft_then_pos);
+	qsort(rows, n, sizeof(rows[0]), by_expiries_then_pos);
 	for (size_t j = 1; j < n; j++)
-		if (rows[j][0] == rows[j - 1][0])
-			assert_true(rows[j][2] > rows[j - 1][2]);
+		if (rows[j][0] == rows[j - 1][0] && rows[j][1] == rows[j - 1][1])
+			assert_true(rows[j][3] > rows[j - 1][3]);
 	return n;
 }
 
-/* hrt__wheel_min against the model, under a random limit (or none). */
-static void check_min(void)
+/* hrt__wheel_min (the slots) or hrt__wheel_park_min against the model,
+ * under a random limit (or none). */
+static void check_min(int where)
 {
 	hrt_time_t limit = HRT_TIME_MAX, got;
 	struct hrt_timer *t;
@@ -152,9 +162,9 @@ static void check_min(void)
 
 		limit = timers[j].hrt__hard + (hrt_time_t)(unit_rng() % 3) - 1;
 	}
-	want = model_min(limit);
+	want = model_min(limit, where);
 	got = limit;
-	t = hrt__wheel_min(&w, &got);
+	t = where == 1 ? hrt__wheel_min(&w, &got) : hrt__wheel_park_min(&w, &got);
 	if (want < 0) {
 		assert_null(t);
 		assert_int_equal(got, limit);
@@ -165,30 +175,17 @@ static void check_min(void)
 	mins++;
 }
 
-/* hrt__wheel_min_not_ran against the model: the first in queue order of
- * the timers not marked as run in "pass" 7, below a limit or none. */
-static void check_min_not_ran(void)
-{
-	hrt_time_t limit = unit_rng() % 4 ? timers[unit_rng() % N].hrt__hard : HRT_TIME_MAX, got = limit;
-	struct hrt_timer *t;
-	int want = -1;
-
-	for (int i = 0; i < N; i++)
-		if (in[i] && timers[i].hrt__hard < limit && ran[i] != 7 && (want < 0 || before(i, want)))
-			want = i;
-	t = hrt__wheel_min_not_ran(&w, &got, 7);
-	assert_ptr_equal(t, want < 0 ? NULL : &timers[want]);
-	assert_int_equal(got, want < 0 ? limit : timers[want].hrt__hard);
-}
-
 static void check_all(void)
 {
 	assert_null(hrt__wheel_check(&w, state_ok, NULL));
 	assert_int_equal(w.count, model_count());
 	for (int i = 0; i < N; i++)
-		if (in[i])
+		if (in[i]) {
 			assert_true(fits(&timers[i], w.hz));
-	check_min();
+			assert_int_equal(timers[i].hrt__ran_pass, ran[i]);      /* kept */
+		}
+	check_min(1);
+	check_min(2);
 }
 
 /* t's expiries from `now` on, with a window; into the wheel if it fits
@@ -206,8 +203,27 @@ static void place(int i, hrt_time_t now)
 	if (key < 0)
 		return;
 	seqs[i] = ++seq;
+	if (unit_rng() % 8 == 0) {      /* a restart in a pass */
+		hrt__wheel_park(&w, t);
+		in[i] = 2;
+		return;
+	}
 	hrt__wheel_link(&w, t, (unsigned)key);
 	in[i] = 1;
+}
+
+/* The pass is over: the parked timers to their slots (the horizon has
+ * not moved since they were parked). */
+static void unpark(void)
+{
+	struct hrt_list_node out;
+
+	hrt__list_init(&out);
+	hrt__wheel_unpark(&w, &out);
+	assert_true(hrt__list_empty(&out));
+	for (int i = 0; i < N; i++)
+		if (in[i] == 2)
+			in[i] = 1;
 }
 
 /* A queued timer re-armed: often into its own slot (where the wheel only
@@ -240,6 +256,8 @@ static void rearm(int i)
 	key = hrt__wheel_key(&w, soft);
 	if (key < 0 || soft > hard)
 		return;
+	if (in[i] == 2)                 /* ran in this pass: stays parked */
+		key = HRT_WHEEL_PARK;
 	t->hrt__soft = soft;
 	t->hrt__hard = hard;
 	seqs[i] = ++seq;
@@ -277,6 +295,7 @@ static void test_wheel_matches_model(void **state)
 			}
 			break;
 		case 9: case 10:        /* a pass later: the horizon moves */
+			unpark();
 			now = hrt__wheel_horizon(&w) +
 			      (hrt_time_t)(unit_rng() % (UINT64_C(1) << (unit_rng() % 30)));
 			hz = hrt__wheel_hz_for(now);
@@ -285,7 +304,7 @@ static void test_wheel_matches_model(void **state)
 			take_out(&out, w.hz);
 			break;
 		case 11:
-			check_min_not_ran();
+			unpark();
 			break;
 		case 13:
 			if (unit_rng() % 64 == 0) {
@@ -352,10 +371,25 @@ static void link_new(struct hrt_timer *t)
 	hrt__wheel_link(&w, t, (unsigned)key);
 }
 
+/* t (in the wheel) re-armed at soft..hard into slot key. */
+static void move_to(struct hrt_timer *t, unsigned key, hrt_time_t soft, hrt_time_t hard)
+{
+	t->hrt__soft = soft;
+	t->hrt__hard = hard;
+	hrt__wheel_move(&w, t, key);
+}
+
+static int slot_bit(const uint64_t *bits, unsigned key)
+{
+	return !!(bits[key / HRT_WHEEL_SLOTS] & hrt__wheel_bit(key));
+}
+
 static void test_wheel_check_catches(void **state)
 {
 	struct hrt_timer *t, stranger = { 0 };
 	struct hrt_wheel_slot *sl;
+	unsigned key, k0;
+	uint64_t s5;
 
 	(void)state;
 	hrt__wheel_init(&w, 0);
@@ -385,14 +419,44 @@ static void test_wheel_check_catches(void **state)
 	assert_string_equal(hrt__wheel_check(&w, state_ok, NULL),
 			    "wheel timer's sequence not below the next");
 	w.seq += UINT64_C(1) << HRT_WHEEL_KEY_BITS;
-	timers[5].hrt__hard = timers[5].hrt__soft = t->hrt__hard + 1;
-	hrt__wheel_move(&w, &timers[5], hrt__wheel_key_of(t));
-	hrt__wheel_move(&w, t, hrt__wheel_key_of(t));   /* in place, marked unsorted */
+	key = hrt__wheel_key_of(t);
+	move_to(&timers[5], key, t->hrt__soft + 1, t->hrt__hard + 1);
+	assert_null(hrt__wheel_check(&w, state_ok, NULL));     /* in both orders */
+	assert_false(slot_bit(w.unsorted, key));
+	assert_false(slot_bit(w.unordered, key));
+	w.slot[key].min = &timers[5];
+	assert_string_equal(hrt__wheel_check(&w, state_ok, NULL),
+			    "wheel slot's least not its first in queue order");
+	w.slot[key].min = t;
+	/* t, the slot's first and least, goes to the tail (it is never
+	 * re-armed in place): in start order still, out of queue order. */
+	move_to(t, key, t->hrt__soft, t->hrt__hard);
 	assert_null(hrt__wheel_check(&w, state_ok, NULL));
-	w.unsorted[hrt__wheel_key_of(t) / HRT_WHEEL_SLOTS] = 0;
+	assert_false(slot_bit(w.unsorted, key));
+	assert_true(slot_bit(w.unordered, key));
+	w.unordered[key / HRT_WHEEL_SLOTS] = 0;
+	assert_string_equal(hrt__wheel_check(&w, state_ok, NULL),
+			    "wheel slot marked ordered out of queue order");
+	w.unordered[key / HRT_WHEEL_SLOTS] |= hrt__wheel_bit(key);
+	s5 = timers[5].hrt__off.hrt__slot;     /* their sequences swapped */
+	timers[5].hrt__off.hrt__slot = t->hrt__off.hrt__slot;
+	t->hrt__off.hrt__slot = s5;
 	assert_string_equal(hrt__wheel_check(&w, state_ok, NULL),
 			    "wheel slot marked sorted out of sequence order");
-	w.unsorted[hrt__wheel_key_of(t) / HRT_WHEEL_SLOTS] |= hrt__wheel_bit(hrt__wheel_key_of(t));
+	t->hrt__off.hrt__slot = timers[5].hrt__off.hrt__slot;
+	timers[5].hrt__off.hrt__slot = s5;
+	assert_null(hrt__wheel_check(&w, state_ok, NULL));
+	w.unsorted[1] |= 2;             /* slot 65 is empty */
+	assert_string_equal(hrt__wheel_check(&w, state_ok, NULL), "empty wheel slot marked out of order");
+	w.unsorted[1] &= ~UINT64_C(2);
+	w.last[65].hard = 5;
+	assert_string_equal(hrt__wheel_check(&w, state_ok, NULL), "empty wheel slot with last keys");
+	w.last[65].hard = INT64_MIN;
+	k0 = hrt__wheel_key_of(&timers[0]);     /* alone, ordered: last is its keys */
+	w.last[k0].soft--;
+	assert_string_equal(hrt__wheel_check(&w, state_ok, NULL),
+			    "ordered wheel slot's last keys before one of its timers");
+	w.last[k0].soft++;
 	assert_null(hrt__wheel_check(&w, state_ok, NULL));
 	/* W2: a bound above a timer's hard expiry, a bound's timer elsewhere
 	 * or not at the bound, an empty slot with a bound. */
@@ -436,20 +500,25 @@ static void assert_slot(unsigned key, struct hrt_timer *a, struct hrt_timer *b,
 	assert_null(hrt__wheel_check(&w, state_ok, NULL));
 }
 
-/* hrt__wheel_move_ into a timer's own slot: after a re-arm into the same
- * slot, it stays in place, renumbered, and the slot is marked unsorted
- * (unless it was the tail); after one into another slot, it goes to the
- * tail with its new number and the slot stays sorted; alone in its slot,
- * the slot stays occupied. */
+/* hrt__wheel_move_ into a timer's own slot (W3, W4): after a re-arm into
+ * the same slot, a timer that is neither the slot's first nor its least
+ * stays in place, renumbered, and the slot is marked out of queue order,
+ * and out of start order unless it was the tail; the first always goes to
+ * the tail (the LRU shape), and in an ordered slot the next one is then
+ * the least, with no scan; a scan that finds queue order again says so;
+ * after a re-arm into another slot, a timer goes to the tail with its new
+ * number; alone in its slot, the slot stays occupied. */
 static void test_rearm_into_own_slot_stays_or_goes_last(void **state)
 {
 	struct hrt_timer *a = &timers[0], *b = &timers[1], *c = &timers[2], *d = &timers[3];
+	hrt_time_t t0 = (hrt_time_t)1 << 32, lim;
 	unsigned key, kd;
+	uint64_t scans;
 
 	(void)state;
 	hrt__wheel_init(&w, 0);
 	for (int i = 0; i < 4; i++) {
-		timers[i].hrt__hard = timers[i].hrt__soft = ((hrt_time_t)1 << 32) + i;
+		timers[i].hrt__hard = timers[i].hrt__soft = t0 + i;
 		if (i == 3)
 			d->hrt__hard = d->hrt__soft = (hrt_time_t)1 << 36;
 		link_new(&timers[i]);
@@ -458,33 +527,114 @@ static void test_rearm_into_own_slot_stays_or_goes_last(void **state)
 	kd = hrt__wheel_key_of(d);
 	assert_int_equal(hrt__wheel_key_of(c), key);
 	assert_int_not_equal(kd, key);
+	scans = w.scans;
 
 	w.last_move = key;                      /* a run into one slot: asks */
-	hrt__wheel_move(&w, a, key);            /* stays, out of order */
-	assert_slot(key, a, b, c);
-	assert_true(w.unsorted[key / HRT_WHEEL_SLOTS] & hrt__wheel_bit(key));
-	w.unsorted[key / HRT_WHEEL_SLOTS] = 0;
-	assert_string_equal(hrt__wheel_check(&w, state_ok, NULL),
-			    "wheel slot marked sorted out of sequence order");
-	hrt__wheel_move(&w, a, key);            /* the tail first, then b */
-	hrt__wheel_move(&w, b, key);
-	hrt__wheel_move(&w, c, key);
-	assert_slot(key, a, b, c);
-	w.unsorted[key / HRT_WHEEL_SLOTS] = 0;
-	assert_null(hrt__wheel_check(&w, state_ok, NULL));
-
-	hrt__wheel_move(&w, d, kd);             /* another slot: no asking */
-	assert_slot(kd, d, NULL, NULL);         /* alone: out and back in */
-	assert_true(w.occupied[kd / HRT_WHEEL_SLOTS] & hrt__wheel_bit(kd));
-	assert_int_equal(w.last_move, kd);
-	hrt__wheel_move(&w, a, key);
+	move_to(a, key, t0 + 10, t0 + 10);      /* the first: to the tail */
 	assert_slot(key, b, c, a);
-	assert_false(w.unsorted[key / HRT_WHEEL_SLOTS] & hrt__wheel_bit(key));
-	assert_int_equal(w.count, 4);
-	b->hrt__hard = b->hrt__soft = d->hrt__hard + 1;
-	hrt__wheel_move(&w, b, kd);             /* into another slot: moves */
+	assert_false(slot_bit(w.unsorted, key) || slot_bit(w.unordered, key));
+	lim = HRT_TIME_MAX;
+	assert_ptr_equal(hrt__wheel_min(&w, &lim), b);  /* the new first, no scan */
+	assert_int_equal(w.scans, scans);
+	move_to(c, key, t0 + 15, t0 + 15);      /* stays, out of both orders */
+	assert_slot(key, b, c, a);
+	assert_true(slot_bit(w.unsorted, key) && slot_bit(w.unordered, key));
+	move_to(b, key, t0 + 20, t0 + 20);      /* the first: to the tail */
+	assert_slot(key, c, a, b);
+	assert_null(w.slot[key].min);           /* a bound only */
+	lim = HRT_TIME_MAX;
+	assert_ptr_equal(hrt__wheel_min(&w, &lim), a);  /* a scan */
+	assert_int_equal(w.scans, scans + 1);
+	assert_true(slot_bit(w.unordered, key));
+	move_to(c, key, t0 + 5, t0 + 5);        /* the first: to the tail */
+	assert_slot(key, a, b, c);
+	assert_ptr_equal(w.slot[key].min, c);   /* below the bound: the least */
+	hrt__wheel_del(&w, c);
+	assert_slot(key, a, b, NULL);
+	lim = HRT_TIME_MAX;
+	assert_ptr_equal(hrt__wheel_min(&w, &lim), a);  /* a scan, which finds order */
+	assert_int_equal(w.scans, scans + 2);
+	assert_false(slot_bit(w.unordered, key));
+	move_to(b, key, t0 + 30, t0 + 30);      /* the tail stays: in start order */
+	assert_slot(key, a, b, NULL);
+	assert_true(slot_bit(w.unordered, key));
+
+	move_to(d, kd, d->hrt__soft, d->hrt__hard);     /* another slot: no asking */
+	assert_slot(kd, d, NULL, NULL);         /* alone: out and back in */
+	assert_true(slot_bit(w.occupied, kd));
+	assert_int_equal(w.last_move, kd);
+	move_to(a, key, a->hrt__soft, a->hrt__hard);
+	assert_slot(key, b, a, NULL);
+	assert_int_equal(w.count, 3);
+	move_to(b, kd, d->hrt__soft + 1, d->hrt__hard + 1);     /* into another slot */
 	assert_slot(kd, d, b, NULL);
-	assert_slot(key, c, a, NULL);
+	assert_slot(key, a, NULL, NULL);
+}
+
+/* The shapes servers make keep their slot sorted (W3), so each next bound
+ * is found with no scan: n same-length timeouts in one slot cancelled in
+ * start order, the earliest of them re-armed over and over (LRU), and a
+ * timer's run restarted into the slot, parked until the pass ends. */
+static void test_server_shapes_find_each_bound_without_a_scan(void **state)
+{
+	enum { n = 400 };
+	hrt_time_t t0 = (hrt_time_t)1 << 32, lim;
+	unsigned key;
+	uint64_t scans;
+
+	(void)state;
+	hrt__wheel_init(&w, 0);
+	for (int i = 0; i < n; i++) {           /* a 10 % window, one length */
+		timers[i].hrt__soft = t0 + i * 1000;
+		timers[i].hrt__hard = timers[i].hrt__soft + 100000;
+		link_new(&timers[i]);
+	}
+	key = hrt__wheel_key_of(&timers[0]);
+	assert_int_equal(hrt__wheel_key_of(&timers[n - 1]), key);
+	scans = w.scans;
+	for (int k = 0; k < 10 * n; k++) {      /* LRU: the earliest, pushed on */
+		struct hrt_timer *t = &timers[k % n];
+
+		lim = HRT_TIME_MAX;
+		assert_ptr_equal(hrt__wheel_min(&w, &lim), t);
+		w.last_move = key;
+		move_to(t, key, t->hrt__soft + n * 1000, t->hrt__hard + n * 1000);
+	}
+	for (int i = 0; i < n; i++) {           /* FIFO: cancelled in start order */
+		lim = HRT_TIME_MAX;
+		assert_ptr_equal(hrt__wheel_min(&w, &lim), &timers[i]);
+		hrt__wheel_del(&w, &timers[i]);
+		assert_null(hrt__wheel_check(&w, state_ok, NULL));
+	}
+	assert_int_equal(w.scans, scans);
+	assert_int_equal(w.count, 0);
+	/* A restart parked while its slot holds later timers: the slot's
+	 * bound stays its own, the park's is the restart's. */
+	for (int i = 0; i < 3; i++) {
+		timers[i].hrt__soft = timers[i].hrt__hard = t0 + 10 + i;
+		link_new(&timers[i]);
+	}
+	timers[3].hrt__soft = timers[3].hrt__hard = t0;
+	hrt__wheel_park(&w, &timers[3]);
+	lim = HRT_TIME_MAX;
+	assert_ptr_equal(hrt__wheel_min(&w, &lim), &timers[0]);
+	lim = HRT_TIME_MAX;
+	assert_ptr_equal(hrt__wheel_park_min(&w, &lim), &timers[3]);
+	assert_null(hrt__wheel_check(&w, state_ok, NULL));
+	{
+		struct hrt_list_node out;
+
+		hrt__list_init(&out);
+		hrt__wheel_unpark(&w, &out);
+		assert_true(hrt__list_empty(&out));
+	}
+	lim = HRT_TIME_MAX;
+	assert_ptr_equal(hrt__wheel_min(&w, &lim), &timers[3]);
+	assert_ptr_equal(hrt__wheel_timer(w.slot[key].head.hrt__prev), &timers[3]);
+	assert_true(slot_bit(w.unordered, key));        /* the least, last */
+	assert_false(slot_bit(w.unsorted, key));        /* the newest start, last */
+	assert_null(hrt__wheel_check(&w, state_ok, NULL));
+	assert_int_equal(w.scans, scans);
 }
 
 int main(int argc, char **argv)
@@ -494,6 +644,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_wheel_check_catches),
 		cmocka_unit_test(test_wide_window_stays_in_wheel),
 		cmocka_unit_test(test_rearm_into_own_slot_stays_or_goes_last),
+		cmocka_unit_test(test_server_shapes_find_each_bound_without_a_scan),
 	};
 
 	return cmocka_run_seeded_tests(tests, argc, argv, 200000);
