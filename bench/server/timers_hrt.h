@@ -3,9 +3,15 @@
  * bench/server/timers_hrt.h - a connection's two timers as hrt range
  * timers, for both hrt servers (server_uv.c and server_sd.c built with
  * TIMERS_HRT).  Every line of the servers that calls hrt's timer API is in
- * this file, between the "hrt API" markers: when the library gains a
- * periodic start and an "again" re-arm (issue 42), only tm_start,
- * tm_idle_again and on_hb change.  The host loops' glue is beside it
+ * this file, between the "hrt API" markers: what a libuv user porting
+ * uv_timer_t writes.  The heartbeat is a periodic range timer
+ * (hrt_repeat_start with an interval: libuv's repeat), whose callback only
+ * sends and returns HRT_RESTART; the idle timeout is re-armed on each
+ * request with hrt_repeat_again (uv_timer_again), which needs neither the
+ * base nor the numbers; a close cancels both from anywhere, from the
+ * heartbeat's own callback too (a send that failed): the cancel wins over
+ * that callback's HRT_RESTART (hrt.h, since 1.2), so the connection may be
+ * freed right after.  The host loops' glue is beside it
  * (examples/uv_host.h, sd_host.h).
  *
  * The includer embeds a struct conn_timers in its connection and defines
@@ -26,8 +32,8 @@
 #include "proto.h"
 
 struct conn_timers {
-	struct hrt_timer idle;
-	struct hrt_timer hb;
+	struct hrt_repeat idle;
+	struct hrt_repeat hb;
 };
 
 static struct hrt_base *srv_base;
@@ -40,19 +46,18 @@ static void tm_idle_due(struct conn_timers *tm);
 static enum hrt_restart on_idle(struct hrt_timer *t, hrt_time_t now)
 {
 	(void)now;
-	tm_idle_due(HRT_CONTAINER_OF(t, struct conn_timers, idle));
+	tm_idle_due(HRT_CONTAINER_OF(t, struct conn_timers, idle.timer));
 	return HRT_NORESTART;
 }
 
-/* The periodic idiom: forward to the next window and restart.  A send
- * that closed the connection cancelled this timer from its own callback,
- * which HRT_RESTART would undo (issue 42, item 1: the connection is freed
- * next), so then the timer is not touched again. */
+/* Once per period, wherever in its window the pass ran it.  A send that
+ * closed the connection cancelled this timer (tm_stop) from its own
+ * callback: that cancel wins over the HRT_RESTART, and the library
+ * touches the timer no more. */
 static enum hrt_restart on_hb(struct hrt_timer *t, hrt_time_t now)
 {
-	if (tm_heartbeat_due(HRT_CONTAINER_OF(t, struct conn_timers, hb)) < 0)
-		return HRT_NORESTART;
-	hrt_timer_forward(t, now, HB_NS);
+	(void)now;
+	tm_heartbeat_due(HRT_CONTAINER_OF(t, struct conn_timers, hb.timer));
 	return HRT_RESTART;
 }
 
@@ -78,33 +83,34 @@ static int tm_base_stop(void)
 	return hrt_base_stop(srv_base);
 }
 
-/* A new connection's timers: idle in IDLE (window IDLE_WINDOW), the first
- * heartbeat in HB (window HB_WINDOW).  0 or -errno. */
+/* A new connection's timers: idle in IDLE (window IDLE_WINDOW), the
+ * heartbeat every HB from HB on (window HB_WINDOW).  0 or -errno. */
 static int tm_start(struct conn_timers *tm)
 {
 	int err;
 
-	hrt_timer_init(&tm->idle, on_idle);
-	hrt_timer_init(&tm->hb, on_hb);
-	err = hrt_timer_start_range(&tm->idle, srv_base, IDLE_NS, IDLE_WINDOW_NS, HRT_MODE_REL);
+	hrt_repeat_init(&tm->idle, on_idle);
+	hrt_repeat_init(&tm->hb, on_hb);
+	err = hrt_repeat_start(&tm->idle, srv_base, IDLE_NS, 0, IDLE_WINDOW_NS, HRT_MODE_REL);
 	if (err == 0)
-		err = hrt_timer_start_range(&tm->hb, srv_base, HB_NS, HB_WINDOW_NS, HRT_MODE_REL);
+		err = hrt_repeat_start(&tm->hb, srv_base, HB_NS, HB_NS, HB_WINDOW_NS, HRT_MODE_REL);
 	if (err < 0)
-		hrt_timer_cancel(&tm->idle);
+		hrt_timer_cancel(&tm->idle.timer);
 	return err;
 }
 
-/* A request: the idle timeout starts again (uv_timer_again's job). */
+/* A request: the idle timeout starts again (uv_timer_again). */
 static int tm_idle_again(struct conn_timers *tm)
 {
-	return hrt_timer_start_range(&tm->idle, srv_base, IDLE_NS, IDLE_WINDOW_NS, HRT_MODE_REL);
+	return hrt_repeat_again(&tm->idle);
 }
 
-/* Closing: both timers off the queue; from their own callbacks too. */
+/* Closing: both timers off the queue, from anywhere - their own callbacks
+ * too (a cancel from there returns at once). */
 static void tm_stop(struct conn_timers *tm)
 {
-	hrt_timer_cancel(&tm->idle);
-	hrt_timer_cancel(&tm->hb);
+	hrt_timer_cancel(&tm->idle.timer);
+	hrt_timer_cancel(&tm->hb.timer);
 }
 
 /* The base's counters for the server's last line. */
