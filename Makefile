@@ -323,7 +323,8 @@ bench-coalesce-docs: $(O)/bench/coalesce
 # 127.0.0.1, one thread, each connection with a 10 s idle timeout re-armed
 # on every request and a 1 s heartbeat; its timers as uv_timer_t
 # (server-libuv), as hrt range timers with libuv inside hrt_base_loop_host
-# (server-hrt), as sd-event time sources (server-sd-event) and as hrt's
+# (server-hrt), the same with libuv sleeping and hrt planning its sleep
+# (server-hrt-plan: one epoll call a wake-up), as sd-event time sources (server-sd-event) and as hrt's
 # with sd-event inside hrt_base_loop_host (server-sd-hrt); one client.
 # bench/server/run.sh runs alternating pinned rounds at 1,000 and 10,000
 # connections, heartbeats only and loaded, and writes one table with the
@@ -338,12 +339,13 @@ SERVER_O        = $(O)/server
 SERVER_HDRS     = $(wildcard bench/server/*.h) include/hrt.h examples/uv_host.h $(CONFIG)
 HAVE_SDEVENT    = $(if $(filter sdevent_timers,$(EXAMPLES_MISSING)),,y)
 SERVER_BINS     = $(SERVER_O)/client $(SERVER_O)/server-libuv $(SERVER_O)/server-hrt \
+	$(SERVER_O)/server-hrt-plan \
 	$(if $(HAVE_SDEVENT),$(SERVER_O)/server-sd-event $(SERVER_O)/server-sd-hrt)
 SERVER_ROUNDS   ?= 3
 SERVER_SECONDS  ?= 6
 SERVER_CONNS    ?= 1000 10000
 SERVER_TRAFFIC  ?= heartbeats loaded
-SERVER_VERSIONS ?= libuv hrt sd-event sd-hrt
+SERVER_VERSIONS ?= libuv hrt hrt-plan sd-event sd-hrt
 SERVER_WARMUP   ?= 2
 SERVER_RAMP     ?= 1
 SERVER_RAW      ?= $(PERF_DIR)/server.rounds
@@ -362,6 +364,10 @@ $(SERVER_O)/server-libuv: bench/server/server_uv.c $(SERVER_HDRS)
 $(SERVER_O)/server-hrt: bench/server/server_uv.c $(SERVER_HDRS) $(LIB_A)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -DTIMERS_HRT -o $@ $< $(LIB_A) $(ALL_LDFLAGS) $(EXLIBS_uv_timers) $(HRT_LDLIBS)
+
+$(SERVER_O)/server-hrt-plan: bench/server/server_uv.c $(SERVER_HDRS) $(LIB_A)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -DTIMERS_HRT -DHOST_PLAN -o $@ $< $(LIB_A) $(ALL_LDFLAGS) $(EXLIBS_uv_timers) $(HRT_LDLIBS)
 
 $(SERVER_O)/server-sd-event: bench/server/server_sd.c $(SERVER_HDRS)
 	@mkdir -p $(dir $@)

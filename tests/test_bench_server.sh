@@ -44,7 +44,7 @@ grep -q '^connections  *traffic  *version  *wake-ups/s  *CPU s  *run s  *irq/s C
 ok
 # Each row: 14 fields, every figure a number (or n/a where none can be).
 for tr in heartbeats loaded; do
-	for v in libuv hrt sd-event sd-hrt; do
+	for v in libuv hrt hrt-plan sd-event sd-hrt; do
 		row=$(grep "^$N  *$tr  *$v " "$t/server.txt")
 		if [ -z "$have_sd" ] && [ "${v%%-*}" = sd ]; then
 			echo "$row" | grep -q 'skipped (install libsystemd-dev)$' ||
@@ -72,7 +72,7 @@ for tr in heartbeats loaded; do
 done
 # Each server stopped cleanly, and closed nothing but for the client's resets.
 fail_log=$t/server.rounds
-grep -c ' status=ok ' "$t/server.rounds" | grep -qx "$([ -n "$have_sd" ] && echo 8 || echo 4)" ||
+grep -c ' status=ok ' "$t/server.rounds" | grep -qx "$([ -n "$have_sd" ] && echo 10 || echo 6)" ||
 	fail "not every run ok"
 grep ' status=ok ' "$t/server.rounds" | grep -v " accepted=$N closed_peer=$N closed_idle=0 closed_slow=0 closed_error=0 " |
 	grep -q . && fail "a server closed connections itself, or did not accept $N"

@@ -40,7 +40,9 @@
  *
  * Output: one line of key=value (run.sh reads it); exit 0, or 1 with what
  * failed and where on stderr (a connection refused or reset during the
- * run is counted, not fatal: closed_by_server=).
+ * run is counted, not fatal: closed_by_server=), or 3 if the client itself
+ * fell so far behind (a busy machine) that the measurement had ended
+ * before it began.
  */
 #include <ctype.h>
 #include <dirent.h>
@@ -445,9 +447,9 @@ static void print_us(const char *key, int64_t ns)
 int main(int argc, char **argv)
 {
 	struct srv_sample s0, s1;
-	int64_t t0, t_ramp, now, next, dt;
+	int64_t t0, t_ramp, now, next, dt, t_late = 0;
 	unsigned long long k = 0, hb_conns = 0;
-	int i, next_conn = 0;
+	int i, next_conn = 0, behind;
 	double secs;
 
 	parse(argc, argv);
@@ -480,8 +482,10 @@ int main(int argc, char **argv)
 				sample_server(&s0);
 			measuring = 1;
 		}
-		if (now >= t_meas1)
+		if (now >= t_meas1) {
+			t_late = now;
 			break;
+		}
 		while (dt && next_conn == opt.conns && t_ramp + (int64_t)k * dt <= now) {
 			send_request((int)(k % (unsigned long long)opt.conns));
 			k++;
@@ -497,7 +501,10 @@ int main(int argc, char **argv)
 			next = t_ramp + (int64_t)k * dt;
 		poll_until(next);
 	}
-	if (opt.pid)
+	/* Late by more than the whole measurement (a machine too busy for
+	 * this client): nothing was measured (exit 3, after the resets). */
+	behind = !measuring;
+	if (opt.pid && !behind)
 		sample_server(&s1);
 	measuring = 0;
 	for (i = 0; i < opt.conns; i++)
@@ -509,6 +516,11 @@ int main(int argc, char **argv)
 	for (i = 0; i < opt.conns; i++)
 		conn_reset(&cc[i]);
 	close(epfd);
+	if (behind) {
+		fprintf(stderr, "client: %.1f s behind its schedule, past the whole measurement:"
+			" nothing measured\n", (double)(t_late - t_meas0) / 1e9);
+		return 3;
+	}
 
 	if (lat.n)                      /* qsort(NULL, 0) is undefined */
 		qsort(lat.v, lat.n, sizeof(*lat.v), cmp64);

@@ -7,8 +7,9 @@
 # loaded), ROUNDS rounds, each running every version once in VERSIONS
 # order (libuv, hrt, sd-event, sd-hrt, libuv, hrt, ...), so a noisy
 # moment of a shared machine hits every version rather than one.  A run:
-# the server pinned to SERVER_CPU (taskset), the client to CLIENT_CPU; the
-# client connects over RAMP s, lets the load run WARMUP s, then measures
+# the server pinned to SERVER_CPU (taskset), the client to CLIENT_CPU,
+# both at nice NICE (-20 where allowed: below); the client connects over
+# RAMP s, lets the load run WARMUP s, then measures
 # MEASURE s - the server's wake-ups, CPU and its CPU's timer interrupts
 # from /proc, and what it sees: heartbeat jitter, request latency
 # (client.c says how each is taken) - and the server is stopped (SIGTERM)
@@ -31,7 +32,7 @@ set -u
 ROUNDS=${ROUNDS:-3}
 CONNS=${CONNS:-"1000 10000"}
 TRAFFIC=${TRAFFIC:-"heartbeats loaded"}
-VERSIONS=${VERSIONS:-"libuv hrt sd-event sd-hrt"}
+VERSIONS=${VERSIONS:-"libuv hrt hrt-plan sd-event sd-hrt"}
 MEASURE=${MEASURE:-6}
 WARMUP=${WARMUP:-2}
 RAMP=${RAMP:-1}
@@ -56,6 +57,18 @@ if command -v taskset >/dev/null 2>&1 && taskset -c "$SERVER_CPU" true 2>/dev/nu
 	pinned="server on CPU $SERVER_CPU, client on CPU $CLIENT_CPU (taskset)"
 else
 	pinned="no (taskset missing, or CPU $SERVER_CPU or $CLIENT_CPU absent): figures are not comparable"
+fi
+# Priority: on a machine shared with other work, the other processes'
+# time slices would end up in the latencies and jitter; NICE (default -20
+# where allowed, as root) puts the server and the client ahead of them.
+# Only a negative nice: the kernel widens a sleep's slack at nice > 0.
+NICE=${NICE:--20}
+if [ "$NICE" != 0 ] && nice -n "$NICE" true 2>/dev/null &&
+	[ "$(nice -n "$NICE" nice 2>/dev/null)" -lt "$(nice)" ]; then
+	pin_s="nice -n $NICE $pin_s" pin_c="nice -n $NICE $pin_c"
+	pinned="$pinned, both at nice $(nice -n "$NICE" nice 2>/dev/null)"
+else
+	pinned="$pinned, at the caller's nice ($(nice))"
 fi
 
 package() {	# the package a version's program needs
@@ -104,6 +117,9 @@ run_one() {	# version conns traffic round
 		--warmup "$WARMUP" --seconds "$m" --pid "$spid" --cpu "$SERVER_CPU" \
 		> "$tmp/cli.out" 2> "$tmp/cli.err"
 	crc=$?
+	# The client reset its connections as it ended: a moment for the
+	# server to see them (closed_peer) before the stop closes the rest.
+	sleep 0.2
 	kill -TERM "$spid" 2>/dev/null
 	# A server that has not stopped 30 s later is killed: one so far
 	# behind that it could not reach the signal (its figures are kept and
@@ -116,6 +132,11 @@ run_one() {	# version conns traffic round
 	wait "$dog" 2>/dev/null
 	line=$(grep '^conns=' "$tmp/cli.out")
 	sline=$(grep '^server=' "$tmp/srv.out")
+	if [ "$crc" -eq 3 ] && { [ "$src" -eq 0 ] || [ "$src" -eq 137 ]; }; then
+		echo "$tag status=behind" >> "$rounds"
+		echo "   $tag: the client fell behind past the whole measurement: not measured" >&2
+		return 0
+	fi
 	if [ "$crc" -eq 0 ] && [ "$src" -eq 137 ] && [ -n "$line" ]; then
 		echo "$tag status=overloaded $line" >> "$rounds"
 		echo "   $tag: the server did not stop within 30 s of SIGTERM: killed" >&2
@@ -189,6 +210,7 @@ function judge(g, what, metric, a, b, target,    q, verdict) {
 	g = f["conns"] SUBSEP f["traffic"] SUBSEP f["version"]
 	runs[g]++
 	if (f["status"] == "skipped") { skipped[g] = f["package"]; delete f; next }
+	if (f["status"] == "behind") { behind[g]++; delete f; next }
 	if (f["status"] == "overloaded") over[g]++
 	else if (f["status"] != "ok") { bad[g]++; delete f; next }
 	ok[g]++
@@ -214,6 +236,10 @@ END {
 			printf "%-11s %-10s %-8s skipped (install %s)\n", C[a], T[b], V[c], skipped[g]
 			continue
 		}
+		if (!(g in ok) && (g in behind) && !(g in bad)) {
+			printf "%-11s %-10s %-8s not measured (the client fell behind in every round: a busy machine)\n", C[a], T[b], V[c]
+			continue
+		}
 		if (!(g in ok)) {
 			printf "%-11s %-10s %-8s failed (every round; the log above says why)\n", C[a], T[b], V[c]
 			continue
@@ -226,7 +252,8 @@ END {
 			fmt(M[g, "hb_jit_p99_ms"], 2), fmt(M[g, "lat_p50_us"], 1), fmt(M[g, "lat_p99_us"], 1),
 			fmt(M[g, "lat_p999_us"], 1), minserved[g], maxlost[g] + 0,
 			((g in bad) ? "  (" bad[g] " of " runs[g] " rounds failed)" : "") \
-			((g in over) ? "  (" over[g] " of " runs[g] " rounds overloaded)" : "")
+			((g in over) ? "  (" over[g] " of " runs[g] " rounds overloaded)" : "") \
+			((g in behind) ? "  (" behind[g] " of " runs[g] " rounds not measured: client behind)" : "")
 		for (i = 1; i <= 10; i++)
 			print C[a] "," T[b] "," V[c] "," m[i] "," M[g, m[i]] >> csv
 		print C[a] "," T[b] "," V[c] ",served_min," minserved[g] >> csv
@@ -236,13 +263,15 @@ END {
 	print ""
 	print "served: connections connected and never closed by the server (fewest of the rounds);"
 	print "lost: requests without an echo (most of the rounds); overloaded: the server had not"
-	print "stopped 30 s after SIGTERM (still behind on its work) and was killed; its round counts"
-	split("hrt/libuv sd-hrt/sd-event", P, " ")
-	for (p = 1; p <= 2; p++) {
+	print "stopped 30 s after SIGTERM (still behind on its work) and was killed; its round counts;"
+	print "client behind: the client was late past the whole measurement, which measured nothing"
+	print "(that round is left out)"
+	np = split("hrt/libuv hrt-plan/libuv sd-hrt/sd-event", P, " ")
+	for (p = 1; p <= np; p++) {
 		split(P[p], pv, "/")
 		pair = P[p]
 		print ""
-		what = p == 1 ? "the targets of issue 42" : "the same targets, for the sd-event rows"
+		what = p == 1 ? "the targets of issue 42" : p == 2 ? "the same targets, libuv sleeping on hrt'"'"'s plan" : "the same targets, for the sd-event rows"
 		print pair ", medians of the rounds (" what "):"
 		for (a = 1; a <= nc; a++) for (b = 1; b <= nt; b++) {
 			x = C[a] SUBSEP T[b] SUBSEP pv[1]; y = C[a] SUBSEP T[b] SUBSEP pv[2]

@@ -4,7 +4,7 @@
  * framed echo server on 127.0.0.1, one thread, each connection with an
  * idle timeout re-armed on every request and a heartbeat each second.
  *
- * Built twice (the Makefile's bench-server block):
+ * Built three times (the Makefile's bench-server block):
  *   server-libuv  the timers are uv_timer_t: the idle timeout repeats
  *                 every IDLE and a request calls uv_timer_again (libuv's
  *                 idiom), the heartbeat repeats every HB; uv_run.
@@ -12,9 +12,12 @@
  *                 (timers_hrt.h: idle window 1 s, heartbeat window
  *                 100 ms) on one base, and libuv runs inside
  *                 hrt_base_loop_host through examples/uv_host.h.
+ *   server-hrt-plan (TIMERS_HRT, HOST_PLAN) the same timers; libuv sleeps
+ *                 in its own uv_run and hrt plans the sleep (uv_plan_host.h:
+ *                 one epoll call per wake-up).
  * Everything else - I/O, framing, counting, shutdown - is the same code.
  *
- *   server-{libuv,hrt} [--conns N] [--port P]
+ *   server-{libuv,hrt,hrt-plan} [--conns N] [--port P]
  * prints "port P" when it listens (P = 0: a free port), serves until
  * SIGTERM or SIGINT, closes every connection, and prints one line of
  * counts (server=... accepted=... closed_idle=...).  --conns N raises
@@ -32,7 +35,12 @@
 
 #include "proto.h"
 
-#ifdef TIMERS_HRT
+#if defined TIMERS_HRT && defined HOST_PLAN
+#define SERVER_NAME "hrt-plan"
+#include "timers_hrt.h"
+#include "uv_plan_host.h"
+static struct uv_plan_host plan_host;
+#elif defined TIMERS_HRT
 #define SERVER_NAME "hrt"
 #include "timers_hrt.h"
 #include "../../examples/uv_host.h"
@@ -294,7 +302,14 @@ static void on_signal(uv_signal_t *s, int signum)
 	uv_close((uv_handle_t *)&sig_int, NULL);
 	while (conns)
 		conn_close(conns, &count.closed_shutdown);
-#ifdef TIMERS_HRT
+#if defined TIMERS_HRT && defined HOST_PLAN
+	int err = uv_plan_stop(&plan_host);
+
+	if (err < 0) {
+		fprintf(stderr, "server-%s: the plan: %s\n", SERVER_NAME, strerror(-err));
+		failed = 1;
+	}
+#elif defined TIMERS_HRT
 	int err = tm_base_stop();
 
 	if (err < 0) {
@@ -362,7 +377,15 @@ int main(int argc, char **argv)
 	} else {
 		printf("port %d\n", ntohs(((struct sockaddr_in *)&bound)->sin_port));
 		fflush(stdout);
-#ifdef TIMERS_HRT
+#if defined TIMERS_HRT && defined HOST_PLAN
+		err = uv_plan_start(&plan_host, &loop, srv_base);  /* uv_run below serves */
+		if (err < 0) {
+			fprintf(stderr, "server-%s: uv_plan_start: %s\n", SERVER_NAME,
+				strerror(-err));
+			failed = 1;
+			on_signal(NULL, 0);
+		}
+#elif defined TIMERS_HRT
 		err = uv_host_run(&loop, srv_base);     /* until on_signal */
 		if (err < 0) {
 			fprintf(stderr, "server-%s: hrt_base_loop_host: %s\n", SERVER_NAME,
@@ -373,6 +396,12 @@ int main(int argc, char **argv)
 #endif
 	}
 	uv_run(&loop, UV_RUN_DEFAULT);  /* serves (libuv), or runs the closes */
+#if defined TIMERS_HRT && defined HOST_PLAN
+	if (plan_host.err) {            /* uv_stop by the plan: close and end */
+		on_signal(NULL, 0);     /* says what failed */
+		uv_run(&loop, UV_RUN_DEFAULT);
+	}
+#endif
 	printf("server=%s accepted=%llu closed_peer=%llu closed_idle=%llu closed_slow=%llu"
 	       " closed_error=%llu closed_shutdown=%llu heartbeats=%llu requests=%llu",
 	       SERVER_NAME, count.accepted, count.closed_peer, count.closed_idle,

@@ -64,7 +64,13 @@ static enum hrt_restart on_hb(struct hrt_timer *t, hrt_time_t now)
 /* 0 or -errno. */
 static int tm_base_new(void)
 {
-	return hrt_base_new(&srv_base, CLOCK_MONOTONIC, HRT_BASE_ENV);
+	int err = hrt_base_new(&srv_base, CLOCK_MONOTONIC, HRT_BASE_ENV);
+
+#ifdef PASS_LIMIT_NS
+	if (err == 0 && PASS_LIMIT_NS > 0)
+		err = hrt_base_set_pass_limit(srv_base, 0, PASS_LIMIT_NS);
+#endif
+	return err;
 }
 
 /* Frees the base (every connection closed first): 0 or -errno. */
@@ -76,9 +82,10 @@ static int tm_base_free(void)
 	return err;
 }
 
-/* Ends the host loop (hrt_base_loop_host) after this iteration: 0 or
+/* Ends the host loop (hrt_base_loop_host) after this iteration (inline:
+ * server-hrt-plan has no host loop to end): 0 or
  * -errno. */
-static int tm_base_stop(void)
+static inline int tm_base_stop(void)
 {
 	return hrt_base_stop(srv_base);
 }
