@@ -277,7 +277,7 @@ test check: $(LIB_A) $(LIB_SO) $(HRT_BIN) $(TEST_BINS) $(FUZZ_REPLAY) $(EXAMPLE_
 	O=$(O) HRT=$(HRT_BIN) SAN_FLAGS='$(SAN_FLAGS)' SKIPPED='$(strip $(TEST_SKIPPED))' sh tests/run.sh \
 	  $(TEST_BINS) $(FUZZ_REPLAY) $(EXAMPLE_TESTS) $(O)/readme_example tests/check_layers.sh tests/test_install.sh tests/test_config.sh tests/test_bench_peers.sh tests/test_exports.sh tests/test_abi.sh tests/test_cmake.sh tests/test_demo_quiet.sh tests/test_figures.sh tests/test_man.sh tests/test_cli.sh tests/test_svg_render.sh \
 	  tests/test_output.sh tests/test_top.sh tests/test_run_slack.sh tests/test_slack_measure.sh \
-	  tests/test_coalesce_hosts.sh tests/test_host_glue.sh tests/test_bench_shapes.sh
+	  tests/test_coalesce_hosts.sh tests/test_host_glue.sh tests/test_bench_shapes.sh tests/test_bench_server.sh
 
 # One screen, a sentence per section (tools/demo.sh): the article's example,
 # the shipped trace (xz-compressed: without xz that part says what it would
@@ -341,6 +341,80 @@ bench-coalesce-docs: $(O)/bench/coalesce
 	$(if $(HAVE_LIBEV),$(O)/bench/coalesce $(COALESCE_RUN) --ev > $(O)/coalesce-ev.txt)
 	cp $(O)/coalesce.txt $(if $(HAVE_LIBUV),$(O)/coalesce-uv.txt) \
 	  $(if $(HAVE_LIBEV),$(O)/coalesce-ev.txt) docs/perf/
+
+# The server benchmark (bench/server, issue 42): a framed echo server on
+# 127.0.0.1, one thread, each connection with a 10 s idle timeout re-armed
+# on every request and a 1 s heartbeat; its timers as uv_timer_t
+# (server-libuv), as hrt range timers with libuv inside hrt_base_loop_host
+# (server-hrt), the same with libuv sleeping and hrt planning its sleep
+# (server-hrt-plan: one epoll call a wake-up), as sd-event time sources (server-sd-event) and as hrt's
+# with sd-event inside hrt_base_loop_host (server-sd-hrt); one client.
+# bench/server/run.sh runs alternating pinned rounds at 1,000 and 10,000
+# connections, heartbeats only and loaded, and writes one table with the
+# ratios the issue targets.  make bench-server: a quick run (3 rounds of
+# 6 s) into $(PERF_DIR)/server.txt and .csv; bench-server-docs: longer
+# rounds into docs/perf (run it on a quiet machine, as root for the
+# timer interrupts).  SERVER_ROUNDS, SERVER_SECONDS, SERVER_CONNS,
+# SERVER_TRAFFIC, SERVER_VERSIONS, SERVER_WARMUP, SERVER_RAMP change a
+# run.  Without libuv1-dev it says so and exits 0; without
+# libsystemd-dev the sd-event rows say so.
+SERVER_O        = $(O)/server
+SERVER_HDRS     = $(wildcard bench/server/*.h) include/hrt.h examples/uv_host.h $(CONFIG)
+HAVE_SDEVENT    = $(if $(filter sdevent_timers,$(EXAMPLES_MISSING)),,y)
+SERVER_BINS     = $(SERVER_O)/client $(SERVER_O)/server-libuv $(SERVER_O)/server-hrt \
+	$(SERVER_O)/server-hrt-plan \
+	$(if $(HAVE_SDEVENT),$(SERVER_O)/server-sd-event $(SERVER_O)/server-sd-hrt)
+SERVER_ROUNDS   ?= 3
+SERVER_SECONDS  ?= 6
+SERVER_CONNS    ?= 1000 10000
+SERVER_TRAFFIC  ?= heartbeats loaded
+SERVER_VERSIONS ?= libuv hrt hrt-plan sd-event sd-hrt
+SERVER_WARMUP   ?= 2
+SERVER_RAMP     ?= 1
+SERVER_RAW      ?= $(PERF_DIR)/server.rounds
+SERVER_RUN = BIN=$(SERVER_O) OUT=$(PERF_DIR)/server RAW=$(SERVER_RAW) ROUNDS=$(SERVER_ROUNDS) MEASURE=$(SERVER_SECONDS) \
+	CONNS='$(SERVER_CONNS)' TRAFFIC='$(SERVER_TRAFFIC)' VERSIONS='$(SERVER_VERSIONS)' \
+	WARMUP=$(SERVER_WARMUP) RAMP=$(SERVER_RAMP) sh bench/server/run.sh
+
+$(SERVER_O)/client: bench/server/client.c bench/server/proto.h $(CONFIG)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -o $@ $< $(ALL_LDFLAGS)
+
+$(SERVER_O)/server-libuv: bench/server/server_uv.c $(SERVER_HDRS)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -o $@ $< $(ALL_LDFLAGS) $(EXLIBS_uv_timers)
+
+$(SERVER_O)/server-hrt: bench/server/server_uv.c $(SERVER_HDRS) $(LIB_A)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -DTIMERS_HRT -o $@ $< $(LIB_A) $(ALL_LDFLAGS) $(EXLIBS_uv_timers) $(HRT_LDLIBS)
+
+$(SERVER_O)/server-hrt-plan: bench/server/server_uv.c $(SERVER_HDRS) $(LIB_A)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -DTIMERS_HRT -DHOST_PLAN -o $@ $< $(LIB_A) $(ALL_LDFLAGS) $(EXLIBS_uv_timers) $(HRT_LDLIBS)
+
+$(SERVER_O)/server-sd-event: bench/server/server_sd.c $(SERVER_HDRS)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -o $@ $< $(ALL_LDFLAGS) $(EXLIBS_sdevent_timers)
+
+$(SERVER_O)/server-sd-hrt: bench/server/server_sd.c $(SERVER_HDRS) $(LIB_A)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -DTIMERS_HRT -o $@ $< $(LIB_A) $(ALL_LDFLAGS) $(EXLIBS_sdevent_timers) $(HRT_LDLIBS)
+
+.PHONY: bench-server bench-server-docs
+ifeq ($(HAVE_LIBUV),y)
+bench-server: $(SERVER_BINS)
+	@mkdir -p $(PERF_DIR)
+	$(SERVER_RUN)
+else
+bench-server:
+	@echo "SKIP bench-server (install libuv1-dev)"
+endif
+
+# 5 rounds of 20 s (heartbeats only: 6 s, before the idle timeouts), about
+# 25 minutes; the raw lines stay in the build directory.
+bench-server-docs:
+	$(MAKE) bench-server PERF_DIR=$(CURDIR)/docs/perf SERVER_ROUNDS=5 SERVER_SECONDS=20 \
+	  SERVER_RAW=$(abspath $(O))/server-docs.rounds
 
 # The README's "apply and measure" step on this machine (root, tracefs).
 bench-slack-docs: $(HRT_BIN) $(O)/slack_sleepers
