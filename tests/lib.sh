@@ -7,6 +7,10 @@
 #                       that exists, its lines as "  NAME: ..." (NAME its
 #                       base name: what the failed command wrote), exits 1
 #   skip WHAT PACKAGE   prints "SKIP: WHAT (install PACKAGE)", exits 77
+#   skip_needs WHAT CONDITION   prints "SKIP: WHAT (needs CONDITION)", exits
+#                       77: a check that cannot hold on this machine as it
+#                       is (a measurement disturbed by other load); never
+#                       for a missing package (tests/run.sh)
 #   need CMD WHAT PACKAGE   skip WHAT unless CMD is on the PATH
 #   tool_setup NAME     for the tests of the hrt tool: $HRT made absolute
 #                       (default build/hrt), a scratch directory $d removed
@@ -28,6 +32,7 @@ fail() {
 	exit 1
 }
 skip() { echo "SKIP: $1 (install $2)"; exit 77; }
+skip_needs() { echo "SKIP: $1 (needs $2)"; exit 77; }
 need() { command -v "$1" >/dev/null 2>&1 || skip "$2" "$3"; }
 expect() {
 	want=$1 what=$2; shift 2
