@@ -153,8 +153,8 @@ void demo_print_brief(const struct demo_result *r)
 {
 	printf(" ");
 	for (int i = 0; i < DEMO_NT; i++)
-		printf(" %c %g..%g", demo_name[i], demo_us(r->soft[i]), demo_us(r->hard[i]));
-	printf(" us (soft..hard)\n  C cancelled right after the pass at %.1f us:\n",
+		printf(" %c %g-%g", demo_name[i], demo_us(r->soft[i]), demo_us(r->hard[i]));
+	printf(" us (soft-hard)\n  C cancelled right after the pass at %.1f us:\n",
 	       demo_us(r->now));
 	for (int s = 0; s < DEMO_NS; s++)
 		if (r->sc[s].policy != HRT_GREEDY_IDLE)
