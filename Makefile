@@ -29,8 +29,9 @@
 #   make deb             Debian packages into $(O)/deb, lintian, autopkgtest
 #   make install PREFIX=/usr/local [DESTDIR=...]   (hrt.pc and the CMake
 #                        package written then, for that PREFIX/LIBDIR; man
-#                        pages to MANDIR; ldconfig when root, no DESTDIR)
-#   make uninstall
+#                        pages to MANDIR; the host-loop glue to EXAMPLESDIR;
+#                        ldconfig when root, no DESTDIR)
+#   make uninstall       the same files, and hrt's own directories if empty
 #
 # The library, the tool and the core tests need only a C toolchain.  Optional
 # packages (libuv1-dev, libev-dev, libsystemd-dev, xz-utils, graphviz, ...)
@@ -51,6 +52,11 @@ INCLUDEDIR   ?= $(PREFIX)/include
 PKGCONFIGDIR ?= $(LIBDIR)/pkgconfig
 CMAKEDIR     ?= $(LIBDIR)/cmake/hrt
 MANDIR       ?= $(PREFIX)/share/man
+# The host-loop glue README points to (examples/uv_host.h, ev_host.h): not
+# installed headers (hrt.h is the only one) but examples to copy.
+DOCDIR       ?= $(PREFIX)/share/doc/hrt
+EXAMPLESDIR  ?= $(DOCDIR)/examples
+HOST_GLUE    := examples/uv_host.h examples/ev_host.h
 
 CC      ?= cc
 CFLAGS  ?= -O2 -g
@@ -421,23 +427,33 @@ install: lib tools
 	install -m 644 $(MAN1) $(DESTDIR)$(MANDIR)/man1
 	install -m 644 $(MAN3_PAGES) $(DESTDIR)$(MANDIR)/man3
 	@for l in $(MAN3_LINKS); do ln -sf "$$(readlink "$$l")" "$(DESTDIR)$(MANDIR)/man3/$${l#man/}" || exit 1; done
+	install -d $(DESTDIR)$(EXAMPLESDIR)
+	install -m 644 $(HOST_GLUE) $(DESTDIR)$(EXAMPLESDIR)
 	@$(ldconfig_step)
 
 # As libtool does: an install into the live system (no DESTDIR) refreshes
 # the dynamic linker's cache when run as root, or a program built with
 # -lhrt fails to start (libhrt.so.1: cannot open shared object file).  If
-# LIBDIR is then still not in the cache (a private prefix, or not root),
-# say what works instead.  Staged installs (DESTDIR: packages) leave the
-# cache to the package manager.
+# LIBDIR is then still not in the cache, say why and what works instead:
+# as root ldconfig ran, so LIBDIR is not a directory it searches (a private
+# prefix); not root, ldconfig could not run.  Staged installs (DESTDIR:
+# packages) leave the cache to the package manager.
 LDCONFIG ?= /sbin/ldconfig
 define ldconfig_step
 if [ -z "$(DESTDIR)" ]; then \
-	  if [ "$$(id -u)" -eq 0 ]; then echo "$(LDCONFIG)"; $(LDCONFIG) || exit 1; fi; \
-	  $(LDCONFIG) -p 2>/dev/null | grep -qF "=> $(LIBDIR)/libhrt.so.$(SOVERSION)" || \
-	  printf '%s\n' "note: $(LIBDIR) is not in the dynamic linker's cache." \
-	    "  A system directory: run ldconfig as root (or make install as root)." \
-	    "  A private prefix: link with -Wl,-rpath,$(LIBDIR)" \
-	    "  or run with LD_LIBRARY_PATH=$(LIBDIR)."; \
+	  root=; if [ "$$(id -u)" -eq 0 ]; then root=1; echo "$(LDCONFIG)"; $(LDCONFIG) || exit 1; fi; \
+	  if ! $(LDCONFIG) -p 2>/dev/null | grep -qF "=> $(LIBDIR)/libhrt.so.$(SOVERSION)"; then \
+	    if [ -n "$$root" ]; then \
+	      echo "note: ldconfig ran, but $(LIBDIR) is not a directory the dynamic linker searches"; \
+	      echo "  (a private prefix; /etc/ld.so.conf.d could list it)."; \
+	    else \
+	      echo "note: $(LIBDIR) is not in the dynamic linker's cache: not root, ldconfig did not run."; \
+	      echo "  A system directory: make install as root (or run ldconfig as root)."; \
+	    fi; \
+	    printf '%s\n' "  A private prefix: link with -Wl,-rpath,$(LIBDIR)" \
+	      "  or run with LD_LIBRARY_PATH=$(LIBDIR); CMake finds the package with" \
+	      "  -DCMAKE_PREFIX_PATH=$(PREFIX), pkg-config with PKG_CONFIG_PATH=$(PKGCONFIGDIR)."; \
+	  fi; \
 	fi
 endef
 
@@ -446,7 +462,12 @@ uninstall:
 	  $(DESTDIR)$(LIBDIR)/libhrt.so.$(VERSION) $(DESTDIR)$(LIBDIR)/libhrt.so.$(SOVERSION) \
 	  $(DESTDIR)$(LIBDIR)/libhrt.so $(DESTDIR)$(PKGCONFIGDIR)/hrt.pc $(DESTDIR)$(BINDIR)/hrt \
 	  $(DESTDIR)$(CMAKEDIR)/hrt-config.cmake $(DESTDIR)$(CMAKEDIR)/hrt-config-version.cmake \
-	  $(MAN1:man/%=$(DESTDIR)$(MANDIR)/man1/%) $(MAN3:man/%=$(DESTDIR)$(MANDIR)/man3/%)
+	  $(MAN1:man/%=$(DESTDIR)$(MANDIR)/man1/%) $(MAN3:man/%=$(DESTDIR)$(MANDIR)/man3/%) \
+	  $(HOST_GLUE:examples/%=$(DESTDIR)$(EXAMPLESDIR)/%)
+	@# hrt's own directories (named for it), when empty: nothing else in them
+	@for dir in $(DESTDIR)$(CMAKEDIR) $(DESTDIR)$(EXAMPLESDIR) $(DESTDIR)$(DOCDIR); do \
+	  case $$dir in */hrt | */libhrt-dev | */hrt/examples | */libhrt-dev/examples) \
+	    if [ -d "$$dir" ]; then rmdir --ignore-fail-on-non-empty "$$dir" || exit 1; fi ;; esac; done
 
 clean:
 	rm -rf build build-asan build-tsan build-fuzz hrt.pc $(EXAMPLE_BINS)
