@@ -93,9 +93,14 @@ LIB_OBJS  := $(LIB_SRCS:src/%.c=$(O)/src/%.o)
 LIB_A     := $(O)/libhrt.a
 LIB_SO    := $(O)/libhrt.so.$(VERSION)
 
-# The hrt command: tools/hrt.c holds main(), the rest is shared with the
-# fuzz harnesses and tests through $(O)/libtools.a.
-TOOL_SRCS := $(filter-out tools/hrt.c,$(wildcard tools/*.c))
+# The hrt command: tools/cmd/hrt.c holds main(), the rest is shared with the
+# fuzz harnesses and tests through $(O)/libtools.a.  tools/ has a folder per
+# concept (cmd: the commands; trace: reading traces; replay: the model and
+# what it prints; live: tracing live, top; apply: setting slack on
+# processes; sim, demo; common: output files, text, SVG); a file includes
+# another folder's header by its relative path ("../trace/trace.h").
+TOOL_HDRS := $(wildcard tools/*/*.h)
+TOOL_SRCS := $(filter-out tools/cmd/hrt.c,$(wildcard tools/*/*.c))
 TOOL_OBJS := $(TOOL_SRCS:tools/%.c=$(O)/tools/%.o)
 TOOL_A    := $(O)/libtools.a
 HRT_BIN   := $(O)/hrt
@@ -162,7 +167,7 @@ TEST_SKIPPED := $(foreach e,$(EXAMPLES_MISSING),$(e):$(EXPKG_$(e))) \
 	$(if $(HAVE_LIBUV),,readme_uv:libuv1-dev)
 ifeq ($(HAVE_TRACEFS),y)
   TOOL_LDLIBS = $(TRACEFS_LIBS)
-$(O)/tools/live.o: HRT_CFLAGS += -DHAVE_TRACEFS $(TRACEFS_CFLAGS)
+$(O)/tools/live/live.o: HRT_CFLAGS += -DHAVE_TRACEFS $(TRACEFS_CFLAGS)
 endif
 
 # What the probes found and the library's flags, in $(O)/config.mk (read
@@ -181,7 +186,7 @@ ifeq ($(filter clean,$(MAKECMDGOALS)),)
   $(shell mkdir -p $(O) && printf '%s\n' $(CONFIG_LINES) > $(CONFIG).$$$$ && \
     { cmp -s $(CONFIG).$$$$ $(CONFIG) && rm -f $(CONFIG).$$$$ || mv -f $(CONFIG).$$$$ $(CONFIG); })
 endif
-$(O)/tools/live.o $(O)/bench/coalesce: $(CONFIG)
+$(O)/tools/live/live.o $(O)/bench/coalesce: $(CONFIG)
 
 .PHONY: all lib tools test check abi-check abi-baseline deb demo docs-replay bench-coalesce-docs bench-slack-docs bench bench-peers bench-peers-docs bench-windows bench-before-after bench-callgrind bench-floor examples fuzz install uninstall clean
 .DEFAULT_GOAL := all
@@ -211,16 +216,18 @@ $(LIB_SO): $(LIB_OBJS) src/libhrt.map
 	ln -sf libhrt.so.$(VERSION) $(O)/libhrt.so.$(SOVERSION)
 	ln -sf libhrt.so.$(SOVERSION) $(O)/libhrt.so
 
-$(O)/tools/%.o: tools/%.c $(wildcard tools/*.h) include/hrt.h
+# The tools are a client of the library: hrt.h only, no -Isrc.
+TOOL_CFLAGS = $(filter-out -Isrc,$(ALL_CFLAGS))
+$(O)/tools/%.o: tools/%.c $(TOOL_HDRS) include/hrt.h
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) -DHRT_VERSION_FULL='"$(VERSION)"' -c $< -o $@
+	$(CC) $(TOOL_CFLAGS) -DHRT_VERSION_FULL='"$(VERSION)"' -c $< -o $@
 
 $(TOOL_A): $(TOOL_OBJS)
 	rm -f $@
 	ar rcs $@ $^
 
-$(HRT_BIN): tools/hrt.c $(TOOL_A) $(LIB_A) $(wildcard tools/*.h)
-	$(CC) $(ALL_CFLAGS) -DHRT_VERSION_FULL='"$(VERSION)"' -o $@ $< $(TOOL_A) $(LIB_A) $(ALL_LDFLAGS) $(TOOL_LDLIBS) $(HRT_LDLIBS)
+$(HRT_BIN): tools/cmd/hrt.c $(TOOL_A) $(LIB_A) $(TOOL_HDRS)
+	$(CC) $(TOOL_CFLAGS) -DHRT_VERSION_FULL='"$(VERSION)"' -o $@ $< $(TOOL_A) $(LIB_A) $(ALL_LDFLAGS) $(TOOL_LDLIBS) $(HRT_LDLIBS)
 
 # Per-test extra link flags: TEST_LDFLAGS_<name>.
 WRAP_ALLOC = malloc calloc realloc free aligned_alloc posix_memalign
@@ -278,7 +285,7 @@ test check: $(LIB_A) $(LIB_SO) $(HRT_BIN) $(TEST_BINS) $(FUZZ_REPLAY) $(EXAMPLE_
 	  tests/test_output.sh tests/test_top.sh tests/test_run_slack.sh tests/test_slack_measure.sh \
 	  tests/test_coalesce_hosts.sh tests/test_host_glue.sh
 
-# One screen, a sentence per section (tools/demo.sh): the article's example,
+# One screen, a sentence per section (tools/demo/demo.sh): the article's example,
 # the shipped trace (xz-compressed: without xz that part says what it would
 # show), what 1 ms of slack would save, a 2-second interrupt count, and the
 # slack applied to sleepers of its own, measured beside the prediction.
@@ -288,7 +295,7 @@ demo:
 	@mkdir -p $(O)
 	@$(MAKE) --no-print-directory $(HRT_BIN) $(O)/bench/coalesce $(O)/slack_sleepers > $(O)/demo-build.log 2>&1 || \
 	  { cat $(O)/demo-build.log; echo "make demo: the build failed (log: $(O)/demo-build.log)"; exit 1; }
-	@sh tools/demo.sh $(HRT_BIN) $(O)/bench/coalesce data/trace.hrt.xz $(O)/slack_sleepers
+	@sh tools/demo/demo.sh $(HRT_BIN) $(O)/bench/coalesce data/trace.hrt.xz $(O)/slack_sleepers
 
 $(O)/slack_sleepers: tests/slack_sleepers.c
 	@mkdir -p $(dir $@)

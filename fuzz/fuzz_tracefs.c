@@ -14,7 +14,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "../tools/record.h"
+#include "../tools/live/record.h"
 #include "fuzz_replay.h"
 
 /* The name as the reader gives it back: its first 15 bytes, control

@@ -112,7 +112,7 @@ grep -q '^.*,process,saved,sleeper 100,.*,1,2,1,1,0$' "$d/out" || fail "--by --c
 expect 0 "replay --slack 100% --svg" sh -c "'$HRT' replay --slack 100% --svg '$d/s.svg' '$t' > '$d/out'"
 grep -q 'with a slack of 100 % of the timeout on user-space timers' "$d/s.svg" || fail "--svg title"; ok
 grep -q 'saved_slack' "$d/out" || fail "table without saved_slack"; ok
-# --- make demo (tools/demo.sh) on a bare and on a full machine ----------
+# --- make demo (tools/demo/demo.sh) on a bare and on a full machine ----------
 # Bare: a PATH without xz and dot, and an interrupt counter that is not
 # there (bench/coalesce prints SKIP).  Every section still has its line.
 repo=$(pwd)
@@ -122,7 +122,7 @@ for c in sh fold sed awk grep cut head rm cat; do
 done
 printf '#!/bin/sh\necho "SKIP: no tracepoint"\n' > "$d/nocount"
 chmod +x "$d/nocount"
-(cd "$d/bare" && PATH=$d/bin sh "$repo/tools/demo.sh" "$HRT" "$d/nocount" \
+(cd "$d/bare" && PATH=$d/bin sh "$repo/tools/demo/demo.sh" "$HRT" "$d/nocount" \
 	"$repo/data/trace.hrt.xz" > out 2>err)
 [ $? -eq 0 ] || fail "demo.sh on a bare machine failed: $(cat "$d/bare/err")"; ok
 o=$d/bare/out
@@ -145,7 +145,7 @@ echo "     1  1000 off        145      1251      1389     0.95      144    100.0
 echo "     1  1000 on         169      1251      1253     0.01        3      1.8%"
 EOF2
 	chmod +x "$d/count"
-	(cd "$d/full" && sh "$repo/tools/demo.sh" "$HRT" "$d/count" "$repo/data/trace.hrt.xz" \
+	(cd "$d/full" && sh "$repo/tools/demo/demo.sh" "$HRT" "$d/count" "$repo/data/trace.hrt.xz" \
 		> out 2>err)
 	[ $? -eq 0 ] || fail "demo.sh on a full machine failed: $(cat "$d/full/err")"; ok
 	o=$d/full/out
@@ -172,7 +172,7 @@ EOF2
 	# the claim only where the figures support it
 	sed 's/1253     0.01/1350     0.59/' "$d/count" > "$d/count3"
 	chmod +x "$d/count3"
-	(cd "$d/full" && sh "$repo/tools/demo.sh" "$HRT" "$d/count3" "$repo/data/trace.hrt.xz" \
+	(cd "$d/full" && sh "$repo/tools/demo/demo.sh" "$HRT" "$d/count3" "$repo/data/trace.hrt.xz" \
 		> out3 2>&1)
 	grep -q 'coalesced loop   169 wake-ups,  1350 interrupts, 0.59 extra per wake-up' "$d/full/out3" &&
 		! grep -q 'happens anyway' "$d/full/out3" && grep -q 'Not the gap expected' "$d/full/out3" ||
@@ -181,7 +181,7 @@ EOF2
 	# A count disturbed by other load says so instead of a negative cost.
 	sed 's/1251/1500/' "$d/count" > "$d/count2"
 	chmod +x "$d/count2"
-	(cd "$d/full" && sh "$repo/tools/demo.sh" "$HRT" "$d/count2" "$repo/data/trace.hrt.xz" \
+	(cd "$d/full" && sh "$repo/tools/demo/demo.sh" "$HRT" "$d/count2" "$repo/data/trace.hrt.xz" \
 		> out2 2>&1)
 	grep -q 'Other load disturbed this count' "$d/full/out2" ||
 		fail "full demo: a disturbed count is not called so"; ok
@@ -196,7 +196,7 @@ EOF2
 	long=$d/a/very/long/path/to/where/someone/keeps/their/projects/timers
 	mkdir -p "$long/cwd"
 	ln -s "$repo" "$long/hrt"
-	(cd "$long/cwd" && sh "$long/hrt/tools/demo.sh" "$HRT" "$d/count" "$long/hrt/data/trace.hrt.xz" \
+	(cd "$long/cwd" && sh "$long/hrt/tools/demo/demo.sh" "$HRT" "$d/count" "$long/hrt/data/trace.hrt.xz" \
 		> out 2>err)
 	[ $? -eq 0 ] || fail "demo.sh through a long symlinked path failed: $(cat "$long/cwd/err")"; ok
 	grep -v '^4\. ' "$o" > "$d/full/short"

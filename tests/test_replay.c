@@ -12,9 +12,9 @@
 #include <string.h>
 #include "unit.h"
 
-#include "../tools/convert.h"
-#include "../tools/replay.h"
-#include "../tools/text.h"
+#include "../tools/trace/convert.h"
+#include "../tools/replay/replay.h"
+#include "../tools/common/text.h"
 
 static int replay_str(const char *text, enum replay_idle idle, struct replay_result *res)
 {
@@ -30,7 +30,7 @@ static int replay_str(const char *text, enum replay_idle idle, struct replay_res
 }
 
 /*
- * The article's timers, the set of `hrt demo` (tools/demo.c), all armed at 0
+ * The article's timers, the set of `hrt demo` (tools/demo/demo.c), all armed at 0
  * (times in ns, µs * 1000; * = soft expiry reconstructed, not in the article):
  *   A [5, 10]  B [7.5, 20]  C [25*, 30]  D [7.5, 40]  E [35*, 50]
  *   F [42.5*, 60]  G [45*, 70]

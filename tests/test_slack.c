@@ -9,8 +9,8 @@
 #include <string.h>
 #include "unit.h"
 
-#include "../tools/replay.h"
-#include "../tools/slack.h"
+#include "../tools/replay/replay.h"
+#include "../tools/replay/slack.h"
 
 /*
  * Six timers on CPU 0, all armed at T0 = 1 s with zero-width windows

@@ -24,14 +24,9 @@
  * counts for the group of the window it stabs, so the per-group difference
  * (saved_slack) sums to the verdict's.
  *
- * Sleep chains (--slack only): a task that sleeps again after a wake-up
- * arms its next sleep relative to it (hrtimer_start mode=REL), so a policy
- * that runs a wake-up d later than the kernel did gets the next sleep d
- * later too.  Such re-arms are not armed where recorded: each task keeps
- * them in a queue (struct task), and under each policy a timer of the task
- * runs them one after the other, each `gap` after the policy's run of the
- * sleep before (gap: the recorded start minus the kernel's run).  What the
- * task has not reached when the trace ends it would not have slept in it.
+ * Sleep chains (--slack only): replay_chains.c; the optimum:
+ * replay_optimum.c; the groups a wake-up counts for and the tables:
+ * replay_groups.c (the state all four share: replay_impl.h).
  *
  * Invariants:
  *  (1) before an event at T is applied, every device due at or before T
@@ -44,129 +39,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "grow.h"
-#include "hist.h"
-#include "replay.h"
-#include "slack.h"
+#include "../common/grow.h"
+#include "replay_impl.h"
 
 const char *const replay_policy_names[RP_NPOL] = { "off", "idle", "always" };
 const char *const replay_by_names[RP_NBY] = { "process", "function", "cpu", "thread" };
 const char *const replay_act_names[RP_NACT] = { "slack", "code", "other" };
-
-/* State ------------------------------------------------------------------- */
-
-#define L_ARMED  1u     /* an arming is open (no cancel yet, no later start) */
-#define L_KDONE  2u     /* the kernel expired or cancelled this arming */
-#define L_STARTED 4u    /* l->cpu is valid */
-#define L_GRACE  8u     /* opt timer: waiting GRACE for the kernel's expiry */
-#define GRACE    1000000000LL
-
-struct replay;
-
-/* A relative re-arm of a task's sleep (sleep chains, above). */
-struct sleep {
-	hrt_time_t gap, dsoft, dhard;           /* start - the kernel's run of the
-						 * sleep before; soft, hard - start */
-	uint32_t grp[RP_NBY];
-};
-
-struct task {
-	struct replay *rp;
-	int32_t tid;
-	int cpu;
-	int kran;                               /* the kernel ran its last sleep, at krun */
-	hrt_time_t krun;
-	uint64_t root, last;                    /* timer ids: the sleep the chain began
-						 * with (armed where recorded), the last */
-	struct hrt_timer t[RP_NPOL];            /* each policy's run of the chain */
-	hrt_time_t psoft[RP_NPOL], phard[RP_NPOL];
-	uint32_t grp[RP_NPOL][RP_NBY];          /* who t[p]'s sleep counts for */
-	int busy[RP_NPOL];                      /* p has not run the last sleep it has */
-	hrt_time_t run[RP_NPOL];                /* else: when it ran it */
-	struct sleep *q;                        /* the re-arms, read by each policy */
-	size_t head[RP_NPOL], n, cap;
-};
-
-struct live {
-	struct hrt_timer t[RP_NPOL];
-	struct hrt_timer opt;                   /* the arming's window end */
-	struct hrt_timer optw;                  /* --slack: the widened window's end */
-	struct replay *rp;
-	uint64_t id;
-	hrt_time_t soft_eff, hard_eff;          /* max(soft, start), max(hard, start) */
-	hrt_time_t hard_rec;                    /* hard_eff before --slack widened it */
-	uint32_t fn;
-	uint32_t grp[RP_NBY];                   /* group index per table */
-	int act;                                /* RP_ACT_* of fn */
-	int32_t tid;                            /* a sleep's task (chains), else 0 */
-	int cpu;
-	unsigned flags;
-	struct live *next_free;
-};
-
-struct rcpu {
-	int seen, idle;                         /* idle from the trace */
-	hrt_time_t floor;                       /* last event applied */
-	struct hrt_base *base[RP_NPOL];
-	hrt_time_t dev[RP_NPOL];                /* device due time, MAX: none */
-	hrt_time_t stab;                        /* optimum: last stab point */
-	int stabbed;
-	hrt_time_t stabw;                       /* the same for the widened windows */
-	int stabbedw;
-	int kwake_valid;
-	hrt_time_t kwake_now;                   /* kernel row: last now= */
-	uint64_t unresolved;
-	int hpos[RP_NPOL];                      /* index in the device heap */
-};
-
-/* One attribution group: key (see group_key), counts. */
-struct group {
-	uint64_t key;
-	uint64_t w[RP_NPOL + 1];
-	uint64_t unresolved;
-	uint64_t opt, opt_rec;                  /* --slack: optimum wake-ups */
-	uint64_t opt_all;                       /* the optimum on the recorded
-						 * windows, counted with or without
-						 * --slack (replay_model_groups) */
-	uint64_t opt_act[RP_NACT], opt_rec_act[RP_NACT];       /* opt, opt_rec split */
-};
-
-struct gtab {
-	struct idmap map;                       /* key -> index + 1 */
-	struct group *g;
-	uint32_t n, cap;
-};
-
-struct replay {
-	replay_name_fn name;                    /* fn and comm indices to strings */
-	const void *src;
-	struct replay_result *res;
-	unsigned pol;
-	enum replay_idle idle_mode;
-	int perf;
-	struct rcpu *cpu;
-	int ncpu;
-	int *heap[RP_NPOL];                     /* CPUs, earliest device first */
-	int nheap;
-	struct idmap live;
-	struct live *free_list;
-	struct hrt_base *optbase;
-	const struct slack *slack;              /* NULL: windows as recorded */
-	struct hrt_base *optwbase;              /* --slack: widened windows */
-	uint8_t *sel;                           /* per fn/comm index: 0 ?, 1 no, 2 yes */
-	size_t nsel;
-	uint8_t *act;                           /* per fn index: RP_ACT_* + 1, 0 ? */
-	size_t nact;
-	uint64_t opt_act[RP_NACT], opt_rec_act[RP_NACT];
-	struct hist late[RP_NPOL + 1], early[RP_NPOL + 1];    /* [RP_NPOL]: kernel */
-	struct gtab gt[RP_NBY];
-	struct idmap pname;                     /* tgid -> its name's index + 1 */
-	struct idmap tasks;                     /* tid -> struct task (sleep chains) */
-	int keep;
-	/* The pass in progress. */
-	int cur_idle, cur_first;
-	int oom;                                /* a callback could not allocate */
-};
 
 static int cpu_idle(const struct replay *rp, const struct rcpu *c)
 {
@@ -175,107 +53,6 @@ static int cpu_idle(const struct replay *rp, const struct rcpu *c)
 	if (rp->idle_mode == RP_IDLE_NEVER)
 		return 0;
 	return c->idle;
-}
-
-/* Group keys: bit 62 marks a kernel timer ("[kernel] FUNCTION"), bit 61
- * "no process in the trace" (hrt-trace v1), bit 60 a process by its
- * thread-group id (named through pname); else COMM << 32 | TID. */
-#define G_KERNEL (1ULL << 62)
-#define G_NONE   (1ULL << 61)
-#define G_TGID   (1ULL << 60)
-
-/* Timers a task arms for itself (sleeps, poll/epoll timeouts, timerfd,
- * itimers, POSIX timers): the task that armed them owns them.  Every other
- * function, and anything armed by the idle task, is the kernel's. */
-static int task_fn(const char *fn)
-{
-	static const char *const tf[] = {
-		"hrtimer_wakeup", "timerfd_tmrproc", "it_real_fn", "posix_timer_fn",
-		"alarmtimer_fired", "io_timeout_fn", "io_link_timeout_fn",
-	};
-
-	for (size_t i = 0; i < sizeof(tf) / sizeof(tf[0]); i++)
-		if (!strcmp(fn, tf[i]))
-			return 1;
-	return 0;
-}
-
-static uint64_t group_key(const struct replay *rp, int by, const struct trace_event *ev,
-			  int cpu)
-{
-	if (by == RP_BY_CPU)
-		return (uint64_t)cpu;
-	if (by == RP_BY_FUNCTION)
-		return ev->fn;
-	if (!rp->perf)
-		return G_NONE;
-	if (ev->pid <= 0 || ev->comm == TRACE_NO_FN || ev->fn == TRACE_NO_FN ||
-	    !task_fn(rp->name(rp->src, ev->fn)))
-		return G_KERNEL | ev->fn;
-	if (by == RP_BY_PROCESS && ev->tgid > 0)
-		return G_TGID | (uint32_t)ev->tgid;
-	return (uint64_t)ev->comm << 32 | (uint32_t)ev->pid;
-}
-
-/* A process is named as its main thread (pid == tgid) is; until that
- * thread is seen, as the first of its threads seen.  -ENOMEM. */
-static int learn_pname(struct replay *rp, const struct trace_event *ev)
-{
-	int fresh;
-	void **v;
-
-	if (ev->tgid <= 0 || ev->comm == TRACE_NO_FN)
-		return 0;
-	if (!(v = idmap_put(&rp->pname, (uint64_t)ev->tgid, &fresh)))
-		return -ENOMEM;
-	if (fresh || ev->pid == ev->tgid)
-		*v = (void *)((uintptr_t)ev->comm + 1);
-	return 0;
-}
-
-/* The group's index, created on first use; UINT32_MAX on ENOMEM. */
-static uint32_t group_get(struct gtab *t, uint64_t key)
-{
-	int fresh;
-	void **v = idmap_put(&t->map, key, &fresh);
-
-	if (!v)
-		return UINT32_MAX;
-	if (!fresh)
-		return (uint32_t)((uintptr_t)*v - 1);
-	if (t->n == t->cap) {
-		uint32_t nc = t->cap ? t->cap * 2 : 64;
-		void *p = realloc(t->g, nc * sizeof(*t->g));
-
-		if (!p) {
-			idmap_del(&t->map, key);
-			return UINT32_MAX;
-		}
-		t->g = p;
-		t->cap = nc;
-	}
-	memset(&t->g[t->n], 0, sizeof(t->g[t->n]));
-	t->g[t->n].key = key;
-	*v = (void *)(uintptr_t)(t->n + 1);
-	return t->n++;
-}
-
-/* Looks up an event's groups into grp[]; -ENOMEM. */
-static int groups_of(struct replay *rp, const struct trace_event *ev, int cpu,
-		     uint32_t grp[RP_NBY])
-{
-	if (learn_pname(rp, ev))
-		return -ENOMEM;
-	for (int b = 0; b < RP_NBY; b++)
-		if ((grp[b] = group_get(&rp->gt[b], group_key(rp, b, ev, cpu))) == UINT32_MAX)
-			return -ENOMEM;
-	return 0;
-}
-
-static void count_wake(struct replay *rp, const uint32_t grp[RP_NBY], int col)
-{
-	for (int b = 0; b < RP_NBY; b++)
-		rp->gt[b].g[grp[b]].w[col]++;
 }
 
 static int keep_wake(struct replay_wakes *w, hrt_time_t t)
@@ -334,7 +111,7 @@ static hrt_time_t min_dev(const struct replay *rp, int p)
 	return rp->nheap ? rp->cpu[rp->heap[p][0]].dev[p] : HRT_TIME_MAX;
 }
 
-static void dev_update(struct replay *rp, int c, int p)
+void dev_update(struct replay *rp, int c, int p)
 {
 	struct rcpu *cs = &rp->cpu[c];
 	hrt_time_t d;
@@ -374,7 +151,7 @@ static void fire_until(struct replay *rp, int p, hrt_time_t T)
 
 /* Live timers ------------------------------------------------------------- */
 
-static void maybe_free(struct live *l)
+void maybe_free(struct live *l)
 {
 	struct replay *rp = l->rp;
 
@@ -405,177 +182,9 @@ static int pos_bin(hrt_time_t soft, hrt_time_t hard, hrt_time_t now)
 	return f >= 1 ? RP_POSB - 1 : (int)(f * RP_POSB);
 }
 
-/* Sleep chains ------------------------------------------------------------ */
-
-static struct task *task_find(const struct replay *rp, int32_t tid)
-{
-	void **v = idmap_get(&rp->tasks, (uint64_t)tid);
-
-	return v ? *v : NULL;
-}
-
-/* Policy p ran the task's sleep at now: it starts the next queued re-arm,
- * or waits for one. */
-static void task_ran(struct task *tk, int p, hrt_time_t now)
-{
-	const struct sleep *e;
-	hrt_time_t start;
-
-	if (tk->head[p] == tk->n) {
-		tk->busy[p] = 0;
-		tk->run[p] = now;
-		return;
-	}
-	e = &tk->q[tk->head[p]++];
-	start = now + e->gap;
-	tk->psoft[p] = start + e->dsoft;
-	tk->phard[p] = start + e->dhard;
-	memcpy(tk->grp[p], e->grp, sizeof(tk->grp[p]));
-	tk->busy[p] = 1;
-	hrt_timer_start_range(&tk->t[p], tk->rp->cpu[tk->cpu].base[p], tk->psoft[p],
-			      tk->phard[p] - tk->psoft[p], HRT_MODE_ABS);
-}
-
-/* The live timer of the sleep a chain began with ran under policy p. */
-static void chain_root_ran(struct replay *rp, const struct live *l, int p, hrt_time_t now)
-{
-	struct task *tk = task_find(rp, l->tid);
-
-	if (tk && tk->root == l->id)
-		task_ran(tk, p, now);
-}
-
-static void count_run(struct replay *rp, int p, hrt_time_t soft, hrt_time_t hard,
-		      const uint32_t grp[RP_NBY], hrt_time_t now);
-
-static void on_task_expire(struct task *tk, int p, hrt_time_t now)
-{
-	count_run(tk->rp, p, tk->psoft[p], tk->phard[p], tk->grp[p], now);
-	task_ran(tk, p, now);
-}
-
-/* The expiry callback of policy P's timer t[P] in a TYPE: HANDLER(obj, P,
- * now) (the three policies' timers of a task and of an arming). */
-#define POLICY_CB(NAME, TYPE, HANDLER, P) \
-	static enum hrt_restart NAME##_##P(struct hrt_timer *t, hrt_time_t now) \
-	{ \
-		HANDLER(HRT_CONTAINER_OF(t, TYPE, t[P]), P, now); \
-		return HRT_NORESTART; \
-	}
-POLICY_CB(task_cb, struct task, on_task_expire, 0)
-POLICY_CB(task_cb, struct task, on_task_expire, 1)
-POLICY_CB(task_cb, struct task, on_task_expire, 2)
-static const hrt_callback task_cb[RP_NPOL] = { task_cb_0, task_cb_1, task_cb_2 };
-
-/* The chain state of task tid, created on first use; NULL on ENOMEM. */
-static struct task *task_get(struct replay *rp, int32_t tid)
-{
-	int fresh;
-	void **v = idmap_put(&rp->tasks, (uint64_t)tid, &fresh);
-	struct task *tk;
-
-	if (!v)
-		return NULL;
-	if (!fresh)
-		return *v;
-	if (!(tk = calloc(1, sizeof(*tk)))) {
-		idmap_del(&rp->tasks, (uint64_t)tid);
-		return NULL;
-	}
-	tk->rp = rp;
-	tk->tid = tid;
-	for (int p = 0; p < RP_NPOL; p++)
-		hrt_timer_init(&tk->t[p], task_cb[p]);
-	*v = tk;
-	return tk;
-}
-
-/* Drops what every policy has read, so the queue holds what one of them
- * still has to run, not the whole trace. */
-static void task_trim(struct task *tk)
-{
-	size_t lo = tk->n;
-
-	for (int p = 0; p < RP_NPOL; p++)
-		if (tk->head[p] < lo)
-			lo = tk->head[p];
-	if (lo < 1024 || lo < tk->n / 2)
-		return;
-	memmove(tk->q, tk->q + lo, (tk->n - lo) * sizeof(*tk->q));
-	tk->n -= lo;
-	for (int p = 0; p < RP_NPOL; p++)
-		tk->head[p] -= lo;
-}
-
-/* A chained re-arm: queued, and started at once by each policy that has
- * run the sleep before already (gap after its run).  -ENOMEM. */
-static int chain_push(struct replay *rp, struct task *tk, const struct trace_event *ev,
-		      hrt_time_t hard, const uint32_t grp[RP_NBY])
-{
-	struct sleep *e;
-	void *q;
-
-	task_trim(tk);
-	if (!(q = grow_one(tk->q, tk->n, &tk->cap, sizeof(*tk->q), 16)))
-		return -ENOMEM;
-	tk->q = q;
-	e = &tk->q[tk->n++];
-	*e = (struct sleep){ ev->t - tk->krun, ev->soft - ev->t, hard - ev->t, { 0 } };
-	memcpy(e->grp, grp, sizeof(e->grp));
-	for (int p = 0; p < RP_NPOL; p++)
-		if ((rp->pol & (1u << p)) && !tk->busy[p]) {
-			task_ran(tk, p, tk->run[p]);
-			dev_update(rp, tk->cpu, p);
-		}
-	return 0;
-}
-
-/* A sleep the chain begins with (armed where recorded): the policies drop
- * what they had of the task. */
-static void chain_restart(struct replay *rp, struct task *tk, const struct trace_event *ev)
-{
-	tk->root = ev->id;
-	tk->cpu = ev->cpu;
-	for (int p = 0; p < RP_NPOL; p++) {
-		if (hrt_timer_cancel(&tk->t[p]) == 1)
-			dev_update(rp, ev->cpu, p);
-		tk->head[p] = tk->n;
-		tk->busy[p] = 1;
-	}
-	task_trim(tk);
-}
-
-/*
- * Whether ev, an arming of live l, is a sleep of a task (--slack,
- * hrtimer_wakeup, a task known): then l->tid is set, and *chained says
- * whether it re-arms relatively after a wake-up the kernel ran on the same
- * CPU (queued: chain_push) or begins a chain (armed where recorded).
- * -ENOMEM.
- */
-static int chain_start(struct replay *rp, struct live *l, const struct trace_event *ev,
-		       hrt_time_t hard, int *chained)
-{
-	struct task *tk;
-
-	*chained = 0;
-	l->tid = 0;
-	if (!rp->slack || !rp->perf || ev->pid <= 0 || l->act != RP_ACT_SLACK)
-		return 0;
-	if (!(tk = task_get(rp, ev->pid)))
-		return -ENOMEM;
-	l->tid = ev->pid;
-	*chained = ev->rel && tk->kran && tk->root && tk->cpu == ev->cpu;
-	tk->last = ev->id;
-	tk->kran = 0;
-	if (*chained)
-		return chain_push(rp, tk, ev, hard, l->grp);
-	chain_restart(rp, tk, ev);
-	return 0;
-}
-
 /* A run under policy p of a window [soft, hard] of groups grp: the row,
  * the histograms, and the wake-up for the first run of a pass. */
-static void count_run(struct replay *rp, int p, hrt_time_t soft, hrt_time_t hard,
+void count_run(struct replay *rp, int p, hrt_time_t soft, hrt_time_t hard,
 		      const uint32_t grp[RP_NBY], hrt_time_t now)
 {
 	struct replay_row *row = &rp->res->pol[p];
@@ -604,7 +213,7 @@ POLICY_CB(cb, struct live, on_expire, 1)
 POLICY_CB(cb, struct live, on_expire, 2)
 static const hrt_callback policy_cb[RP_NPOL] = { cb_0, cb_1, cb_2 };
 
-static void unresolved(struct live *l)
+void unresolved(struct live *l)
 {
 	l->rp->res->armings_unresolved++;
 	l->rp->cpu[l->cpu].unresolved++;
@@ -612,72 +221,6 @@ static void unresolved(struct live *l)
 	for (int b = 0; b < RP_NBY; b++)
 		l->rp->gt[b].g[l->grp[b]].unresolved++;
 	l->flags &= ~L_ARMED;
-}
-
-/*
- * The opt timer of an arming: first its window end - a required window, in
- * window-end order (2), for classic interval stabbing; then, for perf input
- * still waiting for the kernel's expiry, GRACE later: the arming is
- * unresolved and its memory can go.
- */
-static enum hrt_restart cb_opt(struct hrt_timer *t, hrt_time_t now)
-{
-	struct live *l = HRT_CONTAINER_OF(t, struct live, opt);
-	struct rcpu *cs = &l->rp->cpu[l->cpu];
-
-	(void)now;
-	if (l->flags & L_GRACE) {
-		l->flags &= ~L_GRACE;
-		unresolved(l);
-		maybe_free(l);
-		return HRT_NORESTART;
-	}
-	if (!cs->stabbed || l->soft_eff > cs->stab) {
-		cs->stab = l->hard_rec;
-		cs->stabbed = 1;
-		for (int b = 0; b < RP_NBY; b++)
-			l->rp->gt[b].g[l->grp[b]].opt_all++;
-		if (l->rp->slack) {
-			l->rp->res->optimal_wakeups_recorded++;
-			l->rp->opt_rec_act[l->act]++;
-			for (int b = 0; b < RP_NBY; b++) {
-				l->rp->gt[b].g[l->grp[b]].opt_rec++;
-				l->rp->gt[b].g[l->grp[b]].opt_rec_act[l->act]++;
-			}
-		} else {
-			l->rp->res->optimal_wakeups++;
-		}
-	}
-	if (l->rp->perf && (l->flags & L_ARMED) && !(l->flags & L_KDONE)) {
-		l->flags |= L_GRACE;
-		hrt_timer_start_range(&l->opt, l->rp->optbase,
-				      l->hard_rec > HRT_TIME_MAX - GRACE ? HRT_TIME_MAX :
-				      l->hard_rec + GRACE, 0, HRT_MODE_ABS);
-		return HRT_NORESTART;
-	}
-	maybe_free(l);
-	return HRT_NORESTART;
-}
-
-/* The optimum of the widened windows: the same stabbing as cb_opt's. */
-static enum hrt_restart cb_optw(struct hrt_timer *t, hrt_time_t now)
-{
-	struct live *l = HRT_CONTAINER_OF(t, struct live, optw);
-	struct rcpu *cs = &l->rp->cpu[l->cpu];
-
-	(void)now;
-	if (!cs->stabbedw || l->soft_eff > cs->stabw) {
-		cs->stabw = l->hard_eff;
-		cs->stabbedw = 1;
-		l->rp->res->optimal_wakeups++;
-		l->rp->opt_act[l->act]++;
-		for (int b = 0; b < RP_NBY; b++) {
-			l->rp->gt[b].g[l->grp[b]].opt++;
-			l->rp->gt[b].g[l->grp[b]].opt_act[l->act]++;
-		}
-	}
-	maybe_free(l);
-	return HRT_NORESTART;
 }
 
 static struct live *live_get(struct replay *rp, uint64_t id, int create)
@@ -1016,144 +559,6 @@ static void fill_row(struct replay_row *row, const struct hist *late, const stru
 	row->early_p50 = hist_pct(early, 50);
 }
 
-static int64_t saved(const struct group *g, int p)
-{
-	return (int64_t)g->w[RP_OFF] - (int64_t)g->w[p];
-}
-
-/* Most wake-ups: kernel, then off, idle, always, then the key - a total
- * order, so results reproduce.  <0: a first. */
-static int cmp_wake(const struct group *a, const struct group *b)
-{
-	static const int order[] = { RP_NPOL, RP_OFF, RP_IDLE, RP_ALWAYS };
-
-	for (int k = 0; k <= RP_NPOL; k++)
-		if (a->w[order[k]] != b->w[order[k]])
-			return a->w[order[k]] > b->w[order[k]] ? -1 : 1;
-	return a->key < b->key ? -1 : a->key > b->key;
-}
-
-/* Most saved by always, then by idle, then most wake-ups. */
-static int cmp_saved(const struct group *a, const struct group *b)
-{
-	if (saved(a, RP_ALWAYS) != saved(b, RP_ALWAYS))
-		return saved(a, RP_ALWAYS) > saved(b, RP_ALWAYS) ? -1 : 1;
-	if (saved(a, RP_IDLE) != saved(b, RP_IDLE))
-		return saved(a, RP_IDLE) > saved(b, RP_IDLE) ? -1 : 1;
-	return cmp_wake(a, b);
-}
-
-static int64_t saved_slack(const struct group *g)
-{
-	return (int64_t)g->opt_rec - (int64_t)g->opt;
-}
-
-/* With --slack: most saved by the widening (who should add slack), then
- * as cmp_saved. */
-static int cmp_slack(const struct group *a, const struct group *b)
-{
-	if (saved_slack(a) != saved_slack(b))
-		return saved_slack(a) > saved_slack(b) ? -1 : 1;
-	return cmp_saved(a, b);
-}
-
-static void group_name(const struct replay *rp, int by, uint64_t key, char *buf, size_t len)
-{
-	if (by == RP_BY_CPU)
-		snprintf(buf, len, "CPU %llu", (unsigned long long)key);
-	else if (by == RP_BY_FUNCTION)
-		snprintf(buf, len, "%s", key == TRACE_NO_FN ? "(no function in trace)" :
-			 rp->name(rp->src, (uint32_t)key));
-	else if (key == G_NONE)
-		snprintf(buf, len, "(no process in trace)");
-	else if (key & G_KERNEL)
-		snprintf(buf, len, "[kernel] %s", (uint32_t)key == TRACE_NO_FN ? "?" :
-			 rp->name(rp->src, (uint32_t)key));
-	else if (key & G_TGID) {
-		void **v = idmap_get(&rp->pname, (uint32_t)key);
-
-		snprintf(buf, len, "%s %u", v ? rp->name(rp->src, (uint32_t)((uintptr_t)*v - 1)) :
-			 "?", (unsigned)(uint32_t)key);
-	}
-	else
-		snprintf(buf, len, "%s %u", rp->name(rp->src, (uint32_t)(key >> 32)),
-			 (unsigned)(uint32_t)key);
-}
-
-/* Keeps the RP_TOP first of the groups with a wake-up (or, for `sv`, with
- * a positive saving) in the order cmp, by insertion. */
-static int select_top(const struct gtab *t, int sv, uint32_t pick[RP_TOP],
-		      int (*cmp)(const struct group *, const struct group *))
-{
-	int n = 0;
-
-	for (uint32_t k = 0; k < t->n; k++) {
-		const struct group *g = &t->g[k];
-		uint64_t sum = 0;
-		int i;
-
-		for (int p = 0; p <= RP_NPOL; p++)
-			sum += g->w[p];
-		sum += g->opt_rec;      /* --slack: a group whose windows all widened
-					 * may run only in others' passes */
-		if (!sum || (sv && saved(g, RP_ALWAYS) <= 0 && saved(g, RP_IDLE) <= 0 &&
-			     saved_slack(g) <= 0))
-			continue;
-		if (n == RP_TOP && cmp(g, &t->g[pick[n - 1]]) > 0)
-			continue;
-		i = n < RP_TOP ? n++ : n - 1;
-		while (i > 0 && cmp(g, &t->g[pick[i - 1]]) < 0) {
-			pick[i] = pick[i - 1];
-			i--;
-		}
-		pick[i] = k;
-	}
-	return n;
-}
-
-static void fill_group(const struct replay *rp, int by, struct replay_group *out,
-		       const struct group *g)
-{
-	group_name(rp, by, g->key, out->name, sizeof(out->name));
-	memcpy(out->w, g->w, sizeof(out->w));
-	out->opt = g->opt;
-	out->opt_rec = g->opt_rec;
-	for (int a = 0; a < RP_NACT; a++)
-		out->saved_act[a] = (int64_t)g->opt_rec_act[a] - (int64_t)g->opt_act[a];
-}
-
-static void fill_by(struct replay *rp)
-{
-	for (int b = 0; b < RP_NBY; b++) {
-		struct replay_by *by = &rp->res->by[b];
-		const struct gtab *t = &rp->gt[b];
-		uint32_t pick[RP_TOP];
-
-		for (uint32_t k = 0; k < t->n; k++)
-			for (int p = 0; p <= RP_NPOL; p++)
-				if (t->g[k].w[p]) {
-					by->ngroups++;
-					break;
-				}
-		by->ntop = select_top(t, 0, pick, cmp_wake);
-		for (int i = 0; i < by->ntop; i++)
-			fill_group(rp, b, &by->top[i], &t->g[pick[i]]);
-		by->nsaved = select_top(t, 1, pick, rp->slack ? cmp_slack : cmp_saved);
-		for (int i = 0; i < by->nsaved; i++)
-			fill_group(rp, b, &by->saved[i], &t->g[pick[i]]);
-	}
-	/* The function most unresolved armings belong to. */
-	for (uint32_t k = 0; k < rp->gt[RP_BY_FUNCTION].n; k++) {
-		const struct group *g = &rp->gt[RP_BY_FUNCTION].g[k];
-
-		if (g->unresolved > rp->res->unresolved_on_fn) {
-			rp->res->unresolved_on_fn = g->unresolved;
-			group_name(rp, RP_BY_FUNCTION, g->key, rp->res->unresolved_fn,
-				   sizeof(rp->res->unresolved_fn));
-		}
-	}
-}
-
 /* At the end: perf armings past their hard expiry with no expiry or cancel. */
 static void count_open(struct replay *rp, hrt_time_t end)
 {
@@ -1315,11 +720,6 @@ int replay_model_new(struct replay **out, const struct replay_opts *o, replay_na
 	return 0;
 }
 
-void replay_model_set_tasks(struct replay *rp, int tasks)
-{
-	rp->perf = tasks;
-}
-
 int replay_model_feed(struct replay *rp, const struct trace_event *ev)
 {
 	struct replay_result *res = rp->res;
@@ -1330,35 +730,6 @@ int replay_model_feed(struct replay *rp, const struct trace_event *ev)
 		res->first = ev->t;
 	res->last = ev->t;
 	return 0;
-}
-
-int replay_model_groups(const struct replay *rp, int by, struct replay_tally **out, size_t *n)
-{
-	const struct gtab *t = &rp->gt[by];
-	struct replay_tally *a = calloc(t->n ? t->n : 1, sizeof(*a));
-
-	if (!a)
-		return -ENOMEM;
-	for (uint32_t k = 0; k < t->n; k++) {
-		const struct group *g = &t->g[k];
-
-		a[k].key = g->key;
-		memcpy(a[k].w, g->w, sizeof(a[k].w));
-		a[k].opt_rec = g->opt_all;
-		a[k].opt = rp->slack ? g->opt : g->opt_all;
-		a[k].unresolved = g->unresolved;
-		memcpy(a[k].opt_act, g->opt_act, sizeof(a[k].opt_act));
-		memcpy(a[k].opt_rec_act, g->opt_rec_act, sizeof(a[k].opt_rec_act));
-	}
-	*out = a;
-	*n = t->n;
-	return 0;
-}
-
-void replay_model_group_name(const struct replay *rp, int by, uint64_t key, char *buf,
-			     size_t len)
-{
-	group_name(rp, by, key, buf, len);
 }
 
 void replay_model_end(struct replay *rp, const struct trace_counts *tc, enum trace_format format)

@@ -18,7 +18,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "replay.h"
+#include "../replay/replay.h"
 
 struct top_snap {
 	double t;                               /* seconds (trace clock) */

@@ -6,9 +6,9 @@
  */
 #include <stdio.h>
 
-#include "outfile.h"
+#include "../common/outfile.h"
 #include "sim.h"
-#include "svg.h"
+#include "../common/svg.h"
 
 #define PL_X0 70.0
 #define PL_W 600.0

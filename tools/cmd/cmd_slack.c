@@ -18,9 +18,9 @@
 #include <string.h>
 
 #include "cmds.h"
-#include "measure.h"
-#include "proc.h"
-#include "slack.h"
+#include "../apply/measure.h"
+#include "../apply/proc.h"
+#include "../replay/slack.h"
 
 #define MAX_TARGETS 256
 #define LIST_MAX 8              /* names and threads listed in a message */

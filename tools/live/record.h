@@ -9,7 +9,7 @@
 
 #include <stdio.h>
 
-#include "trace.h"
+#include "../trace/trace.h"
 
 /* Records the hrtimer and sched_switch events as tracefs text into f while
  * ARGV runs (NULL: none) or for SECONDS (0: as long as ARGV runs), or until

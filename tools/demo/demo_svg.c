@@ -15,8 +15,8 @@
 #include <unistd.h>
 
 #include "demo.h"
-#include "outfile.h"
-#include "svg.h"
+#include "../common/outfile.h"
+#include "../common/svg.h"
 
 extern char **environ;
 

@@ -9,9 +9,9 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "progress.h"
+#include "../trace/progress.h"
 #include "slack.h"
-#include "trace.h"
+#include "../trace/trace.h"
 
 enum { RP_OFF, RP_IDLE, RP_ALWAYS, RP_NPOL };
 #define RP_ALL ((1u << RP_NPOL) - 1)

@@ -11,10 +11,10 @@
 #include <string.h>
 #include <time.h>
 
-#include "grow.h"
-#include "live.h"
+#include "../common/grow.h"
+#include "../live/live.h"
 #include "measure.h"
-#include "replay.h"
+#include "../replay/replay.h"
 
 struct evbuf {
 	struct trace_event *ev;

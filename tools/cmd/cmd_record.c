@@ -40,9 +40,9 @@
 
 #include "cmds.h"
 #include "hrt.h"
-#include "live.h"
-#include "outfile.h"
-#include "record.h"
+#include "../live/live.h"
+#include "../common/outfile.h"
+#include "../live/record.h"
 
 #define CAP_SYS_ADMIN_BIT 21
 #define CAP_PERFMON_BIT   38

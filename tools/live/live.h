@@ -31,7 +31,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "trace.h"
+#include "../trace/trace.h"
 
 #define LIVE_LAG_NS 50000000LL  /* 50 ms */
 #define LIVE_PACKAGES "libtracefs-dev and libtraceevent-dev"

@@ -9,8 +9,8 @@
 #include <string.h>
 
 #include "replay.h"
-#include "svg.h"
-#include "text.h"
+#include "../common/svg.h"
+#include "../common/text.h"
 
 static const char *fmt_name(enum trace_format f)
 {

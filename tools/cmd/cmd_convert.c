@@ -14,8 +14,8 @@
 #include <unistd.h>
 
 #include "cmds.h"
-#include "convert.h"
-#include "outfile.h"
+#include "../trace/convert.h"
+#include "../common/outfile.h"
 
 static void usage(FILE *f)
 {

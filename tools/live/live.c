@@ -22,10 +22,10 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "grow.h"
+#include "../common/grow.h"
 #include "live.h"
-#include "proc.h"
-#include "strtab.h"
+#include "../apply/proc.h"
+#include "../trace/strtab.h"
 
 volatile sig_atomic_t live_stop;
 

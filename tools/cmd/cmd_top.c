@@ -27,10 +27,10 @@
 #include <unistd.h>
 
 #include "cmds.h"
-#include "live.h"
-#include "outfile.h"
-#include "text.h"
-#include "top.h"
+#include "../live/live.h"
+#include "../common/outfile.h"
+#include "../common/text.h"
+#include "../live/top.h"
 
 struct top_opts {
 	double interval, window;

@@ -12,7 +12,7 @@
 #include <string.h>
 
 #include "cmds.h"
-#include "sim.h"
+#include "../sim/sim.h"
 
 static const int sweep_loads[] = { 10, 20, 30, 40, 50, 60, 70, 80, 90, 95 };
 static const int short_loads[] = { 20, 50, 80, 95 };

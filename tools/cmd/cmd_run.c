@@ -17,7 +17,7 @@
 #include <unistd.h>
 
 #include "cmds.h"
-#include "slack.h"
+#include "../replay/slack.h"
 
 static void usage(FILE *f)
 {

@@ -9,7 +9,7 @@
 
 #include "cmds.h"
 #include "hrt.h"
-#include "outfile.h"
+#include "../common/outfile.h"
 
 #ifndef HRT_VERSION_FULL
 #define HRT_VERSION_FULL HRT_VERSION_STRING

@@ -11,7 +11,7 @@
 #include <string.h>
 
 #include "replay.h"
-#include "svg.h"
+#include "../common/svg.h"
 
 #define W_LEFT 90
 #define W_PLOT 800

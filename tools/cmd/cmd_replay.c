@@ -11,9 +11,9 @@
 #include <string.h>
 
 #include "cmds.h"
-#include "outfile.h"
-#include "progress.h"
-#include "replay.h"
+#include "../common/outfile.h"
+#include "../trace/progress.h"
+#include "../replay/replay.h"
 
 static void usage(FILE *f)
 {

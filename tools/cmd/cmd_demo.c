@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "cmds.h"
-#include "demo.h"
+#include "../demo/demo.h"
 
 static void usage(FILE *f)
 {

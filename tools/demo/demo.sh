@@ -15,12 +15,12 @@
 # printed relative to the tree (or as a bare name when outside it), so the
 # screen is the same wherever the tree is cloned.
 #
-#   sh tools/demo.sh HRT COALESCE_BENCH TRACE [SLEEPERS]
+#   sh tools/demo/demo.sh HRT COALESCE_BENCH TRACE [SLEEPERS]
 set -u
 hrt=$1 coalesce=$2 trace=$3 sleepers=${4:-}
 # a real machine's trace beside the synthetic one, shipped in the same place
 real=${trace%/*}/vm-2cpu-busy-2s.tracefs.txt.xz
-case $0 in */*) tree=${0%/*}/.. ;; *) tree=.. ;; esac
+case $0 in */*) tree=${0%/*}/../.. ;; *) tree=../.. ;; esac
 tree=$(cd "$tree" && pwd)
 # A path as the screen shows it: relative to the tree, else its name.
 rel() {

@@ -16,7 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "text.h"
+#include "../common/text.h"
 #include "top.h"
 
 static uint64_t diff(uint64_t b, uint64_t a)

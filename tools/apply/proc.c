@@ -13,7 +13,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "grow.h"
+#include "../common/grow.h"
 #include "proc.h"
 
 #ifndef SCHED_DEADLINE

@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "strtab.h"
-#include "text.h"
+#include "../common/text.h"
 #include "trace.h"
 
 static uint64_t str_hash(const char *s, size_t n)
