@@ -261,10 +261,20 @@ sleep 0.3
 kill "$hidden"
 "$HRT" replay --csv --by process "$tmp/hide.txt" >"$tmp/hide.csv" 2>"$fail_log" || fail "replay of the hider's recording"
 # (as many as the other 1 kHz sleeper's: a sanitizer's slow start may leave
-# well under a second traced)
-awk -F, -v p="$hidden" -v k="hrt-khz-sleeper $sleeper" '$4 == k { ref = $5 }
-	$4 == "x [0] 1.1: y:  " p || $4 == "x [0] 1.1: y: " p { w = $5 }
-	END { exit !(ref > 0 && w > ref / 2) }' "$tmp/hide.csv" || { grep -v ',other,' "$tmp/hide.csv" | head; fail "record --tracefs: the hider's wake-ups are missing"; }
+# well under a second traced).  A wake-up counts for the first timer its
+# pass ran, so a busier process on CPU 0 takes the hider's share: with one
+# waking more often than the 1 kHz sleeper, fewer than half is not a
+# failure but a busy machine (the hider is there, not hidden).
+hide=$(awk -F, -v p="$hidden" -v k="hrt-khz-sleeper $sleeper" '$3 == "top" && $4 == k { ref = $5 }
+	$4 == "x [0] 1.1: y:  " p || $4 == "x [0] 1.1: y: " p { w = $5; next }
+	$3 == "top" && $4 !~ /^\[kernel\]/ && $4 != k && $5 > busy { busy = $5 }
+	END { r = "missing"; if (ref > 0 && w > ref / 2) r = "ok"; else if (w > 0 && busy + 0 > ref + 0) r = "busy"
+		print r }' "$tmp/hide.csv")
+case $hide in
+ok) ;;
+busy) busy_skip="record --tracefs beside a hider: a process busier than the 1 kHz sleepers took its wake-ups" ;;
+*) grep -v ',other,' "$tmp/hide.csv" | head; fail "record --tracefs: the hider's wake-ups are missing" ;;
+esac
 ok
 
 # Ctrl-C removes the instances; two tops get two instances, and neither
@@ -289,4 +299,6 @@ bg=
 [ -z "$(mine "$t1" "$t2" "$t3")" ] || fail "instances left after SIGINT: $(mine "$t1" "$t2" "$t3")"
 [ -s "$tmp/int.txt" ] || fail "record --tracefs interrupted: no output"
 ok
+# every other check held; the one that needs a quiet machine could not
+[ -z "${busy_skip:-}" ] || skip_needs "$busy_skip ($n other checks passed)" "a quiet machine"
 echo "test_top.sh: $n checks passed"
