@@ -7,7 +7,6 @@
  */
 #include <errno.h>
 #include <fcntl.h>
-#include <getopt.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,6 +14,7 @@
 
 #include "cmds.h"
 #include "../trace/convert.h"
+#include "../common/opt.h"
 #include "../common/outfile.h"
 
 static void usage(FILE *f)
@@ -37,6 +37,23 @@ static void usage(FILE *f)
 		"Exit status: 0 success, 1 I/O error or out of memory, 2 bad input or usage.\n");
 }
 
+struct convert_opts {
+	const char *dst, *in;
+	int lenient, quiet;
+};
+
+static int on_opt(void *ctx, int c, const char *arg)
+{
+	struct convert_opts *o = ctx;
+
+	switch (c) {
+	case 'o': o->dst = arg; break;
+	case 'l': o->lenient = 1; break;
+	case 'q': o->quiet = 1; break;
+	}
+	return -1;
+}
+
 /* Options into *dst, *in, *lenient, *quiet: -1 go on, or the exit status
  * (0 --help, 2 usage) after saying why. */
 static int parse_opts(int argc, char **argv, const char **dst, const char **in, int *lenient,
@@ -45,27 +62,24 @@ static int parse_opts(int argc, char **argv, const char **dst, const char **in, 
 	static const struct option opts[] = {
 		{ "lenient", no_argument, NULL, 'l' },
 		{ "quiet", no_argument, NULL, 'q' },
-		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	int c;
+	static const struct opt_cmd cmd = { "convert", "o:", opts, usage, on_opt, -1 };
+	struct convert_opts o = { *dst, *in, *lenient, *quiet };
+	int st = opt_parse(&cmd, argc, argv, &o);
 
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "o:h", opts, NULL)) != -1) {
-		switch (c) {
-		case 'o': *dst = optarg; break;
-		case 'l': *lenient = 1; break;
-		case 'q': *quiet = 1; break;
-		case 'h': usage(stdout); return 0;
-		default: usage(stderr); return 2;
-		}
-	}
+	if (st >= 0)
+		return st;
 	if (argc - optind > 1) {
 		fprintf(stderr, "hrt convert: one input at a time\n");
 		return 2;
 	}
 	if (optind < argc)
-		*in = argv[optind];
+		o.in = argv[optind];
+	*dst = o.dst;
+	*in = o.in;
+	*lenient = o.lenient;
+	*quiet = o.quiet;
 	return -1;
 }
 

@@ -3,12 +3,12 @@
  * cmd_demo.c - the 'hrt demo' command: options, then the model (demo.c),
  * its text (demo_text.c) and its pictures (demo_svg.c).
  */
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cmds.h"
+#include "../common/opt.h"
 #include "../demo/demo.h"
 
 static void usage(FILE *f)
@@ -31,34 +31,42 @@ static void usage(FILE *f)
 
 enum { OPT_OUT = 256, OPT_NO_FILES, OPT_BRIEF };
 
+struct demo_opts {
+	const char *dir;
+	int files, brief;
+};
+
+static int on_opt(void *ctx, int c, const char *arg)
+{
+	struct demo_opts *o = ctx;
+
+	switch (c) {
+	case OPT_OUT: o->dir = arg; break;
+	case OPT_NO_FILES: o->files = 0; break;
+	case OPT_BRIEF: o->brief = 1; o->files = 0; break;
+	}
+	return -1;
+}
+
 int hrt_cmd_demo(int argc, char **argv)
 {
 	static const struct option opts[] = {
 		{ "out", required_argument, NULL, OPT_OUT },
 		{ "no-files", no_argument, NULL, OPT_NO_FILES },
 		{ "brief", no_argument, NULL, OPT_BRIEF },
-		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
+	static const struct opt_cmd cmd = { "demo", "", opts, usage, on_opt, 0 };
+	struct demo_opts o = { NULL, 1, 0 };
 	struct demo_result *r;
-	const char *dir = NULL;
-	int files = 1, brief = 0, err, c;
+	const char *dir;
+	int files, brief, err;
 
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
-		switch (c) {
-		case OPT_OUT: dir = optarg; break;
-		case OPT_NO_FILES: files = 0; break;
-		case OPT_BRIEF: brief = 1; files = 0; break;
-		case 'h': usage(stdout); return 0;
-		default: usage(stderr); return 2;
-		}
-	}
-	if (optind < argc) {
-		fprintf(stderr, "hrt demo: unexpected argument '%s'\n", argv[optind]);
-		usage(stderr);
-		return 2;
-	}
+	if ((err = opt_parse(&cmd, argc, argv, &o)) >= 0)
+		return err;
+	dir = o.dir;
+	files = o.files;
+	brief = o.brief;
 	if (dir && !*dir) {
 		fprintf(stderr, "hrt demo: --out needs a directory\n");
 		return 2;

@@ -23,7 +23,6 @@
  */
 #include <errno.h>
 #include <fcntl.h>
-#include <getopt.h>
 #include <limits.h>
 #include <pthread.h>
 #include <signal.h>
@@ -41,6 +40,7 @@
 #include "cmds.h"
 #include "hrt.h"
 #include "../live/live.h"
+#include "../common/opt.h"
 #include "../common/outfile.h"
 #include "../live/record.h"
 
@@ -316,6 +316,24 @@ struct record_opts {
 	char **cmd;             /* COMMAND ARGS..., NULL-terminated; NULL: none */
 };
 
+static int on_opt(void *ctx, int c, const char *arg)
+{
+	struct record_opts *o = ctx;
+	double s;
+
+	switch (c) {
+	case 'o': o->out = arg; break;
+	case 'd': return opt_seconds("record", "-d", arg, 0, 1, 86400, 0, &o->seconds) ? 2 : -1;
+	case 'w': o->workload = 1; break;
+	case 't': o->tracefs = 1; break;
+	case 'W':       /* internal: the workload's child, with its seconds */
+		return opt_seconds("record", "--run-workload", arg, 0, 1, 86400, 0, &s) ? 2 :
+		       run_workload(s);
+	case 'V': printf("hrt record %s\n", hrt_version()); return 0;
+	}
+	return -1;
+}
+
 /* 0; 1 when the command is already done (--help, -V, the internal
  * workload: its status in *status); or 2 after saying why. */
 static int parse_opts(int argc, char **argv, struct record_opts *o, int *status)
@@ -324,34 +342,16 @@ static int parse_opts(int argc, char **argv, struct record_opts *o, int *status)
 		{ "workload", no_argument, NULL, 'w' },
 		{ "tracefs", no_argument, NULL, 't' },
 		{ "run-workload", required_argument, NULL, 'W' },    /* internal */
-		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	char *end;
-	int c, e;
+	static const struct opt_cmd cmd = { "record", "+o:d:V", opts, usage, on_opt, -1 };
+	int e;
 
 	memset(o, 0, sizeof(*o));
 	o->out = "hrt-record.txt";
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "+o:d:hV", opts, NULL)) != -1) {
-		switch (c) {
-		case 'o': o->out = optarg; break;
-		case 'd':
-			errno = 0;
-			o->seconds = strtod(optarg, &end);
-			if (end == optarg || *end || errno || !(o->seconds > 0 && o->seconds <= 86400)) {
-				fprintf(stderr, "hrt record: -d '%s': expected seconds in (0, 86400]\n",
-					optarg);
-				return 2;
-			}
-			break;
-		case 'w': o->workload = 1; break;
-		case 't': o->tracefs = 1; break;
-		case 'W': *status = run_workload(strtod(optarg, NULL)); return 1;
-		case 'h': usage(stdout); *status = 0; return 1;
-		case 'V': printf("hrt record %s\n", hrt_version()); *status = 0; return 1;
-		default: usage(stderr); return 2;
-		}
+	if ((e = opt_parse(&cmd, argc, argv, o)) >= 0) {
+		*status = e;
+		return e == 2 ? 2 : 1;
 	}
 	if (o->workload && optind < argc) {
 		fprintf(stderr, "hrt record: --workload and COMMAND exclude each other\n");
@@ -389,7 +389,7 @@ static int perf_argv(const struct record_opts *o, const char *data, char **pargv
 		pargv[n++] = (char *)events[i];
 	}
 	pargv[n++] = "--";
-	snprintf(dsec, 32, "%g", o->seconds);
+	snprintf(dsec, 32, "%.9f", o->seconds);
 	if (o->workload) {
 		ssize_t k = readlink("/proc/self/exe", self, PATH_MAX - 1);
 

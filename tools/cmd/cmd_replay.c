@@ -5,12 +5,12 @@
  * file has replayed: bad input leaves nothing half-written on stdout.  The
  * model is in replay_model.c, what is printed in replay_print.c.
  */
-#include <getopt.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cmds.h"
+#include "../common/opt.h"
 #include "../common/outfile.h"
 #include "../trace/progress.h"
 #include "../replay/replay.h"
@@ -158,6 +158,52 @@ struct replay_cmd {
 	struct slack slack;
 };
 
+static int on_opt(void *ctx, int c, const char *arg)
+{
+	struct replay_cmd *cmd = ctx;
+	int k;
+
+	switch (c) {
+	case OPT_POLICY:
+		if (parse_policy(arg, &cmd->mask)) {
+			fprintf(stderr, "hrt replay: unknown policy '%s' (off, idle, always, all)\n",
+				arg);
+			return 2;
+		}
+		break;
+	case OPT_IDLE:
+		if (!strcmp(arg, "trace"))
+			cmd->idle = RP_IDLE_TRACE;
+		else if (!strcmp(arg, "always"))
+			cmd->idle = RP_IDLE_ALWAYS;
+		else if (!strcmp(arg, "never"))
+			cmd->idle = RP_IDLE_NEVER;
+		else {
+			fprintf(stderr, "hrt replay: --idle takes trace, always or never\n");
+			return 2;
+		}
+		break;
+	case OPT_JSON: cmd->json = 1; break;
+	case OPT_CSV: cmd->csv = 1; break;
+	case OPT_LENIENT: cmd->lenient = 1; break;
+	case OPT_SVG: cmd->svg = arg; break;
+	case OPT_VERDICT: cmd->verdict = 1; break;
+	case OPT_QUIET: cmd->quiet = 1; break;
+	case OPT_SLACK:
+	case OPT_SLACK_FOR:
+		if ((k = slack_option(&cmd->slack, c == OPT_SLACK_FOR, arg, "hrt replay")))
+			return k;
+		break;
+	case OPT_BY:
+		if ((cmd->by = parse_by(arg)) < 0) {
+			fprintf(stderr, "hrt replay: --by takes process, thread, function or cpu\n");
+			return 2;
+		}
+		break;
+	}
+	return -1;
+}
+
 /* -1 go on, or the exit status: 0 (--help), 1 out of memory, 2 usage,
  * after one line saying why. */
 static int parse_opts(int argc, char **argv, struct replay_cmd *cmd)
@@ -174,58 +220,13 @@ static int parse_opts(int argc, char **argv, struct replay_cmd *cmd)
 		{ "slack", required_argument, NULL, OPT_SLACK },
 		{ "slack-for", required_argument, NULL, OPT_SLACK_FOR },
 		{ "quiet", no_argument, NULL, OPT_QUIET },
-		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	int c, k;
+	static const struct opt_cmd oc = { "replay", "", opts, usage, on_opt, -1 };
+	int k;
 
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
-		switch (c) {
-		case OPT_POLICY:
-			if (parse_policy(optarg, &cmd->mask)) {
-				fprintf(stderr, "hrt replay: unknown policy '%s' (off, idle, always, all)\n",
-					optarg);
-				return 2;
-			}
-			break;
-		case OPT_IDLE:
-			if (!strcmp(optarg, "trace"))
-				cmd->idle = RP_IDLE_TRACE;
-			else if (!strcmp(optarg, "always"))
-				cmd->idle = RP_IDLE_ALWAYS;
-			else if (!strcmp(optarg, "never"))
-				cmd->idle = RP_IDLE_NEVER;
-			else {
-				fprintf(stderr, "hrt replay: --idle takes trace, always or never\n");
-				return 2;
-			}
-			break;
-		case OPT_JSON: cmd->json = 1; break;
-		case OPT_CSV: cmd->csv = 1; break;
-		case OPT_LENIENT: cmd->lenient = 1; break;
-		case OPT_SVG: cmd->svg = optarg; break;
-		case OPT_VERDICT: cmd->verdict = 1; break;
-		case OPT_QUIET: cmd->quiet = 1; break;
-		case OPT_SLACK:
-		case OPT_SLACK_FOR:
-			if ((k = slack_option(&cmd->slack, c == OPT_SLACK_FOR, optarg, "hrt replay")))
-				return k;
-			break;
-		case OPT_BY:
-			if ((cmd->by = parse_by(optarg)) < 0) {
-				fprintf(stderr, "hrt replay: --by takes process, thread, function or cpu\n");
-				return 2;
-			}
-			break;
-		case 'h':
-			usage(stdout);
-			return 0;
-		default:
-			usage(stderr);
-			return 2;
-		}
-	}
+	if ((k = opt_parse(&oc, argc, argv, cmd)) >= 0)
+		return k;
 	k = check_args(argc, cmd->json + cmd->csv + cmd->verdict, &cmd->slack);
 	return k ? k : -1;
 }

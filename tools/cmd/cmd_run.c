@@ -9,7 +9,6 @@
  * does.
  */
 #include <errno.h>
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,6 +16,7 @@
 #include <unistd.h>
 
 #include "cmds.h"
+#include "../common/opt.h"
 #include "../replay/slack.h"
 
 static void usage(FILE *f)
@@ -53,31 +53,41 @@ static int set_slack(uint64_t ns)
 	return 0;
 }
 
+struct run_opts {
+	uint64_t ns;
+	int have;
+};
+
+static int on_opt(void *ctx, int c, const char *arg)
+{
+	struct run_opts *o = ctx;
+	char why[256];
+
+	if (c == 's') {
+		if (opt_duration(arg, 0, &o->ns, why, sizeof(why))) {
+			fprintf(stderr, "hrt run: --slack %s\n", why);
+			return 2;
+		}
+		o->have = 1;
+	}
+	return -1;
+}
+
 int hrt_cmd_run(int argc, char **argv)
 {
 	static const struct option opts[] = {
 		{ "slack", required_argument, NULL, 's' },
-		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	char why[256];
-	uint64_t ns = 0;
-	int have = 0, c;
+	static const struct opt_cmd cmd = { "run", "+", opts, usage, on_opt, -1 };
+	struct run_opts o = { 0, 0 };
+	uint64_t ns;
+	int have, c;
 
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "+h", opts, NULL)) != -1) {
-		switch (c) {
-		case 's':
-			if (slack_parse_duration(optarg, &ns, why, sizeof(why))) {
-				fprintf(stderr, "hrt run: --slack %s\n", why);
-				return 2;
-			}
-			have = 1;
-			break;
-		case 'h': usage(stdout); return 0;
-		default: usage(stderr); return 2;
-		}
-	}
+	if ((c = opt_parse(&cmd, argc, argv, &o)) >= 0)
+		return c;
+	ns = o.ns;
+	have = o.have;
 	if (!have) {
 		fprintf(stderr, "hrt run: --slack D is required (for example --slack 1ms)\n");
 		return 2;

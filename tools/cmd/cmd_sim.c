@@ -1,17 +1,17 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * cmd_sim.c - the 'hrt sim' command: options (getopt_long, as every
+ * cmd_sim.c - the 'hrt sim' command: options (opt.h, as every
  * subcommand), then the model (sim.c) for each target load and policy, the
  * text (sim_text.c) and the picture (sim_svg.c).
  */
 #include <errno.h>
-#include <getopt.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cmds.h"
+#include "../common/opt.h"
 #include "../sim/sim.h"
 
 static const int sweep_loads[] = { 10, 20, 30, 40, 50, 60, 70, 80, 90, 95 };
@@ -46,25 +46,6 @@ static void usage(FILE *f)
 		"NS values take an optional suffix ns, us, ms or s.\n");
 }
 
-/* Integer with an optional time suffix; -1 on error. */
-static long long parse_num(const char *s, int time)
-{
-	static const struct { const char *sfx; long long mul; } sfx[] = {
-		{ "", 1 }, { "ns", 1 }, { "us", 1000 }, { "ms", 1000000 }, { "s", 1000000000 },
-	};
-	char *end;
-	long long v;
-
-	errno = 0;
-	v = strtoll(s, &end, 10);
-	if (errno || end == s || v < 0)
-		return -1;
-	for (size_t i = 0; i < sizeof(sfx) / sizeof(sfx[0]); i++)
-		if (!strcmp(end, sfx[i].sfx) && (time || !i))
-			return v > INT64_MAX / sfx[i].mul ? -1 : v * sfx[i].mul;
-	return -1;
-}
-
 /* "NS[,NS...]" into c->slack; 0 or -1. */
 static int parse_slack(const char *v, struct sim_config *c)
 {
@@ -75,11 +56,12 @@ static int parse_slack(const char *v, struct sim_config *c)
 		return -1;
 	strcpy(buf, v);
 	for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-		long long x = parse_num(tok, 1);
+		uint64_t x;
+		char why[160];
 
-		if (x < 0 || n == SIM_MAXSLACK)
+		if (opt_duration(tok, 1, &x, why, sizeof(why)) || n == SIM_MAXSLACK)
 			return -1;
-		c->slack[n++] = x;
+		c->slack[n++] = (hrt_time_t)x;
 	}
 	if (!n)
 		return -1;
@@ -98,17 +80,87 @@ enum {
 	OPT_SVG, OPT_BACKGROUND, OPT_SWEEP, OPT_SHORT, OPT_CSV, OPT_NO_SVG,
 };
 
-/* A number option's value into *x (time: with a suffix); 0, or 2 after
- * saying why. */
+/* A number option's value into *x: a count, or (TIME) nanoseconds with an
+ * optional unit.  0, or 2 after saying why. */
 static int num_arg(const char *v, int time, const char *name, long long *x)
 {
-	if ((*x = parse_num(v, time)) >= 0)
-		return 0;
-	fprintf(stderr, "hrt sim: bad value '%s' for --%s\n", v, name);
-	return 2;
+	char opt[32], why[160];
+	uint64_t u;
+
+	snprintf(opt, sizeof(opt), "--%s", name);
+	if (time) {
+		if (opt_duration(v, 1, &u, why, sizeof(why)))
+			return opt_bad("sim", opt, v, "nanoseconds, or a duration (500us, 2ms)");
+	} else if (opt_count("sim", opt, v, 0, INT64_MAX, NULL, &u)) {
+		return 2;
+	}
+	*x = (long long)u;
+	return 0;
 }
 
-/* 0; 1 for --help (printed); or 2 after printing why. */
+static int on_opt(void *ctx, int c, const char *arg)
+{
+	static const char *const names[] = {
+		"cpus", "threads", "slack", "period", "busy", "seed", "duration", "svg",
+		"background",
+	};
+	struct sim_opts *o = ctx;
+	const char *name = c >= OPT_CPUS && c <= OPT_BACKGROUND ? names[c - OPT_CPUS] : "";
+	long long x;
+
+	switch (c) {
+	case OPT_CPUS:
+		if (num_arg(arg, 0, name, &x))
+			return 2;
+		o->cfg.cpus = x > 1024 ? 1025 : (int)x;
+		break;
+	case OPT_THREADS:
+		if (num_arg(arg, 0, name, &x))
+			return 2;
+		o->cfg.threads = x > 100000 ? 100001 : (int)x;
+		break;
+	case OPT_SLACK:
+		if (parse_slack(arg, &o->cfg))
+			return opt_bad("sim", "--slack", arg, "1 to 8 comma-separated times");
+		break;
+	case OPT_PERIOD:
+		if (num_arg(arg, 1, name, &x))
+			return 2;
+		o->cfg.period = x;
+		break;
+	case OPT_BUSY:
+		if (num_arg(arg, 0, name, &x))
+			return 2;
+		if (x <= 0 || x >= 100)
+			return opt_bad("sim", "--busy", arg, "a percentage between 0 and 100");
+		o->busy_pct = (int)x;
+		break;
+	case OPT_SEED:
+		if (num_arg(arg, 0, name, &x))
+			return 2;
+		o->cfg.seed = (uint64_t)x;
+		break;
+	case OPT_DURATION:
+		if (num_arg(arg, 1, name, &x))
+			return 2;
+		o->cfg.duration = x;
+		o->duration_set = 1;
+		break;
+	case OPT_SVG: o->svg = *arg ? arg : NULL; break;
+	case OPT_BACKGROUND:
+		if (num_arg(arg, 1, name, &x))
+			return 2;
+		o->cfg.background = x;
+		break;
+	case OPT_SWEEP: o->sweep = 1; break;
+	case OPT_SHORT: o->shortrun = 1; break;
+	case OPT_CSV: o->csv = 1; break;
+	case OPT_NO_SVG: o->svg = NULL; break;
+	}
+	return -1;
+}
+
+/* -1 go on, or the exit status: 0 after --help, 2 after saying why. */
 static int parse_args(int argc, char **argv, struct sim_opts *o)
 {
 	static const struct option opts[] = {
@@ -125,88 +177,18 @@ static int parse_args(int argc, char **argv, struct sim_opts *o)
 		{ "short", no_argument, NULL, OPT_SHORT },
 		{ "csv", no_argument, NULL, OPT_CSV },
 		{ "no-svg", no_argument, NULL, OPT_NO_SVG },
-		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	long long x;
-	int c, li;
+	static const struct opt_cmd cmd = { "sim", "", opts, usage, on_opt, 0 };
+	int st = opt_parse(&cmd, argc, argv, o);
 
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "h", opts, &li)) != -1) {
-		const char *name = c >= OPT_CPUS && c <= OPT_BACKGROUND ? opts[c - OPT_CPUS].name : "";
-
-		switch (c) {
-		case OPT_CPUS:
-			if (num_arg(optarg, 0, name, &x))
-				return 2;
-			o->cfg.cpus = x > 1024 ? 1025 : (int)x;
-			break;
-		case OPT_THREADS:
-			if (num_arg(optarg, 0, name, &x))
-				return 2;
-			o->cfg.threads = x > 100000 ? 100001 : (int)x;
-			break;
-		case OPT_SLACK:
-			if (parse_slack(optarg, &o->cfg)) {
-				fprintf(stderr, "hrt sim: bad value '%s' for --slack "
-					"(1 to 8 comma-separated times)\n", optarg);
-				return 2;
-			}
-			break;
-		case OPT_PERIOD:
-			if (num_arg(optarg, 1, name, &x))
-				return 2;
-			o->cfg.period = x;
-			break;
-		case OPT_BUSY:
-			if (num_arg(optarg, 0, name, &x))
-				return 2;
-			if (x <= 0 || x >= 100) {
-				fprintf(stderr, "hrt sim: --busy must be between 0 and 100, not %s\n",
-					optarg);
-				return 2;
-			}
-			o->busy_pct = (int)x;
-			break;
-		case OPT_SEED:
-			if (num_arg(optarg, 0, name, &x))
-				return 2;
-			o->cfg.seed = (uint64_t)x;
-			break;
-		case OPT_DURATION:
-			if (num_arg(optarg, 1, name, &x))
-				return 2;
-			o->cfg.duration = x;
-			o->duration_set = 1;
-			break;
-		case OPT_SVG: o->svg = *optarg ? optarg : NULL; break;
-		case OPT_BACKGROUND:
-			if (num_arg(optarg, 1, name, &x))
-				return 2;
-			o->cfg.background = x;
-			break;
-		case OPT_SWEEP: o->sweep = 1; break;
-		case OPT_SHORT: o->shortrun = 1; break;
-		case OPT_CSV: o->csv = 1; break;
-		case OPT_NO_SVG: o->svg = NULL; break;
-		case 'h':
-			usage(stdout);
-			return 1;
-		default:
-			fprintf(stderr, "hrt sim: try hrt sim --help\n");
-			return 2;
-		}
-	}
-	if (optind < argc) {
-		fprintf(stderr, "hrt sim: unexpected argument '%s' (try hrt sim --help)\n",
-			argv[optind]);
-		return 2;
-	}
+	if (st >= 0)
+		return st;
 	if (o->busy_pct && (o->sweep || o->shortrun)) {
 		fprintf(stderr, "hrt sim: --busy excludes --sweep and --short\n");
 		return 2;
 	}
-	return 0;
+	return -1;
 }
 
 int hrt_cmd_sim(int argc, char **argv)
@@ -218,8 +200,8 @@ int hrt_cmd_sim(int argc, char **argv)
 	const char *why;
 
 	sim_defaults(&o.cfg);
-	if ((err = parse_args(argc, argv, &o)))
-		return err == 1 ? 0 : err;
+	if ((err = parse_args(argc, argv, &o)) >= 0)
+		return err;
 	if (o.shortrun) {
 		loads = short_loads;
 		n = (int)(sizeof(short_loads) / sizeof(short_loads[0]));

@@ -12,12 +12,12 @@
  * before and after the change and compares (measure.h).
  */
 #include <errno.h>
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cmds.h"
+#include "../common/opt.h"
 #include "../apply/measure.h"
 #include "../apply/proc.h"
 #include "../replay/slack.h"
@@ -178,20 +178,6 @@ static int apply_all(void *ctx)
 	return st;
 }
 
-/* --measure S: seconds in (0, 600].  0, or 2 with a message. */
-static int parse_measure(const char *arg, double *s)
-{
-	char *end;
-
-	errno = 0;
-	*s = strtod(arg, &end);
-	if (end == arg || *end || errno || !(*s > 0 && *s <= 600)) {
-		fprintf(stderr, "hrt slack: --measure '%s': expected seconds in (0, 600]\n", arg);
-		return 2;
-	}
-	return 0;
-}
-
 /* --measure: the targets to the measurement, which applies the slack. */
 static int measure(const struct target *t, size_t n, uint64_t ns, double seconds)
 {
@@ -222,8 +208,8 @@ static int apply(const struct target *t, uint64_t ns)
 			t->comm, (int)t->pid, strerror(-e));
 		return 1;
 	}
-	slack_fmt_ns(before, a, sizeof(a));
-	slack_fmt_ns(after, b, sizeof(b));
+	opt_fmt_ns(before, a, sizeof(a));
+	opt_fmt_ns(after, b, sizeof(b));
 	printf("%d (%s): timer slack %s -> %s\n", (int)t->pid, t->comm, a, b);
 	if (ns && after != ns) {
 		fprintf(stderr, "hrt slack: %d (%s): the kernel kept %llu ns, not %llu\n",
@@ -234,40 +220,50 @@ static int apply(const struct target *t, uint64_t ns)
 	return 0;
 }
 
+struct slack_opts {
+	double seconds;
+	int reset;
+};
+
+static int on_opt(void *ctx, int c, const char *arg)
+{
+	struct slack_opts *o = ctx;
+
+	switch (c) {
+	case 'r': o->reset = 1; break;
+	case 'm': return opt_seconds("slack", "--measure", arg, 0, 1, 600, 0, &o->seconds) ? 2 : -1;
+	}
+	return -1;
+}
+
 int hrt_cmd_slack(int argc, char **argv)
 {
 	static const struct option opts[] = {
 		{ "reset", no_argument, NULL, 'r' },
 		{ "measure", required_argument, NULL, 'm' },
-		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
+	static const struct opt_cmd cmd = { "slack", "", opts, usage, on_opt, -1 };
+	struct slack_opts o = { 0, 0 };
 	struct target *t = NULL;
 	size_t n = 0;
 	uint64_t ns = 0;
 	char why[256];
-	double seconds = 0;
-	int reset = 0, st = 0, c;
+	double seconds;
+	int reset, st = 0;
 
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
-		switch (c) {
-		case 'r': reset = 1; break;
-		case 'm':
-			if (parse_measure(optarg, &seconds))
-				return 2;
-			break;
-		case 'h': usage(stdout); return 0;
-		default: usage(stderr); return 2;
-		}
-	}
+	if ((st = opt_parse(&cmd, argc, argv, &o)) >= 0)
+		return st;
+	st = 0;
+	seconds = o.seconds;
+	reset = o.reset;
 	if (!reset) {
 		if (optind >= argc) {
 			fprintf(stderr, "hrt slack: expected a duration and processes "
 				"(hrt slack 1ms PID|NAME...)\n");
 			return 2;
 		}
-		if (slack_parse_duration(argv[optind], &ns, why, sizeof(why))) {
+		if (opt_duration(argv[optind], 0, &ns, why, sizeof(why))) {
 			fprintf(stderr, "hrt slack: %s\n", why);
 			return 2;
 		}

@@ -17,7 +17,6 @@
  * instance is removed on every way out: q, -n, Ctrl-C, errors.
  */
 #include <errno.h>
-#include <getopt.h>
 #include <poll.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,6 +26,7 @@
 #include <unistd.h>
 
 #include "cmds.h"
+#include "../common/opt.h"
 #include "../live/live.h"
 #include "../common/outfile.h"
 #include "../common/text.h"
@@ -82,87 +82,63 @@ static void usage(FILE *f)
 #define TOP_D_MAX 3600.0
 #define TOP_FRAMES_PER_WINDOW 1000
 
-/* -d (zero_ok 0) or -w (zero_ok 1: 0 means since the start). */
-static int parse_seconds(const char *opt, const char *arg, int zero_ok, double *out)
-{
-	char *end;
+enum { O_CSV = 256, O_BY, O_SLACK, O_SLACK_FOR, O_INPUT };
 
-	errno = 0;
-	*out = strtod(arg, &end);
-	if (end == arg || *end || errno || !((*out >= TOP_D_MIN || (zero_ok && *out == 0)) &&
-					      *out <= TOP_D_MAX)) {
-		fprintf(stderr, "hrt top: %s '%s': expected seconds in [%g, %g]%s\n", opt, arg,
-			TOP_D_MIN, TOP_D_MAX, zero_ok ? ", or 0" : "");
-		return -1;
+static int on_opt(void *ctx, int c, const char *arg)
+{
+	struct top_opts *o = ctx;
+	uint64_t v;
+	int k;
+
+	switch (c) {
+	case 'b': o->batch = 1; break;
+	case 'd':
+		return opt_seconds("top", "-d", arg, TOP_D_MIN, 0, TOP_D_MAX, 0, &o->interval) ? 2 : -1;
+	case 'w':
+		return opt_seconds("top", "-w", arg, TOP_D_MIN, 0, TOP_D_MAX, 1, &o->window) ? 2 : -1;
+	case 'n':
+		if (opt_count("top", "-n", arg, 1, 100000000, "a number of frames in [1, 100000000]",
+			      &v))
+			return 2;
+		o->frames = (long)v;
+		break;
+	case O_CSV: o->csv = o->batch = 1; break;
+	case O_BY:
+		for (k = 0; k < RP_NBY && strcmp(arg, replay_by_names[k]); k++)
+			;
+		if (k == RP_NBY)
+			return opt_bad("top", "--by", arg, "process, thread, function or cpu");
+		o->by = k;
+		break;
+	case O_SLACK:
+	case O_SLACK_FOR:
+		if ((k = slack_option(&o->slack, c == O_SLACK_FOR, arg, "hrt top")))
+			return k;
+		break;
+	case O_INPUT: o->input = arg; break;
 	}
-	return 0;
+	return -1;
 }
 
-/* 0, 1 done (--help), 2 usage error after saying why. */
+/* -1 go on, or the exit status: 0 after --help, 1 out of memory, 2 a
+ * usage error, after saying why. */
 static int parse_opts(int argc, char **argv, struct top_opts *o)
 {
-	enum { O_CSV = 256, O_BY, O_SLACK, O_SLACK_FOR, O_INPUT };
 	static const struct option opts[] = {
 		{ "csv", no_argument, NULL, O_CSV },
 		{ "by", required_argument, NULL, O_BY },
 		{ "slack", required_argument, NULL, O_SLACK },
 		{ "slack-for", required_argument, NULL, O_SLACK_FOR },
 		{ "input", required_argument, NULL, O_INPUT },
-		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	char *end;
-	int c, k;
+	static const struct opt_cmd cmd = { "top", "bd:n:w:", opts, usage, on_opt, 0 };
+	int st;
 
 	o->interval = 1;
 	o->window = 5;
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "bd:n:w:h", opts, NULL)) != -1) {
-		switch (c) {
-		case 'b': o->batch = 1; break;
-		case 'd':
-			if (parse_seconds("-d", optarg, 0, &o->interval))
-				return 2;
-			break;
-		case 'w':
-			if (parse_seconds("-w", optarg, 1, &o->window))
-				return 2;
-			break;
-		case 'n':
-			errno = 0;
-			o->frames = strtol(optarg, &end, 10);
-			if (end == optarg || *end || errno || o->frames < 1 || o->frames > 100000000) {
-				fprintf(stderr, "hrt top: -n '%s': expected a number of frames in "
-					"[1, 100000000]\n", optarg);
-				return 2;
-			}
-			break;
-		case O_CSV: o->csv = o->batch = 1; break;
-		case O_BY:
-			for (k = 0; k < RP_NBY && strcmp(optarg, replay_by_names[k]); k++)
-				;
-			if (k == RP_NBY) {
-				fprintf(stderr, "hrt top: --by '%s': expected process, thread, "
-					"function or cpu\n", optarg);
-				return 2;
-			}
-			o->by = k;
-			break;
-		case O_SLACK:
-		case O_SLACK_FOR:
-			if ((k = slack_option(&o->slack, c == O_SLACK_FOR, optarg, "hrt top")))
-				return k;
-			break;
-		case O_INPUT: o->input = optarg; break;
-		case 'h': usage(stdout); return 1;
-		default: usage(stderr); return 2;
-		}
-	}
-	if (optind < argc) {
-		fprintf(stderr, "hrt top: unexpected argument '%s'\n", argv[optind]);
-		usage(stderr);
-		return 2;
-	}
+	if ((st = opt_parse(&cmd, argc, argv, o)) >= 0)
+		return st;
 	if (o->window > 0 && o->window < o->interval)
 		o->window = o->interval;
 	if (o->window / o->interval > TOP_FRAMES_PER_WINDOW) {
@@ -172,7 +148,7 @@ static int parse_opts(int argc, char **argv, struct top_opts *o)
 	}
 	if (!isatty(STDOUT_FILENO))
 		o->batch = 1;
-	return 0;
+	return -1;
 }
 
 /* The running state -------------------------------------------------------- */
@@ -500,9 +476,9 @@ int hrt_cmd_top(int argc, char **argv)
 
 	memset(&o, 0, sizeof(o));
 	memset(&tp, 0, sizeof(tp));
-	if ((st = parse_opts(argc, argv, &o))) {
+	if ((st = parse_opts(argc, argv, &o)) >= 0) {
 		slack_free(&o.slack);
-		return st == 1 ? 0 : st;
+		return st;
 	}
 	live_stop = 0;
 	/* only a live trace has an instance to remove; --input's decompressor

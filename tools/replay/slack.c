@@ -1,83 +1,20 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * slack.c - parsing, describing and applying `hrt replay --slack` and
- * `--slack-for` (slack.h).  Values are parsed by hand rather than with
- * strtod: a float cannot hold every ns below INT64_MAX, and "1e3ms" or
+ * `--slack-for` (slack.h).  Values are parsed by hand, as every option's
+ * (opt.h): a float cannot hold every ns below INT64_MAX, and "1e3ms" or
  * " 5ms" should be errors, not guesses.
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "../common/opt.h"
 #include "slack.h"
 
 const char *const slack_user_fns[4] = {
 	"hrtimer_wakeup", "timerfd_tmrproc", "posix_timer_fn", "it_real_fn",
 };
-
-static const struct {
-	const char *suffix;
-	uint64_t ns;
-} units[] = {
-	{ "ns", 1 }, { "us", 1000 }, { "ms", 1000000 }, { "s", 1000000000 },
-};
-
-/* "DIGITS[.DIGITS]" at s: the value times scale (10^frac_max units per 1),
- * rounded down; the end in *end.  -1: no digits, or past UINT64_MAX. */
-static int parse_decimal(const char *s, const char **end, int frac_max,
-			 unsigned __int128 *val, int *frac_digits)
-{
-	unsigned __int128 v = 0;
-	int n = 0, f = 0;
-
-	for (; *s >= '0' && *s <= '9'; s++, n++)
-		if ((v = v * 10 + (unsigned)(*s - '0')) > UINT64_MAX)
-			return -1;
-	if (*s == '.') {
-		for (s++; *s >= '0' && *s <= '9'; s++, f++)
-			if (f < frac_max)
-				v = v * 10 + (unsigned)(*s - '0');
-		if (!f)
-			return -1;
-	}
-	if (!n)
-		return -1;
-	*frac_digits = f;
-	for (int k = f < frac_max ? f : frac_max; k < frac_max; k++)
-		v *= 10;
-	*end = s;
-	*val = v;
-	return 0;
-}
-
-int slack_parse_duration(const char *arg, uint64_t *ns, char *why, size_t len)
-{
-	const size_t nunits = sizeof(units) / sizeof(units[0]);
-	unsigned __int128 v;
-	const char *end;
-	size_t i;
-	int fd;
-
-	if (parse_decimal(arg, &end, 9, &v, &fd)) {
-		snprintf(why, len, "'%s': expected a duration (1ms, 500us, 0.5s)", arg);
-		return -1;
-	}
-	for (i = 0; i < nunits && strcmp(end, units[i].suffix); i++)
-		;
-	if (i == nunits && !(*end == 0 && v == 0)) {
-		snprintf(why, len, "'%s': expected a unit after the number (ns, us, ms, s)", arg);
-		return -1;
-	}
-	/* v holds 9 fraction digits: units[i].ns / 10^9 of it is the value */
-	v = i < nunits ? v * units[i].ns / 1000000000 : 0;
-	if (v > (unsigned __int128)HRT_TIME_MAX) {
-		snprintf(why, len, "'%s': past the end of time (at most %lld ns, about 292 years)",
-			 arg, (long long)HRT_TIME_MAX);
-		return -1;
-	}
-	*ns = (uint64_t)v;
-	return 0;
-}
 
 int slack_parse(struct slack *s, const char *arg, char *why, size_t len)
 {
@@ -87,7 +24,7 @@ int slack_parse(struct slack *s, const char *arg, char *why, size_t len)
 	int fd;
 
 	s->kind = SLACK_NONE;
-	if (parse_decimal(arg, &end, 9, &v, &fd)) {
+	if (opt_decimal(arg, &end, 9, &v, &fd)) {
 		snprintf(why, len, "--slack '%s': expected a duration (1ms, 500us, 0.5s) or a "
 			 "percentage of the timeout (10%%)", arg);
 		return -1;
@@ -107,7 +44,7 @@ int slack_parse(struct slack *s, const char *arg, char *why, size_t len)
 		s->kind = SLACK_PCT;
 		s->amount = (uint64_t)p;
 	} else {
-		if (slack_parse_duration(arg, &s->amount, sub, sizeof(sub))) {
+		if (opt_duration(arg, 0, &s->amount, sub, sizeof(sub))) {
 			snprintf(why, len, "--slack %s%s", sub, strstr(sub, "unit") ? " or %" : "");
 			return -1;
 		}
@@ -224,17 +161,6 @@ int slack_selects_task(const struct slack *s, int32_t pid, int32_t tgid)
 	return 0;
 }
 
-/* D in the largest unit that shows it exactly: 1 ms, 1500 us, 3 ns. */
-void slack_fmt_ns(uint64_t ns, char *buf, size_t len)
-{
-	for (int i = (int)(sizeof(units) / sizeof(units[0])) - 1; i >= 0; i--)
-		if (ns % units[i].ns == 0 || i == 0) {
-			snprintf(buf, len, "%llu %s", (unsigned long long)(ns / units[i].ns),
-				 units[i].suffix);
-			return;
-		}
-}
-
 /* P in millionths of a percent, without trailing zeros: 10, 12.5. */
 static void fmt_pct(uint64_t p, char *buf, size_t len)
 {
@@ -263,7 +189,7 @@ void slack_describe(const struct slack *s, char *buf, size_t len)
 		fmt_pct(s->amount, p, sizeof(p));
 		snprintf(amount, sizeof(amount), "a slack of %s %% of the timeout", p);
 	} else {
-		slack_fmt_ns(s->amount, amount, sizeof(amount));
+		opt_fmt_ns(s->amount, amount, sizeof(amount));
 	}
 	if (s->who == SLACK_USER)
 		snprintf(who, sizeof(who), "user-space timers");

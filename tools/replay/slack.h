@@ -50,11 +50,6 @@ struct slack {
  * and setitimer/alarm. */
 extern const char *const slack_user_fns[4];
 
-/* Parses a duration "DIGITS[.DIGITS]UNIT" (ns, us, ms, s; a bare 0 is 0)
- * into *ns: the one duration parser of the tool (replay and top --slack,
- * hrt run --slack, hrt slack).  0, or -1 with "'ARG': what was expected"
- * in why[len] for the caller to prefix with its command or option. */
-int slack_parse_duration(const char *arg, uint64_t *ns, char *why, size_t len);
 /* Parses --slack's value into s (kind, amount, spec).  0, or -1 with a
  * message for "hrt replay: --slack ..." in why[len]. */
 int slack_parse(struct slack *s, const char *arg, char *why, size_t len);
@@ -74,8 +69,6 @@ int slack_selects(const struct slack *s, const char *fn, const char *comm);
 /* Whether the process filter (tgids) lets an arming of task pid of process
  * tgid (0: not recorded) through. */
 int slack_selects_task(const struct slack *s, int32_t pid, int32_t tgid);
-/* NS in the largest unit that shows it exactly: "1 ms", "1500 us", "3 ns". */
-void slack_fmt_ns(uint64_t ns, char *buf, size_t len);
 /* "1 ms of slack on user-space timers", "10 % of their timeout as slack on
  * every timer", ... for the verdict. */
 void slack_describe(const struct slack *s, char *buf, size_t len);
