@@ -78,6 +78,54 @@ for pol in off always; do
 		END { exit bad || n < 3 }' || { cat "$tmp/slack.txt"; fail "top --slack: optimum above $pol"; }
 	ok
 done
+# The optimum is never above a policy, in any frame or row (CPU, process,
+# thread), window or not, with --slack or not: on the shipped trace (its
+# sleep chains put d4ebe1c's optimum at 512.4 above off's 482.3 and
+# always' 484.3 on CPU 1) and on a synthetic one, a 1 ms relative sleep
+# chain beside a 2.1 ms absolute poller on one CPU (d4ebe1c: 299 above
+# 164, in every frame).  The -b text (read from the right: a name may hold
+# spaces) and --csv (off, idle, always).
+awk 'BEGIN { t = 1000000000
+	for (i = 0; i < 300; i++) { s = t + 1000000; h = s + 50000
+		printf "%d 0  loop 100 [000] %d.%09d: timer:hrtimer_start: hrtimer=0x%x function=hrtimer_wakeup expires=%d softexpires=%d mode=REL\n", t, t / 1e9, t % 1e9, 4096 + i, h, s
+		printf "%d 1  swapper 0 [000] %d.%09d: timer:hrtimer_expire_entry: hrtimer=0x%x function=hrtimer_wakeup now=%d\n", h, h / 1e9, h % 1e9, 4096 + i, h
+		t = h + 10000 }
+	end = t
+	for (t = 1000300000; t < end; t = s + 5000) { s = t + 2100000; i++
+		printf "%d 0  poll 200 [000] %d.%09d: timer:hrtimer_start: hrtimer=0x%x function=hrtimer_wakeup expires=%d softexpires=%d mode=ABS\n", t, t / 1e9, t % 1e9, 65536 + i, s, s
+		printf "%d 1  swapper 0 [000] %d.%09d: timer:hrtimer_expire_entry: hrtimer=0x%x function=hrtimer_wakeup now=%d\n", s, s / 1e9, s % 1e9, 65536 + i, s } }' |
+	sort -n -k1,1 -k2,2 | cut -d' ' -f3- >"$tmp/chain.txt"
+top_bounded() { # TRACE TOP-OPTIONS...
+	tr=$1; shift
+	"$HRT" top --input "$tr" -b "$@" >"$tmp/tb.txt" 2>"$fail_log" || fail "top --input $tr -b $*"
+	awk '/^(CPU|process|thread|function|cpu)[ (].* optimum / {
+			h = 1; for (i = 1; i <= NF; i++) k[$i] = NF - i; next }
+		/^$/ || /^hrt top:/ { h = 0 }
+		h && $NF ~ /^-?[0-9.]+$/ && $(NF - k["off"]) ~ /^[0-9.]+$/ { o = $(NF - k["optimum"]); rows++
+			if (o > $(NF - k["off"]) + 0.05 || o > $(NF - k["always"]) + 0.05) {
+				print "frame row: " $0; bad = 1 } }
+		END { exit bad || rows < 3 }' "$tmp/tb.txt" ||
+		{ head -30 "$tmp/tb.txt"; fail "top --input $tr $*: optimum above a policy"; }
+	"$HRT" top --input "$tr" --csv "$@" >"$tmp/tb.csv" 2>"$fail_log" || fail "top --input $tr --csv $*"
+	awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
+		{ o = $(c["optimum"]); if (o > $(c["off"]) || o > $(c["idle"]) || o > $(c["always"])) {
+			print; bad = 1 } }
+		END { exit bad }' "$tmp/tb.csv" ||
+		fail "top --input $tr --csv $*: optimum above a policy"
+	ok
+}
+for tr in "$tmp/chain.txt" $(command -v xz >/dev/null 2>&1 && echo data/trace.hrt.xz); do
+	for w in "-w 0" ""; do
+		for by in cpu process; do
+			# shellcheck disable=SC2086
+			top_bounded "$tr" -d 0.1 $w --by $by --slack 1ms
+			# shellcheck disable=SC2086
+			top_bounded "$tr" -d 0.1 $w --by $by
+		done
+	done
+done
+top_bounded tests/data/tracefs-real.txt.gz -d 0.5 --by thread --slack 1ms --slack-for all
+
 # --input with lost events (every third cancel or expiry of CPU 1 dropped):
 # the kernel's figure of CPU 1 and of all CPUs is marked and explained, as
 # replay's kernel* row is; CPU 0's is not.
@@ -116,6 +164,12 @@ on_screen 24 80 --by process --input tests/data/tracefs-real.txt.gz
 on_screen 24 80 --by thread --input tests/data/tracefs-real.txt.gz --slack 1ms --slack-for all
 on_screen 14 80 --by thread --input tests/data/tracefs-real.txt.gz --slack 1ms
 on_screen 24 60 --by function --input tests/data/tracefs-real.txt.gz
+# with --slack a name keeps 28 columns: "[kernel] tick_nohz_handler" whole
+# (d4ebe1c cut names to 22: "[kernel] tick_nohz_han")
+"$HRT" top --input tests/data/tracefs-real.txt.gz -b -n 1 -d 0.5 --slack 1ms >"$tmp/names" ||
+	fail "top -b --slack"
+grep -q '^\[kernel\] tick_nohz_handler  ' "$tmp/names" || { cat "$tmp/names"; fail "top --slack cut a name"; }
+ok
 # batch text is 79 columns too, whatever the names
 "$HRT" top --input tests/data/tracefs-real.txt.gz -b -d 0.5 --slack 1ms --by thread >"$tmp/wide" ||
 	fail "top -b --slack --by thread"

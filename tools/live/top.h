@@ -30,8 +30,12 @@ struct top_snap {
 struct top_row {
 	char name[80];
 	uint64_t c[RP_NPOL + 1];                /* wake-ups: policies, [RP_NPOL] kernel */
-	uint64_t opt, opt_slack;                /* the optimum: recorded, widened windows */
-	int64_t saved_act[RP_NACT];             /* --slack: opt - opt_slack, split */
+	uint64_t opt;                           /* the optimum: the lowest of the
+						 * policies' (replay.h), at most each
+						 * policy's count (top_rows) */
+	uint64_t opt_rec;                       /* the optimum of the windows as
+						 * recorded */
+	int64_t saved_act[RP_NACT];             /* --slack: opt_rec - opt, split */
 	uint64_t unresolved;                    /* armings whose end was lost: c[RP_NPOL]
 						 * undercounts (marked *) */
 	double span;                            /* seconds */

@@ -50,15 +50,28 @@ int top_rows(const struct top_view *v, int by, const struct top_snap *a,
 		struct top_row *o = &r[k];
 		uint64_t any = 0;
 
+		int bp = 0;
+
 		for (int p = 0; p <= RP_NPOL; p++)
 			any |= (o->c[p] = diff(y->w[p], x->w[p]));
-		o->opt = diff(y->opt_rec, x->opt_rec);
-		o->opt_slack = diff(y->opt, x->opt);
+		/* the lowest policy optimum; over a window, no more than any
+		 * policy needed in it: the optimum waits for each window's end,
+		 * so a window's start can cut between a policy's early run and
+		 * the optimum's later one (over the whole trace it is never
+		 * above one) */
+		for (int p = 0; p < RP_NPOL; p++)
+			if (diff(y->optp[p], x->optp[p]) < diff(y->optp[bp], x->optp[bp]))
+				bp = p;
+		o->opt = diff(y->optp[bp], x->optp[bp]);
+		for (int p = 0; p < RP_NPOL; p++)
+			if (o->c[p] < o->opt)
+				o->opt = o->c[p];
+		o->opt_rec = diff(y->opt_rec, x->opt_rec);
 		o->unresolved = diff(y->unresolved, x->unresolved);
 		for (int c = 0; c < RP_NACT; c++)
 			o->saved_act[c] = (int64_t)diff(y->opt_rec_act[c], x->opt_rec_act[c]) -
-					  (int64_t)diff(y->opt_act[c], x->opt_act[c]);
-		if (!(any | o->opt))
+					  (int64_t)diff(y->optp_act[bp][c], x->optp_act[bp][c]);
+		if (!(any | o->opt_rec))
 			continue;
 		o->span = b->t - (a ? a->t : b->t);
 		replay_model_group_name(v->rp, by, y->key, o->name, sizeof(o->name));
@@ -77,32 +90,36 @@ static double rate(uint64_t c, double span)
 
 static double saved_slack(const struct top_row *r)
 {
-	return (double)r->opt - (double)r->opt_slack;
-}
-
-/* The optimum the policies are held against: with --slack they run on the
- * widened windows, so the optimum is the widened windows' too. */
-static uint64_t optimum(const struct top_view *v, const struct top_row *r)
-{
-	return v->slack ? r->opt_slack : r->opt;
+	return (double)r->opt_rec - (double)r->opt;
 }
 
 /*
- * The text fits 79 columns: the name, then figures of 7 characters (the
- * kernel's with a mark after it: '*' when lost events make it short).
- * Without --slack: kernel off always optimum greedy-; with it, greedy-
- * (off - always, both shown) gives way to slack- now- code-.
+ * The text fits 79 columns: the name, then figures of 6 characters (7
+ * under "optimum" and "greedy-", as wide as their heads; the kernel's with
+ * a mark after it: '*' when lost events make it short), each after a
+ * space.  Without --slack: kernel off always optimum greedy-; with it,
+ * greedy- (off - always, both shown) gives way to slack- now- code-, and
+ * names still get 28 columns ("[kernel] tick_nohz_handler" is 26).
  */
-#define FIG_W 7
+#define FIG_W 6
 static int name_width(const struct top_view *v)
 {
-	return v->slack ? 79 - (FIG_W + 2) - 6 * (FIG_W + 1) : 79 - (FIG_W + 2) - 4 * (FIG_W + 1);
+	int figs = (FIG_W + 2) + 2 * (FIG_W + 1) + (FIG_W + 2);        /* kernel* off always optimum */
+
+	return 79 - figs - (v->slack ? 3 * (FIG_W + 1) : FIG_W + 2);
 }
 
-/* A rate in FIG_W characters: one decimal while it fits. */
+/* A rate in W characters: one decimal while it fits. */
+static void fig_w(FILE *f, double x, int w)
+{
+	double lim = w == FIG_W ? 9999.95 : 99999.95;
+
+	fprintf(f, x < lim && x > -lim / 10 ? " %*.1f" : " %*.0f", w, x);
+}
+
 static void fig(FILE *f, double x)
 {
-	fprintf(f, x < 99999.95 && x > -9999.95 ? " %*.1f" : " %*.0f", FIG_W, x);
+	fig_w(f, x, FIG_W);
 }
 
 static void text_line(FILE *f, const struct top_view *v, const char *name, const struct top_row *r)
@@ -114,13 +131,13 @@ static void text_line(FILE *f, const struct top_view *v, const char *name, const
 	fputc(r->unresolved ? '*' : ' ', f);
 	fig(f, rate(r->c[RP_OFF], r->span));
 	fig(f, rate(r->c[RP_ALWAYS], r->span));
-	fig(f, rate(optimum(v, r), r->span));
+	fig_w(f, rate(r->opt, r->span), FIG_W + 1);
 	if (v->slack) {
 		fig(f, saved_slack(r) / span);
 		fig(f, (double)r->saved_act[RP_ACT_SLACK] / span);
 		fig(f, (double)r->saved_act[RP_ACT_CODE] / span);
 	} else {
-		fig(f, rate(r->c[RP_OFF], r->span) - rate(r->c[RP_ALWAYS], r->span));
+		fig_w(f, rate(r->c[RP_OFF], r->span) - rate(r->c[RP_ALWAYS], r->span), FIG_W + 1);
 	}
 	fputc('\n', f);
 }
@@ -128,23 +145,23 @@ static void text_line(FILE *f, const struct top_view *v, const char *name, const
 static void text_head(FILE *f, const struct top_view *v, const char *first)
 {
 	text_cell(f, first, name_width(v));
-	fprintf(f, " %*s  %*s %*s %*s", FIG_W, "kernel", FIG_W, "off", FIG_W, "always", FIG_W,
+	fprintf(f, " %*s  %*s %*s %*s", FIG_W, "kernel", FIG_W, "off", FIG_W, "always", FIG_W + 1,
 		"optimum");
 	if (v->slack)
 		fprintf(f, " %*s %*s %*s\n", FIG_W, "slack-", FIG_W, "now-", FIG_W, "code-");
 	else
-		fprintf(f, " %*s\n", FIG_W, "greedy-");
+		fprintf(f, " %*s\n", FIG_W + 1, "greedy-");
 }
 
 /* The legend under a frame: what the columns are, in 79 columns. */
 static const char legend[] =
 	"wake-ups/s over the window.  kernel: traced expiries; off: libhrt's stock\n"
-	"walk; always: greedy expiry; optimum: the fewest possible.  h: more help\n";
+	"walk; always: greedy expiry; optimum: no policy needs fewer.  h: more help\n";
 static const char legend_greedy[] =
-	"greedy-: what greedy expiry saves (off - always)\n";
+	"greedy-: off - always.  What timer slack would save: hrt top --slack 1ms\n";
 static const char legend_slack[] =
 	"slack-: what --slack saves; of it now-: sleeps, poll, futex (apply now with\n"
-	"hrt run --slack or hrt slack), code-: timerfd, POSIX timers (range timers)\n";
+	"hrt slack D PID, or hrt run --slack D), code-: timerfd, POSIX timers\n";
 
 static int lines_of(const char *s)
 {
@@ -165,16 +182,17 @@ void top_print_help(FILE *f)
 	      "  off      what libhrt's stock expiry walk would need for the same timers\n"
 	      "  always   what greedy expiry needs (a pass also runs the timers already in\n"
 	      "           their windows)\n"
-	      "  optimum  the fewest wake-ups that run every timer inside its window\n"
-	      "           (with --slack: inside the widened windows, as off and always)\n"
-	      "  greedy-  off - always: what greedy expiry saves; 0.0 where no cancel or\n"
-	      "           re-arm leaves a wake-up to save (the stock walk is then optimal)\n"
-	      "  slack-   (--slack) the optimum as recorded - the optimum widened;\n"
-	      "  now-     of it, sleeps, poll, epoll, futex: hrt run --slack, hrt slack\n"
+	      "  optimum  for each policy the fewest wake-ups that run the timers it ran\n"
+	      "           in their windows; the lowest, so never above off or always\n"
+	      "           (a row's and a window's are capped at them: docs/REPLAY.md)\n"
+	      "  greedy-  off - always: what greedy expiry saves\n"
+	      "  slack-   (--slack D) the optimum as recorded - the optimum widened;\n"
+	      "  now-     of it, sleeps, poll, epoll, futex: hrt slack D PID applies it\n"
 	      "  code-    of it, timerfd, POSIX timers, setitimer: need range timers\n"
-	      "A wake-up counts for who armed the timer the pass ran first: a row's\n"
-	      "kernel can exceed its off, or be 0 beside it, and a row's saving can be\n"
-	      "negative: merged passes move wake-ups from one row to another.\n\n"
+	      "A wake-up counts for who armed the timer the pass ran first, and a child\n"
+	      "that lived under a second for its parent: a row's kernel can exceed its\n"
+	      "off, and a saving can be negative (merged passes move wake-ups).\n"
+	      "Try --slack 1ms: what timer slack would save, and who should add it.\n"
 	      "Keys: q quit, b grouping (process, function, cpu, thread), H processes or\n"
 	      "threads, h or ? this help.\n", f);
 }
@@ -212,7 +230,7 @@ void top_print_text(FILE *f, const struct top_view *v, long frame, const struct 
 		for (int p = 0; p <= RP_NPOL; p++)
 			all.c[p] += r[i].c[p];
 		all.opt += r[i].opt;
-		all.opt_slack += r[i].opt_slack;
+		all.opt_rec += r[i].opt_rec;
 		all.unresolved += r[i].unresolved;
 		for (int c = 0; c < RP_NACT; c++)
 			all.saved_act[c] += r[i].saved_act[c];
@@ -263,7 +281,7 @@ void top_print_text(FILE *f, const struct top_view *v, long frame, const struct 
 void top_csv_header(FILE *f, int by)
 {
 	fprintf(f, "frame,seconds,%s,wakeups,wakeups_per_s,wakeups_unresolved,off,off_per_s,idle,always,always_per_s,"
-		"optimum,optimum_per_s,greedy_saves_per_s,optimum_slack,slack_saves_per_s,"
+		"optimum,optimum_per_s,greedy_saves_per_s,optimum_recorded,slack_saves_per_s,"
 		"slack_saved_now,slack_saved_code\n",
 		replay_by_names[by]);
 }
@@ -286,7 +304,7 @@ void top_print_csv(FILE *f, const struct top_view *v, long frame, const struct t
 			o->c[RP_NPOL], rate(o->c[RP_NPOL], o->span), o->unresolved,
 			o->c[RP_OFF], rate(o->c[RP_OFF], o->span), o->c[RP_IDLE], o->c[RP_ALWAYS],
 			rate(o->c[RP_ALWAYS], o->span), o->opt, rate(o->opt, o->span),
-			rate(o->c[RP_OFF], o->span) - rate(o->c[RP_ALWAYS], o->span), o->opt_slack,
+			rate(o->c[RP_OFF], o->span) - rate(o->c[RP_ALWAYS], o->span), o->opt_rec,
 			saved_slack(o) / (o->span > 0 ? o->span : 1), o->saved_act[RP_ACT_SLACK],
 			o->saved_act[RP_ACT_CODE]);
 	}

@@ -49,8 +49,11 @@ int replay_fn_act(const char *fn);                     /* RP_ACT_* of a function
 struct replay_group {
 	char name[80];
 	uint64_t w[RP_NPOL + 1];                /* wake-ups; [RP_NPOL]: kernel */
-	uint64_t opt, opt_rec;                  /* --slack: the optimum's wake-ups on
-						 * the widened and recorded windows */
+	uint64_t opt;                           /* the optimum (optimal_wakeups) of
+						 * the group's windows: the lowest
+						 * of the policies' */
+	uint64_t opt_rec;                       /* the optimum of its windows as
+						 * recorded */
 	int64_t saved_act[RP_NACT];             /* --slack: opt_rec - opt, split */
 };
 
@@ -81,7 +84,16 @@ struct replay_result {
 	int idle_mode;                          /* enum replay_idle */
 	int idle_fallback;                      /* no scheduler events: idle always */
 	uint64_t events, ignored, bad_lines, pairs_merged;
-	uint64_t cpus, timers, armings, cancels, optimal_wakeups;
+	uint64_t cpus, timers, armings, cancels;
+	/* The optimum the policies are held against: for each policy the
+	 * fewest wake-ups that run, each inside its window, the timers it ran
+	 * (with --slack: widened, and a sleep chain's sleeps where its runs
+	 * moved them), optimal_by_policy; the lowest of those (of policy
+	 * optimal_policy), at most every policy's wake-ups.  Without --slack
+	 * every policy runs the recorded windows: all three are
+	 * optimal_wakeups_recorded (replay_optimum.c). */
+	uint64_t optimal_wakeups, optimal_by_policy[RP_NPOL];
+	int optimal_policy;
 	uint64_t armings_unresolved;            /* perf input only */
 	int unresolved_cpu;                     /* CPU with most of them */
 	uint64_t unresolved_on_cpu;
@@ -97,7 +109,9 @@ struct replay_result {
 	struct replay_wakes wakes[RP_NPOL];     /* only when kept */
 	/* --slack: every figure above is of the widened windows. */
 	const struct slack *slack;              /* NULL: windows as recorded */
-	uint64_t optimal_wakeups_recorded;      /* the optimum without the widening */
+	uint64_t optimal_wakeups_recorded;      /* the optimum of the windows as
+						 * recorded (without --slack's
+						 * widening and sleep chains) */
 	uint64_t armings_widened;               /* armings whose window grew */
 	int64_t saved_act[RP_NACT];             /* the optimum's saving, split */
 	int slack_blind;                        /* v1 and --slack-for user or names:
@@ -144,10 +158,10 @@ struct replay_tally {
 	uint64_t key;                           /* replay_model_group_name() */
 	uint64_t w[RP_NPOL + 1];                /* [RP_NPOL]: the kernel's */
 	uint64_t opt_rec;                       /* the optimum, recorded windows */
-	uint64_t opt;                           /* with --slack: widened windows;
-						 * without: opt_rec */
-	uint64_t opt_act[RP_NACT], opt_rec_act[RP_NACT];       /* --slack: opt and
-						 * opt_rec split (RP_ACT_*) */
+	uint64_t optp[RP_NPOL];                 /* the optimum of the windows policy
+						 * p ran (replay_result) */
+	uint64_t opt_rec_act[RP_NACT], optp_act[RP_NPOL][RP_NACT];     /* split
+						 * (RP_ACT_*) */
 	uint64_t unresolved;                    /* armings that ended with neither a
 						 * traced expiry nor a cancel (lost
 						 * events): w[RP_NPOL] is short */

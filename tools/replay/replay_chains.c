@@ -57,7 +57,7 @@ void chain_root_ran(struct replay *rp, const struct live *l, int p, hrt_time_t n
 
 static void on_task_expire(struct task *tk, int p, hrt_time_t now)
 {
-	count_run(tk->rp, p, tk->psoft[p], tk->phard[p], tk->grp[p], now);
+	count_run(tk->rp, p, tk->psoft[p], tk->phard[p], tk->grp[p], RP_ACT_SLACK, now);
 	task_ran(tk, p, now);
 }
 

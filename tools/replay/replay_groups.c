@@ -209,7 +209,8 @@ static void fill_group(const struct replay *rp, int by, struct replay_group *out
 	out->opt = g->opt;
 	out->opt_rec = g->opt_rec;
 	for (int a = 0; a < RP_NACT; a++)
-		out->saved_act[a] = (int64_t)g->opt_rec_act[a] - (int64_t)g->opt_act[a];
+		out->saved_act[a] = (int64_t)g->opt_rec_act[a] -
+				    (int64_t)(g->optbest >= 0 ? g->optp_act[g->optbest][a] : 0);
 }
 
 void fill_by(struct replay *rp)
@@ -219,6 +220,20 @@ void fill_by(struct replay *rp)
 		const struct gtab *t = &rp->gt[b];
 		uint32_t pick[RP_TOP];
 
+		/* The group's optimum: its policies' lowest, and at most what
+		 * each policy counted for it.  A wake-up counts for one group,
+		 * the pass's first timer's or the stab's window's: where the two
+		 * differ a group can count more stabs than a policy's passes
+		 * (not a CPU, nor the whole trace: replay_optimum.c). */
+		for (uint32_t k = 0; k < t->n; k++) {
+			struct group *g = &rp->gt[b].g[k];
+
+			g->optbest = opt_of_group(rp, g);
+			g->opt = g->optbest >= 0 ? g->optp[g->optbest] : 0;
+			for (int p = 0; p < RP_NPOL; p++)
+				if ((rp->pol & (1u << p)) && g->w[p] < g->opt)
+					g->opt = g->w[p];
+		}
 		for (uint32_t k = 0; k < t->n; k++)
 			for (int p = 0; p <= RP_NPOL; p++)
 				if (t->g[k].w[p]) {
@@ -256,10 +271,10 @@ int replay_model_groups(const struct replay *rp, int by, struct replay_tally **o
 
 		a[k].key = g->key;
 		memcpy(a[k].w, g->w, sizeof(a[k].w));
-		a[k].opt_rec = g->opt_all;
-		a[k].opt = rp->slack ? g->opt : g->opt_all;
+		a[k].opt_rec = g->opt_rec;
+		memcpy(a[k].optp, g->optp, sizeof(a[k].optp));
 		a[k].unresolved = g->unresolved;
-		memcpy(a[k].opt_act, g->opt_act, sizeof(a[k].opt_act));
+		memcpy(a[k].optp_act, g->optp_act, sizeof(a[k].optp_act));
 		memcpy(a[k].opt_rec_act, g->opt_rec_act, sizeof(a[k].opt_rec_act));
 	}
 	*out = a;

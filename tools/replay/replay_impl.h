@@ -50,8 +50,7 @@ struct task {
 
 struct live {
 	struct hrt_timer t[RP_NPOL];
-	struct hrt_timer opt;                   /* the arming's window end */
-	struct hrt_timer optw;                  /* --slack: the widened window's end */
+	struct hrt_timer opt;                   /* the arming's window end, as recorded */
 	struct replay *rp;
 	uint64_t id;
 	hrt_time_t soft_eff, hard_eff;          /* max(soft, start), max(hard, start) */
@@ -72,8 +71,8 @@ struct rcpu {
 	hrt_time_t dev[RP_NPOL];                /* device due time, MAX: none */
 	hrt_time_t stab;                        /* optimum: last stab point */
 	int stabbed;
-	hrt_time_t stabw;                       /* the same for the widened windows */
-	int stabbedw;
+	hrt_time_t stabp[RP_NPOL];              /* the same for each policy's windows */
+	int stabbedp[RP_NPOL];
 	int kwake_valid;
 	hrt_time_t kwake_now;                   /* kernel row: last now= */
 	uint64_t unresolved;
@@ -85,11 +84,12 @@ struct group {
 	uint64_t key;
 	uint64_t w[RP_NPOL + 1];
 	uint64_t unresolved;
-	uint64_t opt, opt_rec;                  /* --slack: optimum wake-ups */
-	uint64_t opt_all;                       /* the optimum on the recorded
-						 * windows, counted with or without
-						 * --slack (replay_model_groups) */
-	uint64_t opt_act[RP_NACT], opt_rec_act[RP_NACT];       /* opt, opt_rec split */
+	uint64_t opt_rec;                       /* the optimum's wake-ups, windows
+						 * as recorded (replay_optimum.c) */
+	uint64_t optp[RP_NPOL];                 /* ... as policy p ran them */
+	uint64_t opt_rec_act[RP_NACT], optp_act[RP_NPOL][RP_NACT];     /* split */
+	uint64_t opt;                           /* at the end: the lowest optp */
+	int optbest;                            /* ... of that policy */
 };
 
 struct gtab {
@@ -113,19 +113,21 @@ struct replay {
 	struct live *free_list;
 	struct hrt_base *optbase;
 	const struct slack *slack;              /* NULL: windows as recorded */
-	struct hrt_base *optwbase;              /* --slack: widened windows */
+	struct hrt_base *obase[RP_NPOL];        /* the windows each policy ran */
+	struct owin *owin_free, *owin_blocks;
+	uint64_t optp[RP_NPOL], optp_act[RP_NPOL][RP_NACT];
 	uint8_t *sel;                           /* per fn/comm index: 0 ?, 1 no, 2 yes */
 	size_t nsel;
 	uint8_t *act;                           /* per fn index: RP_ACT_* + 1, 0 ? */
 	size_t nact;
-	uint64_t opt_act[RP_NACT], opt_rec_act[RP_NACT];
+	uint64_t opt_rec_act[RP_NACT];
 	struct hist late[RP_NPOL + 1], early[RP_NPOL + 1];    /* [RP_NPOL]: kernel */
 	struct gtab gt[RP_NBY];
 	struct idmap pname;                     /* tgid -> its name's index + 1 */
 	struct idmap tasks;                     /* tid -> struct task (sleep chains) */
 	int keep;
 	/* The pass in progress. */
-	int cur_idle, cur_first;
+	int cur_idle, cur_first, cur_cpu;
 	int oom;                                /* a callback could not allocate */
 };
 
@@ -150,7 +152,7 @@ void dev_update(struct replay *rp, int c, int p);
 void maybe_free(struct live *l);
 void unresolved(struct live *l);
 void count_run(struct replay *rp, int p, hrt_time_t soft, hrt_time_t hard,
-	       const uint32_t grp[RP_NBY], hrt_time_t now);
+	       const uint32_t grp[RP_NBY], int act, hrt_time_t now);
 
 /* replay_chains.c */
 struct task *task_find(const struct replay *rp, int32_t tid);
@@ -159,8 +161,16 @@ int chain_start(struct replay *rp, struct live *l, const struct trace_event *ev,
 		hrt_time_t hard, int *chained);
 
 /* replay_optimum.c */
-enum hrt_restart cb_opt(struct hrt_timer *t, hrt_time_t now);
-enum hrt_restart cb_optw(struct hrt_timer *t, hrt_time_t now);
+int opt_new(struct replay *rp);                 /* the bases: 0 or -errno */
+enum hrt_restart cb_opt(struct hrt_timer *t, hrt_time_t now);  /* as recorded */
+/* Policy p ran a window [soft, hard] of groups grp on CPU rp->cur_cpu at
+ * now: one window of its optimum.  0 or -ENOMEM. */
+int opt_run(struct replay *rp, int p, hrt_time_t soft, hrt_time_t hard, const uint32_t grp[RP_NBY],
+	    int act, hrt_time_t now);
+void opt_until(struct replay *rp, int p, hrt_time_t T);  /* stabs due by T */
+void opt_end(struct replay *rp);                /* the result's figures */
+int opt_of_group(const struct replay *rp, const struct group *g);   /* its lowest p */
+void opt_free(struct replay *rp);
 
 /* replay_groups.c */
 uint32_t group_get(struct gtab *t, uint64_t key);

@@ -17,10 +17,12 @@
  * the first timer its pass ran - for the kernel row, of the first expiry
  * with a new now= - so each table's columns sum to the row's wake-ups.
  *
- * Slack (slack.h): a selected arming's policy timers and its "optw" timer
- * get the widened window; its "opt" timer keeps the recorded one, so one
- * pass yields both optima, and the kernel-row bookkeeping (unresolved
- * armings, GRACE) never depends on --slack.  Each optimum's wake-up
+ * Slack (slack.h): a selected arming's policy timers get the widened
+ * window; its "opt" timer keeps the recorded one, so the kernel-row
+ * bookkeeping (unresolved armings, GRACE) never depends on --slack.  The
+ * optimum the policies are held against is of the windows they ran
+ * (replay_optimum.c: each run adds its window to its policy's optimum);
+ * the recorded one is what --slack saves against.  Each optimum's wake-up
  * counts for the group of the window it stabs, so the per-group difference
  * (saved_slack) sums to the verdict's.
  *
@@ -141,6 +143,7 @@ static void fire_until(struct replay *rp, int p, hrt_time_t T)
 
 		rp->cur_idle = cpu_idle(rp, cs);
 		rp->cur_first = 1;
+		rp->cur_cpu = c;
 		hrt_base_run(cs->base[p], t, rp->cur_idle);
 		rp->res->pol[p].wakeups++;
 		if (rp->keep && keep_wake(&rp->res->wakes[p], t))
@@ -158,7 +161,7 @@ void maybe_free(struct live *l)
 	for (int p = 0; p < RP_NPOL; p++)
 		if (hrt_timer_is_queued(&l->t[p]))
 			return;
-	if (hrt_timer_is_queued(&l->opt) || hrt_timer_is_queued(&l->optw))
+	if (hrt_timer_is_queued(&l->opt))
 		return;
 	if (rp->perf && (l->flags & L_ARMED) && !(l->flags & L_KDONE))
 		return;         /* the kernel row may still need the arming */
@@ -183,9 +186,10 @@ static int pos_bin(hrt_time_t soft, hrt_time_t hard, hrt_time_t now)
 }
 
 /* A run under policy p of a window [soft, hard] of groups grp: the row,
- * the histograms, and the wake-up for the first run of a pass. */
+ * the histograms, the window for p's optimum, and the wake-up for the
+ * first run of a pass. */
 void count_run(struct replay *rp, int p, hrt_time_t soft, hrt_time_t hard,
-		      const uint32_t grp[RP_NBY], hrt_time_t now)
+	       const uint32_t grp[RP_NBY], int act, hrt_time_t now)
 {
 	struct replay_row *row = &rp->res->pol[p];
 
@@ -194,6 +198,8 @@ void count_run(struct replay *rp, int p, hrt_time_t soft, hrt_time_t hard,
 	hist_add(&rp->late[p], now - soft);
 	hist_add(&rp->early[p], hard - now);
 	rp->res->pos[p][pos_bin(soft, hard, now)]++;
+	if (opt_run(rp, p, soft, hard, grp, act, now))
+		rp->oom = 1;
 	if (rp->cur_first) {
 		count_wake(rp, grp, p);
 		rp->cur_first = 0;
@@ -202,7 +208,7 @@ void count_run(struct replay *rp, int p, hrt_time_t soft, hrt_time_t hard,
 
 static void on_expire(struct live *l, int p, hrt_time_t now)
 {
-	count_run(l->rp, p, l->soft_eff, l->hard_eff, l->grp, now);
+	count_run(l->rp, p, l->soft_eff, l->hard_eff, l->grp, l->act, now);
 	if (l->tid)
 		chain_root_ran(l->rp, l, p, now);
 	maybe_free(l);
@@ -247,7 +253,6 @@ static struct live *live_get(struct replay *rp, uint64_t id, int create)
 	for (int p = 0; p < RP_NPOL; p++)
 		hrt_timer_init(&l->t[p], policy_cb[p]);
 	hrt_timer_init(&l->opt, cb_opt);
-	hrt_timer_init(&l->optw, cb_optw);
 	l->rp = rp;
 	l->id = id;
 	*v = l;
@@ -401,7 +406,6 @@ static int apply_start(struct replay *rp, const struct trace_event *ev)
 		if (rp->perf && !(l->flags & L_KDONE) && ev->t >= l->hard_rec)
 			unresolved(l);
 		hrt_timer_cancel(&l->opt);
-		hrt_timer_cancel(&l->optw);
 	}
 	old = l->flags & L_STARTED ? l->cpu : -1;
 	rp->res->armings++;
@@ -432,8 +436,6 @@ static int apply_start(struct replay *rp, const struct trace_event *ev)
 			dev_update(rp, old, p);
 	}
 	hrt_timer_start_range(&l->opt, rp->optbase, l->hard_rec, 0, HRT_MODE_ABS);
-	if (rp->slack)
-		hrt_timer_start_range(&l->optw, rp->optwbase, l->hard_eff, 0, HRT_MODE_ABS);
 	return 0;
 }
 
@@ -454,7 +456,6 @@ static void apply_cancel(struct replay *rp, const struct trace_event *ev)
 		if (hrt_timer_cancel(&l->t[p]) == 1)
 			dev_update(rp, l->cpu, p);
 	hrt_timer_cancel(&l->opt);
-	hrt_timer_cancel(&l->optw);
 	l->flags = (l->flags & ~(L_ARMED | L_GRACE)) | L_KDONE;
 	maybe_free(l);
 }
@@ -526,11 +527,11 @@ static int apply(struct replay *rp, const struct trace_event *ev)
 	/* (1): devices and required windows due by T first. */
 	if (hrt_base_next_event(rp->optbase, &next) > 0 && next <= ev->t)
 		hrt_base_run(rp->optbase, ev->t, 0);
-	if (rp->optwbase && hrt_base_next_event(rp->optwbase, &next) > 0 && next <= ev->t)
-		hrt_base_run(rp->optwbase, ev->t, 0);
 	for (int p = 0; p < RP_NPOL; p++)
-		if (rp->pol & (1u << p))
+		if (rp->pol & (1u << p)) {
 			fire_until(rp, p, ev->t);
+			opt_until(rp, p, ev->t);        /* after the runs that add to it */
+		}
 	rp->cpu[ev->cpu].floor = ev->t;
 	switch (ev->kind) {
 	case TEV_START:
@@ -615,10 +616,8 @@ static void cleanup(struct replay *rp)
 
 		for (int p = 0; l && p < RP_NPOL; p++)
 			hrt_timer_cancel(&l->t[p]);
-		if (l) {
+		if (l)
 			hrt_timer_cancel(&l->opt);
-			hrt_timer_cancel(&l->optw);
-		}
 	}
 	for (size_t i = 0; i < rp->tasks.cap; i++) {
 		struct task *tk = rp->tasks.vals[i];
@@ -629,8 +628,7 @@ static void cleanup(struct replay *rp)
 	for (int c = 0; c < rp->ncpu; c++)
 		for (int p = 0; p < RP_NPOL; p++)
 			hrt_base_free(rp->cpu[c].base[p]);
-	hrt_base_free(rp->optbase);
-	hrt_base_free(rp->optwbase);
+	opt_free(rp);
 	free(rp->sel);
 	free(rp->act);
 	for (size_t i = 0; i < rp->live.cap; i++)
@@ -699,16 +697,9 @@ int replay_model_new(struct replay **out, const struct replay_opts *o, replay_na
 	rp->idle_mode = o->idle;
 	rp->keep = o->keep_wakes;
 	rp->perf = tasks;
-	if (o->slack && o->slack->kind != SLACK_NONE) {
+	if (o->slack && o->slack->kind != SLACK_NONE)
 		rp->slack = res->slack = o->slack;
-		ret = hrt_base_new(&rp->optwbase, CLOCK_MONOTONIC, HRT_BASE_VIRTUAL);
-		if (!ret)
-			hrt_base_set_greedy(rp->optwbase, HRT_GREEDY_OFF);
-	}
-	if (!ret)
-		ret = hrt_base_new(&rp->optbase, CLOCK_MONOTONIC, HRT_BASE_VIRTUAL);
-	if (!ret)
-		hrt_base_set_greedy(rp->optbase, HRT_GREEDY_OFF);
+	ret = opt_new(rp);
 	for (int p = 0; p <= RP_NPOL && !ret; p++)
 		if (hist_init(&rp->late[p]) || hist_init(&rp->early[p]))
 			ret = -ENOMEM;
@@ -737,8 +728,7 @@ void replay_model_end(struct replay *rp, const struct trace_counts *tc, enum tra
 	struct replay_result *res = rp->res;
 
 	res->slack_blind = rp->slack && !rp->perf && rp->slack->who != SLACK_ALL;
-	for (int a = 0; a < RP_NACT; a++)
-		res->saved_act[a] = (int64_t)rp->opt_rec_act[a] - (int64_t)rp->opt_act[a];
+	opt_end(rp);
 	count_open(rp, res->last);
 	finish(rp, tc, format);
 	/* Per policy the wake-ups come in time order except across CPUs

@@ -104,6 +104,25 @@ static void slack_apply(FILE *f, const struct replay_result *r)
 			"slack %s %s (running ones; main threads only).\n", d, who, d, names);
 }
 
+/* With --slack, what the optimum is: each policy moved the sleeps it ran
+ * (sleep chains), so each has its windows and their optimum; the lowest is
+ * at most every policy's wake-ups (replay_optimum.c). */
+static void optimum_note(FILE *f, const struct replay_result *r)
+{
+	int first = 1;
+
+	fprintf(f, "  (the optimum: for each policy, the fewest wake-ups that run the timers it "
+		"ran inside their widened windows - a sleep armed relative to a wake-up starts "
+		"where that policy's run put it - and the lowest of those (");
+	for (int p = 0; p < RP_NPOL; p++)
+		if (has(r, p)) {
+			fprintf(f, "%s%s %" PRIu64, first ? "" : ", ", replay_policy_names[p],
+				r->optimal_by_policy[p]);
+			first = 0;
+		}
+	fprintf(f, "): no policy needs fewer.)\n");
+}
+
 void replay_print_verdict(FILE *f, const struct replay_result *r)
 {
 	int first = 1, any = 0;
@@ -120,15 +139,8 @@ void replay_print_verdict(FILE *f, const struct replay_result *r)
 			first = 0;
 		}
 	fprintf(f, "; the optimum is %" PRIu64 ".\n", r->optimal_wakeups);
-	for (int p = 0; p < RP_NPOL; p++)
-		if (has(r, p) && r->pol[p].wakeups < r->optimal_wakeups) {
-			/* --slack's sleep chains (replay_model.c) */
-			fprintf(f, "  (policies below the optimum: they follow sleep chains - a "
-				"sleep armed relative to a wake-up run later starts later, and fewer "
-				"of them fit in the trace - while the optimum keeps every arming "
-				"where it was recorded.)\n");
-			break;
-		}
+	if (r->slack && !r->slack_blind)
+		optimum_note(f, r);
 	if (!has(r, RP_OFF)) {
 		fprintf(f, "  (replay --policy all, or include off, to see what greedy saves)\n");
 		return;
@@ -204,7 +216,8 @@ static const char legend[] =
 	"runs; greedy: runs the greedy walk took before their hard expiry; busy: runs while\n"
 	"the CPU was busy; late_*: run time - soft expiry, early_p50: hard expiry - run\n"
 	"time (ns; negative: the run came after its hard expiry, as the kernel's late\n"
-	"runs do); optimum: fewest wake-ups that run every timer inside its window.\n";
+	"runs do); optimum: fewest wake-ups that run every timer inside its window (of\n"
+	"the windows each policy ran, the lowest: no policy row is below it).\n";
 
 /* Whether a row of the group tables shows a negative saving. */
 static int group_has_negative(const struct replay_result *r, const struct replay_group *g)
@@ -310,9 +323,9 @@ void replay_print_table(FILE *f, const char *name, const struct replay_result *r
 			"which no policy and not the optimum may do.\n", r->kernel.late_max);
 	if (r->slack)
 		fputs("saved_slack: the optimum's wake-ups for the group's windows as recorded "
-		      "minus as widened; by_slack: of it, on timers timer slack reaches "
-		      "(hrt run --slack, hrt slack); by_code: on timers that need range timers "
-		      "in the program.\n", f);
+		      "minus as widened (a group's optimum: at most each policy's count for it); "
+		      "by_slack: of it, on timers timer slack reaches (hrt run --slack, hrt "
+		      "slack); by_code: on timers that need range timers in the program.\n", f);
 	if (r->kernel_incomplete)
 		fprintf(f, "* kernel row incomplete: %" PRIu64 " of %" PRIu64 " armings (%.0f %%) "
 			"ended with neither a traced expiry nor a cancel, %" PRIu64 " of them on "
@@ -428,11 +441,11 @@ void replay_print_json(FILE *f, const char *name, const struct replay_result *r,
 	text_json_str(f, name);
 	fprintf(f, ", \"format\": \"%s\", \"events\": %" PRIu64 ", \"events_ignored\": %" PRIu64
 		", \"lines_skipped\": %" PRIu64 ", \"cpus\": %" PRIu64 ", \"timers\": %" PRIu64
-		", \"armings\": %" PRIu64 ", \"cancels\": %" PRIu64 ", \"optimal_wakeups\": %" PRIu64
-		", \"armings_unresolved\": ", r->format == TRACE_V1 ? "hrt-trace v1" :
-		r->format == TRACE_TRACEFS ? "tracefs" : "perf",
+		", \"armings\": %" PRIu64 ", \"cancels\": %" PRIu64 ", \"optimal_wakeups\": %" PRIu64,
+		r->format == TRACE_V1 ? "hrt-trace v1" : r->format == TRACE_TRACEFS ? "tracefs" : "perf",
 		r->events, r->ignored, r->bad_lines, r->cpus, r->timers, r->armings, r->cancels,
 		r->optimal_wakeups);
+	fprintf(f, ", \"armings_unresolved\": ");
 	if (r->format != TRACE_V1) {
 		fprintf(f, "%" PRIu64 ", \"unresolved_where\": {\"cpu\": %d, \"on_cpu\": %" PRIu64
 			", \"function\": ", r->armings_unresolved, r->unresolved_cpu,
@@ -444,7 +457,16 @@ void replay_print_json(FILE *f, const char *name, const struct replay_result *r,
 	}
 	if (r->slack)
 		json_slack(f, r);
-	fprintf(f, ", \"idle\": ");
+	/* each policy's own optimum: optimal_wakeups is the lowest of them */
+	fprintf(f, ", \"optimal_wakeups_of_policy\": {");
+	for (int p = 0; p < RP_NPOL; p++)
+		if (has(r, p)) {
+			fprintf(f, "%s\"%s\": %" PRIu64, first ? "" : ", ", replay_policy_names[p],
+				r->optimal_by_policy[p]);
+			first = 0;
+		}
+	first = 1;
+	fprintf(f, "}, \"idle\": ");
 	text_json_str(f, idle_name(r));
 	if ((vf = open_memstream(&v, &vlen))) {
 		replay_print_verdict(vf, r);

@@ -230,7 +230,8 @@ int replay_write_svg(FILE *f, const char *name, const struct replay_result *r)
 	h = 62 + 14 + nrow * (ROW_H + 14) + 50 + 20 + 14 + 160 + 80;
 	svg_begin(f, W_ALL, h, "hrt replay: wake-ups and lateness in the window");
 	snprintf(buf, sizeof(buf), "hrt replay %s: %" PRIu64 " CPUs, %" PRIu64 " armings, "
-		 "optimum %" PRIu64 " wake-ups", name, r->cpus, r->armings, r->optimal_wakeups);
+		 "optimum %" PRIu64 " wake-ups (no policy below it)", name, r->cpus, r->armings,
+		 r->optimal_wakeups);
 	if (r->slack)
 		slack_describe(r->slack, what, sizeof(what));
 	svg_text(f, 10, 20, 14, "start", "#111", buf);
