@@ -264,6 +264,19 @@ awk -F, -v pid="$sleeper" 'NR > 1 && $1 >= 2 && $3 == "hrt-khz-sleeper " pid {
 	{ cat "$tmp/live.csv"; fail "live top: the 1 kHz sleeper is not at about 1000 wake-ups/s"; }
 ok
 
+# A shell loop that keeps starting short-lived children is one row, the
+# shell's: a child's wake-ups in its first second count for the process
+# that started it (sched_process_fork).  d4ebe1c showed 162 one-PID
+# "sleep" rows and none for the shell.
+sh -c 'while :; do sleep 0.001; done' & loop=$!
+sleep 0.3
+"$HRT" top -b -n 3 -d 1 --csv --by process >"$tmp/loop.csv" 2>"$fail_log" || fail "top beside a shell loop"
+kill "$loop"
+awk -F, -v p="$loop" '$1 == 3 && $3 == "sh " p { w = $5 } $1 == 3 && $3 ~ /^sleep / { n++ }
+	END { if (w < 20 || n > 3) { print "sh " p ": " w "/s; " n " sleep rows"; exit 1 } }' "$tmp/loop.csv" ||
+	{ grep '^3,' "$tmp/loop.csv" | head -20; fail "top: the shell loop is not one row (its own)"; }
+ok
+
 # Live on an 80x24 terminal: h shows the help screen (every column), any
 # key goes back, q quits.
 wait_for() { # file pattern

@@ -3,7 +3,8 @@
  * cmd_record.c - `hrt record`: records kernel hrtimer traffic with perf.
  *
  * Runs `perf record -k CLOCK_MONOTONIC -a` with timer:hrtimer_start,
- * timer:hrtimer_cancel, timer:hrtimer_expire_entry and sched:sched_switch
+ * timer:hrtimer_cancel, timer:hrtimer_expire_entry, sched:sched_switch and
+ * sched:sched_process_fork
  * for COMMAND's lifetime (or -d SECONDS), then `perf script --ns` into the
  * output (xz- or gzip-compressed when its name ends in .xz or .gz), through
  * outfile.h: a regular file appears only when everything succeeded, a
@@ -49,7 +50,7 @@
 
 static const char *const events[] = {
 	"timer:hrtimer_start", "timer:hrtimer_cancel", "timer:hrtimer_expire_entry",
-	"sched:sched_switch",
+	"sched:sched_switch", "sched:sched_process_fork",
 };
 
 static void usage(FILE *f)
@@ -61,6 +62,7 @@ static void usage(FILE *f)
 		"Records the kernel's hrtimer and scheduler events on all CPUs with\n"
 		"  perf record -k CLOCK_MONOTONIC -a -e timer:hrtimer_start\n"
 		"    -e timer:hrtimer_cancel -e timer:hrtimer_expire_entry -e sched:sched_switch\n"
+		"    -e sched:sched_process_fork\n"
 		"while COMMAND runs (or for -d SECONDS), then writes `perf script --ns` text,\n"
 		"the input of `hrt replay` and `hrt convert`.\n\n"
 		"  -o FILE       output (default hrt-record.txt, '-' stdout); FILE.xz /\n"

@@ -100,11 +100,12 @@ void live_close(struct live_trace *lt)
 #include <event-parse.h>
 #include <tracefs.h>
 
-enum { E_START, E_CANCEL, E_EXPIRE, E_SWITCH, E_N };
+enum { E_START, E_CANCEL, E_EXPIRE, E_SWITCH, E_FORK, E_N };
 
-static const char *const ev_sys[E_N] = { "timer", "timer", "timer", "sched" };
+static const char *const ev_sys[E_N] = { "timer", "timer", "timer", "sched", "sched" };
 static const char *const ev_name[E_N] = {
 	"hrtimer_start", "hrtimer_cancel", "hrtimer_expire_entry", "sched_switch",
+	"sched_process_fork",
 };
 
 struct pend {
@@ -266,6 +267,11 @@ static int on_record(struct tep_event *e, struct tep_record *rec, int cpu, void 
 		learn_comm(lt, e, rec, "prev_comm", "prev_pid");
 		learn_comm(lt, e, rec, "next_comm", "next_pid");
 		ev.kind = a == 0 ? TEV_IDLE : TEV_BUSY;
+		ev.id = (uint64_t)a;
+	} else if (k == E_FORK) {
+		if (val(e, rec, "child_pid", &a) || a <= 0)
+			return 0;
+		ev.kind = TEV_FORK;
 		ev.id = (uint64_t)a;
 	} else {
 		if (tep_get_field_val(NULL, e, "hrtimer", rec, &id, 0))

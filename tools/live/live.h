@@ -5,7 +5,8 @@
  *
  * live_open() creates instances/hrt-PID (another name if taken) with
  * trace_clock mono and only timer:hrtimer_start, timer:hrtimer_cancel,
- * timer:hrtimer_expire_entry and sched:sched_switch enabled; the machine's
+ * timer:hrtimer_expire_entry, sched:sched_switch and sched:sched_process_fork
+ * (who started whom: a child's first second counts for its parent) enabled; the machine's
  * own tracing (the top instance, other instances) is not touched.
  * Instances that an hrt killed by SIGKILL (or a crash) left behind are
  * removed first and reported on stderr as "hrt WHO: ..." (live_stale.c).

@@ -51,7 +51,8 @@ void record_tracefs_line(FILE *f, const struct trace_event *ev, const char *comm
 {
 	const char *name = ev->kind == TEV_START ? "hrtimer_start" :
 			   ev->kind == TEV_CANCEL ? "hrtimer_cancel" :
-			   ev->kind == TEV_EXPIRE ? "hrtimer_expire_entry" : "sched_switch";
+			   ev->kind == TEV_EXPIRE ? "hrtimer_expire_entry" :
+			   ev->kind == TEV_FORK ? "sched_process_fork" : "sched_switch";
 
 	put_name(f, comm, 16, 15);
 	fprintf(f, "-%-7d ", ev->pid);
@@ -75,6 +76,12 @@ void record_tracefs_line(FILE *f, const struct trace_event *ev, const char *comm
 		fprintf(f, "hrtimer=0x%llx function=", (unsigned long long)ev->id);
 		put_name(f, fn, 0, 0);
 		fprintf(f, " now=%lld\n", (long long)ev->now);
+		break;
+	case TEV_FORK:          /* the child's name is not kept: the reader reads its PID */
+		fprintf(f, "comm=");
+		put_name(f, comm, 0, 15);
+		fprintf(f, " pid=%d child_comm=? child_pid=%llu\n", ev->pid,
+			(unsigned long long)ev->id);
 		break;
 	default:
 		fprintf(f, "next_pid=%d\n", ev->kind == TEV_IDLE ? 0 : 1);

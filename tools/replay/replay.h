@@ -55,6 +55,8 @@ struct replay_group {
 	uint64_t opt_rec;                       /* the optimum of its windows as
 						 * recorded */
 	int64_t saved_act[RP_NACT];             /* --slack: opt_rec - opt, split */
+	int32_t pid;                            /* a process row of a trace with
+						 * processes: its PID (else 0) */
 };
 
 struct replay_by {

@@ -28,6 +28,99 @@ static int task_fn(const char *fn)
 	return 0;
 }
 
+/* Forks ------------------------------------------------------------------- */
+
+static int learn_pname(struct replay *rp, const struct trace_event *ev);
+
+/* The fork that started TID less than FORK_YOUNG before T, or NULL. */
+static const struct fork *fork_young(const struct replay *rp, int32_t tid, hrt_time_t t)
+{
+	void **v = idmap_get(&rp->forks, (uint64_t)(uint32_t)tid);
+	const struct fork *f;
+	uint64_t seq;
+
+	if (!v)
+		return NULL;
+	seq = (uint64_t)(uintptr_t)*v - 1;
+	if (seq < rp->fork_head)
+		return NULL;
+	f = &rp->fork[seq % rp->fork_cap];
+	return f->child == tid && t - f->t < FORK_YOUNG ? f : NULL;
+}
+
+/* Drops the forks older than FORK_YOUNG before T from the ring's head. */
+static void fork_expire(struct replay *rp, hrt_time_t t)
+{
+	while (rp->fork_head < rp->fork_tail) {
+		const struct fork *f = &rp->fork[rp->fork_head % rp->fork_cap];
+		void **v = idmap_get(&rp->forks, (uint64_t)(uint32_t)f->child);
+
+		if (t - f->t < FORK_YOUNG)
+			break;
+		if (v && (uint64_t)(uintptr_t)*v - 1 == rp->fork_head)
+			idmap_del(&rp->forks, (uint64_t)(uint32_t)f->child);
+		rp->fork_head++;
+	}
+}
+
+int fork_seen(struct replay *rp, const struct trace_event *ev)
+{
+	int fresh;
+	void **v;
+
+	if (ev->pid <= 0 || ev->id == 0 || ev->id > INT32_MAX)
+		return 0;
+	fork_expire(rp, ev->t);
+	if (rp->fork_tail - rp->fork_head == rp->fork_cap) {     /* full: twice as large */
+		uint64_t nc = rp->fork_cap ? rp->fork_cap * 2 : 256;
+		struct fork *n = malloc(nc * sizeof(*n));
+
+		if (!n)
+			return -ENOMEM;
+		for (uint64_t s = rp->fork_head; s < rp->fork_tail; s++)
+			n[s % nc] = rp->fork[s % rp->fork_cap];
+		free(rp->fork);
+		rp->fork = n;
+		rp->fork_cap = nc;
+	}
+	if (!(v = idmap_put(&rp->forks, ev->id, &fresh)))
+		return -ENOMEM;
+	*v = (void *)(uintptr_t)(rp->fork_tail + 1);
+	rp->fork[rp->fork_tail % rp->fork_cap] = (struct fork){
+		(int32_t)ev->id, ev->tgid > 0 ? ev->tgid : ev->pid, ev->comm, ev->tgid > 0, ev->t,
+	};
+	rp->fork_tail++;
+	/* the parent may arm nothing itself (a shell waiting): its name */
+	return learn_pname(rp, ev);
+}
+
+void fork_free(struct replay *rp)
+{
+	idmap_free(&rp->forks);
+	free(rp->fork);
+}
+
+/*
+ * Who a task's process row is: its process (TGID, or its TID without
+ * one) - or, while that is younger than FORK_YOUNG, the process that
+ * started it, and so on up (a shell's subshell's child): a loop that keeps
+ * starting short-lived children is one row, its own (docs/REPLAY.md).
+ */
+static uint64_t process_key(const struct replay *rp, const struct trace_event *ev)
+{
+	int32_t who = ev->tgid > 0 ? ev->tgid : ev->pid;
+	uint32_t comm = ev->comm;
+	int tg = ev->tgid > 0;
+	const struct fork *f;
+
+	for (int up = 0; up < 8 && (f = fork_young(rp, who, ev->t)); up++) {
+		who = f->parent;
+		comm = f->pcomm;
+		tg = f->ptgid;
+	}
+	return tg ? G_TGID | (uint32_t)who : (uint64_t)comm << 32 | (uint32_t)who;
+}
+
 static uint64_t group_key(const struct replay *rp, int by, const struct trace_event *ev,
 			  int cpu)
 {
@@ -40,8 +133,8 @@ static uint64_t group_key(const struct replay *rp, int by, const struct trace_ev
 	if (ev->pid <= 0 || ev->comm == TRACE_NO_FN || ev->fn == TRACE_NO_FN ||
 	    !task_fn(rp->name(rp->src, ev->fn)))
 		return G_KERNEL | ev->fn;
-	if (by == RP_BY_PROCESS && ev->tgid > 0)
-		return G_TGID | (uint32_t)ev->tgid;
+	if (by == RP_BY_PROCESS)
+		return process_key(rp, ev);
 	return (uint64_t)ev->comm << 32 | (uint32_t)ev->pid;
 }
 
@@ -205,6 +298,8 @@ static void fill_group(const struct replay *rp, int by, struct replay_group *out
 		       const struct group *g)
 {
 	group_name(rp, by, g->key, out->name, sizeof(out->name));
+	out->pid = by == RP_BY_PROCESS && !(g->key & (G_KERNEL | G_NONE)) && (g->key & G_TGID) ?
+		   (int32_t)(uint32_t)g->key : 0;
 	memcpy(out->w, g->w, sizeof(out->w));
 	out->opt = g->opt;
 	out->opt_rec = g->opt_rec;

@@ -124,6 +124,9 @@ struct replay {
 	struct hist late[RP_NPOL + 1], early[RP_NPOL + 1];    /* [RP_NPOL]: kernel */
 	struct gtab gt[RP_NBY];
 	struct idmap pname;                     /* tgid -> its name's index + 1 */
+	struct idmap forks;                     /* child TID -> its fork's seq + 1 */
+	struct fork *fork;                      /* forks of the last FORK_YOUNG, a ring */
+	uint64_t fork_head, fork_tail, fork_cap;
 	struct idmap tasks;                     /* tid -> struct task (sleep chains) */
 	int keep;
 	/* The pass in progress. */
@@ -172,7 +175,21 @@ void opt_end(struct replay *rp);                /* the result's figures */
 int opt_of_group(const struct replay *rp, const struct group *g);   /* its lowest p */
 void opt_free(struct replay *rp);
 
+/* A fork (TEV_FORK): the child's TID, who started it - the process a group
+ * key names (its TGID, or its TID in a trace without processes) and its
+ * name - and when.  A process's wake-ups in its first FORK_YOUNG ns count
+ * for the process that started it (replay_groups.c). */
+#define FORK_YOUNG 1000000000LL
+struct fork {
+	int32_t child, parent;
+	uint32_t pcomm;
+	int ptgid;                              /* parent is a TGID (else a TID) */
+	hrt_time_t t;
+};
+
 /* replay_groups.c */
+int fork_seen(struct replay *rp, const struct trace_event *ev);       /* -ENOMEM */
+void fork_free(struct replay *rp);
 uint32_t group_get(struct gtab *t, uint64_t key);
 int groups_of(struct replay *rp, const struct trace_event *ev, int cpu, uint32_t grp[RP_NBY]);
 void count_wake(struct replay *rp, const uint32_t grp[RP_NBY], int col);

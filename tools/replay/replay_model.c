@@ -545,6 +545,8 @@ static int apply(struct replay *rp, const struct trace_event *ev)
 	case TEV_BUSY:
 		rp->cpu[ev->cpu].idle = ev->kind == TEV_IDLE;
 		break;
+	case TEV_FORK:
+		return fork_seen(rp, ev);
 	}
 	return 0;
 }
@@ -636,6 +638,7 @@ static void cleanup(struct replay *rp)
 			free(rp->live.vals[i]);
 	idmap_free(&rp->live);
 	idmap_free(&rp->pname);
+	fork_free(rp);
 	for (size_t i = 0; i < rp->tasks.cap; i++)
 		if (rp->tasks.vals[i]) {
 			free(((struct task *)rp->tasks.vals[i])->q);

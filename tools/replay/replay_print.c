@@ -69,6 +69,24 @@ static void slack_verdict(FILE *f, const struct replay_result *r)
 	fprintf(f, "  on the widened windows");
 }
 
+/* The process row that saves the most by timer slack, as "NAME PID", and
+ * its PID; NULL if none saves (a kernel row, or a thread's in a trace
+ * without processes, names none). */
+static const char *top_saver(const struct replay_result *r, long *pid)
+{
+	const struct replay_by *by = &r->by[RP_BY_PROCESS];
+
+	for (int i = 0; i < by->nsaved; i++) {
+		const struct replay_group *g = &by->saved[i];
+
+		if (g->saved_act[RP_ACT_SLACK] > 0 && g->pid > 0) {
+			*pid = g->pid;
+			return g->name;
+		}
+	}
+	return NULL;
+}
+
 /* The --slack saving split by what can act on it, then the command that
  * applies the part timer slack reaches: the verdict's last lines. */
 static void slack_apply(FILE *f, const struct replay_result *r)
@@ -76,6 +94,7 @@ static void slack_apply(FILE *f, const struct replay_result *r)
 	const struct slack *s = r->slack;
 	const int64_t *a = r->saved_act;
 	char d[64] = "D", who[200] = "CMD [ARGS...]", names[200] = "PID|NAME...";
+	long pid = 0;
 
 	fprintf(f, "  by what can act on it: %" PRId64 " saved on sleeps, poll, epoll and futex "
 		"timeouts (hrtimer_wakeup) - timer slack reaches those: apply now; %" PRId64
@@ -99,9 +118,18 @@ static void slack_apply(FILE *f, const struct replay_result *r)
 		fprintf(f, "  apply: timer slack is a duration, not a share of the timeout: hrt "
 			"run --slack D -- %s, or as root hrt slack D %s, with D about %s of the "
 			"typical timeout.\n", who, names, s->spec);
-	else
+	else {
+		const char *saver = s->who == SLACK_COMMS ? NULL : top_saver(r, &pid);
+
 		fprintf(f, "  apply: hrt run --slack %s -- %s (new processes), or as root hrt "
-			"slack %s %s (running ones; main threads only).\n", d, who, d, names);
+			"slack %s %s (running ones; main threads only)", d, who, d, names);
+		/* the process that saves most (a loop's short-lived children count
+		 * for it): the slack reaches what it starts from then on */
+		if (saver)
+			fprintf(f, "; most: hrt slack %s %ld (%s; what it starts from then on "
+				"inherits it)", d, pid, saver);
+		fprintf(f, ".\n");
+	}
 }
 
 /* With --slack, what the optimum is: each policy moved the sleeps it ran

@@ -47,6 +47,8 @@ int trace_convert_progress(struct trace_reader *r, FILE *out, struct progress *p
 		case TEV_EXPIRE:
 			expiries++;
 			break;
+		case TEV_FORK:          /* v1 has no processes */
+			break;
 		}
 	}
 	if (k < 0 || trace_finish(r))

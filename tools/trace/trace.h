@@ -52,13 +52,16 @@
 
 enum trace_format { TRACE_AUTO = 0, TRACE_PERF, TRACE_V1, TRACE_TRACEFS };
 
-enum trace_kind { TEV_START, TEV_CANCEL, TEV_EXPIRE, TEV_IDLE, TEV_BUSY };
+/* TEV_FORK: sched:sched_process_fork - the task (pid, tgid, comm) started
+ * the task whose TID is in id (a process or a thread; perf and tracefs
+ * input, and live). */
+enum trace_kind { TEV_START, TEV_CANCEL, TEV_EXPIRE, TEV_IDLE, TEV_BUSY, TEV_FORK };
 
 struct trace_event {
 	enum trace_kind kind;
 	int cpu;
 	hrt_time_t t;           /* event time, ns */
-	uint64_t id;            /* start, cancel, expire */
+	uint64_t id;            /* start, cancel, expire; fork: the child's TID */
 	hrt_time_t soft, hard;  /* start */
 	int rel;                /* start: armed relative to its time (mode=REL;
 				 * a sleep's next arming follows its wake-up) */

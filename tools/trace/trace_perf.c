@@ -150,6 +150,23 @@ int trace__event_fields(struct trace_reader *r, const char *en, const char *ene,
 		ev->kind = a == 0 ? TEV_IDLE : TEV_BUSY;
 		return 1;
 	}
+	if (ev_is(en, ene, "sched_process_fork")) {
+		const char *p = NULL;
+
+		/* the last one: the names before it may hold " child_pid=" */
+		for (const char *q = strstr(rest, " child_pid="); q; q = strstr(q + 1, " child_pid="))
+			p = q;
+		if (!p)
+			return WHY("sched_process_fork: expected child_pid=PID");
+		p += 11;
+		for (ve = p; is_digit(*ve); ve++)
+			;
+		if (parse_dec(p, ve, &a) || *ve || a <= 0 || a > INT32_MAX)
+			return WHY("sched_process_fork: expected child_pid=PID");
+		ev->kind = TEV_FORK;
+		ev->id = (uint64_t)a;
+		return 1;
+	}
 	if (!ev_is(en, ene, "hrtimer_start") && !ev_is(en, ene, "hrtimer_cancel") &&
 	    !ev_is(en, ene, "hrtimer_expire_entry"))
 		return 0;

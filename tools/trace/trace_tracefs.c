@@ -96,6 +96,7 @@ static int known_event(const char *ev, const char *eve)
 {
 	static const char *const names[] = {
 		"hrtimer_start", "hrtimer_cancel", "hrtimer_expire_entry", "sched_switch",
+		"sched_process_fork",
 	};
 
 	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
