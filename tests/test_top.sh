@@ -366,6 +366,24 @@ bg=
 [ -z "$(mine "$t1" "$t2" "$t3")" ] || fail "instances left after SIGINT: $(mine "$t1" "$t2" "$t3")"
 [ -s "$tmp/int.txt" ] || fail "record --tracefs interrupted: no output"
 ok
+# tracefs not mounted (in a mount namespace of this test's own): top mounts
+# it for the run, says so and unmounts it at the end (d4ebe1c left it
+# mounted and said nothing).
+if unshare -m --propagation private true 2>/dev/null; then
+	unshare -m --propagation private sh -c '
+		for m in $(awk "\$3 == \"tracefs\" || \$3 == \"debugfs\" { print \$2 }" /proc/self/mounts | sort -r); do
+			umount "$m" || exit 3
+		done
+		"$1" top -b -n 1 -d 0.1 >/dev/null 2>"$2/mnt.err" || exit 4
+		awk "\$3 == \"tracefs\" || \$3 == \"debugfs\"" /proc/self/mounts >"$2/mnt.left"' \
+		sh "$HRT" "$tmp" || fail "top with tracefs unmounted: exit $?"
+	grep -q '^hrt top: tracefs was not mounted: mounted /.* for this run' "$tmp/mnt.err" ||
+		{ cat "$tmp/mnt.err"; fail "top mounted tracefs and did not say so"; }
+	[ ! -s "$tmp/mnt.left" ] || { cat "$tmp/mnt.left"; fail "top left the tracefs it mounted mounted"; }
+	ok
+else
+	busy_skip="${busy_skip:+$busy_skip; }top with tracefs unmounted (unshare -m refused: no mount namespace here)"
+fi
 # every other check held; the one that needs a quiet machine could not
 [ -z "${busy_skip:-}" ] || skip_needs "$busy_skip ($n other checks passed)" "a quiet machine"
 echo "test_top.sh: $n checks passed"

@@ -69,6 +69,24 @@ pid_t proc_tgid(pid_t pid)
 	return (pid_t)strtol(p + 6, NULL, 10);
 }
 
+#define PF_KTHREAD 0x00200000      /* the kernel's task flag (linux/sched.h) */
+
+int proc_is_kthread(pid_t pid)
+{
+	char path[64], buf[1024], *p;
+	unsigned long long flags;
+	ssize_t n;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	if ((n = read_small(path, buf, sizeof(buf))) < 0)
+		return (int)n;
+	/* after "PID (COMM) ": state ppid pgrp session tty_nr tpgid flags */
+	if (!(p = strrchr(buf, ')')) ||
+	    sscanf(p + 1, " %*c %*d %*d %*d %*d %*d %llu", &flags) != 1)
+		return -EIO;
+	return !!(flags & PF_KTHREAD);
+}
+
 /* A /proc directory entry that is a number: it, else 0. */
 static pid_t dir_pid(const struct dirent *d)
 {

@@ -29,6 +29,9 @@ long proc_find_name(const char *name, pid_t *out, size_t max);
 /* The threads of process PID other than its main thread (malloc'ed, in tid
  * order; free(*out)).  0 or -errno. */
 int proc_threads(pid_t pid, pid_t **out, size_t *n);
+/* 1 if task PID is a kernel thread (PF_KTHREAD in /proc/PID/stat), 0 if
+ * not, or -errno. */
+int proc_is_kthread(pid_t pid);
 /* The scheduling policy of task PID (SCHED_*), or -errno. */
 int proc_policy(pid_t pid);
 /* "SCHED_FIFO" ...; NULL for a policy that is not real-time. */

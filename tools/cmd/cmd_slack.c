@@ -45,8 +45,11 @@ static void usage(FILE *f)
 		"children it starts later inherit the new slack.  To give every thread\n"
 		"slack, start the program with hrt run --slack D.  Real-time tasks\n"
 		"(SCHED_FIFO, SCHED_RR, SCHED_DEADLINE) get no slack from the kernel\n"
-		"and are refused.  Needs root (CAP_SYS_NICE).\n\n"
+		"and are refused, and so are kernel threads unless --kernel-threads is\n"
+		"given.  Needs root (CAP_SYS_NICE).\n\n"
 		"  --reset      back to each process's default slack\n"
+		"  --kernel-threads  change kernel threads too (kthreadd's slack is every\n"
+		"               new kernel thread's)\n"
 		"  --measure S  trace S seconds before and S seconds after setting it\n"
 		"               (tracefs, as hrt record --tracefs) and print per CPU and per\n"
 		"               process the wake-ups per second before, the prediction (the\n"
@@ -110,11 +113,26 @@ static int resolve(const char *arg, struct target *t, size_t *n)
 	return 0;
 }
 
-/* Refuses real-time tasks: the kernel gives them no slack. */
-static int check_policy(const struct target *t)
+/* Refuses real-time tasks, whom the kernel gives no slack, and kernel
+ * threads unless KTHREADS: kthreadd's slack is every new kernel thread's,
+ * and a kernel thread's timers are the kernel's business. */
+static int check_policy(const struct target *t, int kthreads)
 {
-	int p = proc_policy(t->pid);
+	int p = proc_policy(t->pid), k = proc_is_kthread(t->pid);
 	const char *rt = p >= 0 ? proc_rt_policy_name(p) : NULL;
+
+	if (k < 0) {
+		fprintf(stderr, "hrt slack: %d (%s): reading /proc/%d/stat: %s\n", (int)t->pid,
+			t->comm, (int)t->pid, strerror(-k));
+		return 1;
+	}
+	if (k && !kthreads) {
+		fprintf(stderr, "hrt slack: %d (%s): refused: a kernel thread%s; give "
+			"--kernel-threads to change it anyway\n", (int)t->pid, t->comm,
+			t->pid == 2 ? " (kthreadd: every kernel thread started from now on "
+			"would inherit it)" : "");
+		return 1;
+	}
 
 	if (p < 0) {
 		fprintf(stderr, "hrt slack: %d (%s): reading its policy: %s\n", (int)t->pid,
@@ -222,7 +240,7 @@ static int apply(const struct target *t, uint64_t ns)
 
 struct slack_opts {
 	double seconds;
-	int reset;
+	int reset, kthreads;
 };
 
 static int on_opt(void *ctx, int c, const char *arg)
@@ -231,6 +249,7 @@ static int on_opt(void *ctx, int c, const char *arg)
 
 	switch (c) {
 	case 'r': o->reset = 1; break;
+	case 'k': o->kthreads = 1; break;
 	case 'm': return opt_seconds("slack", "--measure", arg, 0, 1, 600, 0, &o->seconds) ? 2 : -1;
 	}
 	return -1;
@@ -241,10 +260,11 @@ int hrt_cmd_slack(int argc, char **argv)
 	static const struct option opts[] = {
 		{ "reset", no_argument, NULL, 'r' },
 		{ "measure", required_argument, NULL, 'm' },
+		{ "kernel-threads", no_argument, NULL, 'k' },
 		{ NULL, 0, NULL, 0 },
 	};
 	static const struct opt_cmd cmd = { "slack", "", opts, usage, on_opt, -1 };
-	struct slack_opts o = { 0, 0 };
+	struct slack_opts o = { 0, 0, 0 };
 	struct target *t = NULL;
 	size_t n = 0;
 	uint64_t ns = 0;
@@ -295,7 +315,7 @@ int hrt_cmd_slack(int argc, char **argv)
 	for (int i = optind; i < argc && !st; i++)
 		st = resolve(argv[i], t, &n);
 	for (size_t i = 0; i < n && !st; i++)
-		st = check_policy(&t[i]);
+		st = check_policy(&t[i], o.kthreads);
 	if (!st && seconds > 0)
 		st = measure(t, n, ns, seconds);
 	else

@@ -98,7 +98,10 @@ void live_close(struct live_trace *lt)
 #else
 
 #include <event-parse.h>
+#include <sys/mount.h>
 #include <tracefs.h>
+
+#define LIVE_MOUNTS 16
 
 enum { E_START, E_CANCEL, E_EXPIRE, E_SWITCH, E_FORK, E_N };
 
@@ -128,6 +131,9 @@ struct live_trace {
 	uint64_t seq, lost;
 	hrt_time_t newest, last;
 	double started;         /* CLOCK_MONOTONIC s, just before the events were enabled */
+	const char *who;        /* "top": messages are "hrt top: ..." */
+	char mounted[LIVE_MOUNTS][256]; /* what finding tracefs mounted, to unmount */
+	int nmounted;
 	int oom;
 };
 
@@ -385,6 +391,11 @@ void live_close(struct live_trace *lt)
 		tracefs_instance_destroy(lt->inst);
 		tracefs_instance_free(lt->inst);
 	}
+	/* what this run mounted, the last first (debugfs under tracefs' dir) */
+	for (int i = lt->nmounted - 1; i >= 0; i--)
+		if (umount2(lt->mounted[i], 0))
+			fprintf(stderr, "hrt %s: could not unmount %s, which it mounted: %s; it "
+				"stays mounted\n", lt->who, lt->mounted[i], strerror(errno));
 	tep_free(lt->tep);
 	strtab_free(&lt->names);
 	idmap_free(&lt->comm);
@@ -426,9 +437,53 @@ static int make_instance(struct live_trace *lt, char *err, size_t len)
 	return -EEXIST;
 }
 
+/* The tracefs and debugfs mount points now, up to max, into m; their
+ * number. */
+static int trace_mounts(char m[][256], int max)
+{
+	FILE *f = fopen("/proc/self/mounts", "re");
+	char line[1024], dir[256], type[64];
+	int n = 0;
+
+	if (!f)
+		return 0;
+	while (n < max && fgets(line, sizeof(line), f))
+		if (sscanf(line, "%*s %255s %63s", dir, type) == 2 &&
+		    (!strcmp(type, "tracefs") || !strcmp(type, "debugfs")))
+			snprintf(m[n++], 256, "%s", dir);
+	fclose(f);
+	return n;
+}
+
+/*
+ * tracefs_tracing_dir() mounts tracefs (or debugfs) where it is not: the
+ * mounts it added are noted, said on stderr and unmounted by live_close(),
+ * so the machine is left as it was found.
+ */
+static const char *find_tracefs(struct live_trace *lt)
+{
+	char before[LIVE_MOUNTS][256], after[LIVE_MOUNTS][256];
+	int nb = trace_mounts(before, LIVE_MOUNTS), na;
+	const char *dir = tracefs_tracing_dir();
+
+	na = trace_mounts(after, LIVE_MOUNTS);
+	for (int i = 0; i < na && lt->nmounted < LIVE_MOUNTS; i++) {
+		int old = 0;
+
+		for (int j = 0; j < nb && !old; j++)
+			old = !strcmp(after[i], before[j]);
+		if (old)
+			continue;
+		memcpy(lt->mounted[lt->nmounted++], after[i], 256);
+		fprintf(stderr, "hrt %s: tracefs was not mounted: mounted %s for this run (it is "
+			"unmounted at the end)\n", lt->who, after[i]);
+	}
+	return dir;
+}
+
 static int setup(struct live_trace *lt, const char *who, char *err, size_t len)
 {
-	const char *dir = tracefs_tracing_dir();
+	const char *dir = find_tracefs(lt);
 	const char *sys[] = { "timer", "sched", NULL };
 	int e;
 
@@ -503,6 +558,7 @@ int live_open(struct live_trace **out, int merge, const char *who, char *err, si
 		return -ENOMEM;
 	}
 	lt->merge = merge;
+	lt->who = who;
 	lt->newest = lt->last = INT64_MIN;
 	if ((e = setup(lt, who, err, len))) {
 		live_close(lt);
