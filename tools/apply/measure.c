@@ -247,8 +247,9 @@ static int report(FILE *f, const struct measure_target *t, size_t n, const struc
 			judged == 1 ? "the" : "every", judged == 1 ? "" : "s", 100 * MEASURE_AGREE);
 	else
 		fprintf(f, "verdict: predicted and measured drops differ by more than %.0f %% of "
-			"the prediction on %d of %d CPUs.\n", 100 * MEASURE_AGREE, judged - agree,
-			judged);
+			"the prediction on %d of the %d CPU%s predicted to save 5 %% or more (of %zu "
+			"in the table).\n", 100 * MEASURE_AGREE, judged - agree, judged,
+			judged == 1 ? "" : "s", cpus.n);
 	{
 		double o0 = (double)(all.k0 - tg.k0) / s0, o1 = (double)(all.k1 - tg.k1) / s1;
 

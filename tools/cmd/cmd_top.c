@@ -463,7 +463,9 @@ static int run(struct top *tp)
 		if (o->input && k == 1)
 			break;
 	}
-	if (live_stop && !o->batch)
+	/* the screen ends on the key line, without a newline: the shell's
+	 * prompt goes under it, not after "h help" */
+	if (!o->batch && (tp->tty || live_stop))
 		fputc('\n', stdout);
 	return 0;
 }
