@@ -13,6 +13,9 @@
 set -u
 . "$(dirname "$0")/lib.sh"
 tool_setup run-slack
+# hrt slack notes what it applied (for --list) below this root, not in /run
+mkdir "$d/root"
+export HRT_SLACK_ROOT="$d/root"
 ${CC:-cc} -O2 -pthread -o "$d/probe" tests/slack_probe.c || fail "building tests/slack_probe.c"
 tag=sp$$
 pids=""

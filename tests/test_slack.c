@@ -10,6 +10,7 @@
 #include "unit.h"
 
 #include "../tools/replay/replay.h"
+#include "../tools/apply/persist.h"
 #include "../tools/replay/slack.h"
 
 /*
@@ -619,6 +620,46 @@ static void test_optimum_bounds_every_policy_with_sleep_chains(void **state)
 	slack_free(&sl);
 }
 
+/* The unit a process's cgroup names (/proc/PID/cgroup, v2 and v1 hybrid):
+ * what --persist writes a drop-in for, or why it refuses. */
+static void unit_is(const char *cg, enum unit_kind want, const char *unit)
+{
+	enum unit_kind k;
+	char u[256];
+
+	assert_int_equal(persist_unit_of_cgroup(cg, &k, u, sizeof(u)), 0);
+	if (k != want || strcmp(u, unit))
+		fail_msg("'%s': kind %d '%s', want %d '%s'", cg, (int)k, u, (int)want, unit);
+}
+
+static void test_persist_finds_the_service_of_a_cgroup(void **state)
+{
+	enum unit_kind k;
+	char u[256];
+
+	(void)state;
+	unit_is("0::/system.slice/nginx.service\n", UNIT_SERVICE, "nginx.service");
+	unit_is("0::/system.slice/getty@tty1.service\n", UNIT_SERVICE, "getty@tty1.service");
+	unit_is("0::/system.slice/docker.service/payload/x\n", UNIT_SERVICE, "docker.service");
+	unit_is("0::/user.slice/user-1000.slice/session-3.scope\n", UNIT_SCOPE, "session-3.scope");
+	unit_is("0::/user.slice/user-1000.slice/user@1000.service/app.slice/foo.service\n",
+		UNIT_USER_SERVICE, "foo.service");
+	unit_is("0::/user.slice/user-1000.slice/user@1000.service\n", UNIT_SERVICE,
+		"user@1000.service");
+	unit_is("0::/\n", UNIT_NONE, "/");
+	unit_is("0::/system.slice\n", UNIT_NONE, "/system.slice");
+	unit_is("12:pids:/system.slice/a.service\n1:name=systemd:/system.slice/cron.service\n"
+		"0::/system.slice/other.service\n", UNIT_SERVICE, "cron.service");
+	assert_int_equal(persist_unit_of_cgroup("", &k, u, sizeof(u)), -1);
+	assert_int_equal(persist_unit_of_cgroup("12:pids:/x\n", &k, u, sizeof(u)), -1);
+	assert_true(persist_unit_name_ok("nginx.service"));
+	assert_true(persist_unit_name_ok("getty@tty1.service"));
+	assert_false(persist_unit_name_ok(".service"));
+	assert_false(persist_unit_name_ok("../x.service"));
+	assert_false(persist_unit_name_ok("a/b.service"));
+	assert_false(persist_unit_name_ok("nginx.socket"));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -639,6 +680,7 @@ int main(void)
 		cmocka_unit_test(test_groups_split_by_what_can_act_on_it),
 		cmocka_unit_test(test_slack_follows_relative_sleep_chains),
 		cmocka_unit_test(test_optimum_bounds_every_policy_with_sleep_chains),
+		cmocka_unit_test(test_persist_finds_the_service_of_a_cgroup),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

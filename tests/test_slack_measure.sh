@@ -15,6 +15,9 @@
 set -u
 . "$(dirname "$0")/lib.sh"
 tool_setup slack-measure
+# hrt slack notes what it applied (for --list) below this root, not in /run
+mkdir "$d/root"
+export HRT_SLACK_ROOT="$d/root"
 "$HRT" slack --help | grep -q -- '--measure S' || fail "hrt slack --help lacks --measure"
 ok
 expect 2 "slack --measure 0" "$HRT" slack 1ms --measure 0 1

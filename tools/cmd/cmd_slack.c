@@ -15,10 +15,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "cmds.h"
 #include "../common/opt.h"
 #include "../apply/measure.h"
+#include "../apply/persist.h"
 #include "../apply/proc.h"
 #include "../replay/slack.h"
 
@@ -26,15 +28,23 @@
 #define LIST_MAX 8              /* names and threads listed in a message */
 
 struct target {
-	pid_t pid;
+	pid_t pid;                      /* 0: a unit given by name */
 	char comm[PROC_COMM_MAX];
+	char unit[256];                 /* --persist, --unpersist: its service */
 };
+
+/* Where --persist, --unpersist, --list and the notes of what was applied
+ * live: below --root DIR, else $HRT_SLACK_ROOT (tests), else "/". */
+static const char *root_dir = "/";
 
 static void usage(FILE *f)
 {
 	fprintf(f,
 		"usage: hrt slack D [--measure S] PID|NAME...\n"
-		"       hrt slack --reset PID|NAME...\n\n"
+		"       hrt slack --reset PID|NAME...\n"
+		"       hrt slack D --persist PID|NAME|UNIT...   (a systemd service's, kept)\n"
+		"       hrt slack --unpersist PID|NAME|UNIT...\n"
+		"       hrt slack --list\n\n"
 		"Sets the timer slack of running processes to D (1ms, 500us, 0.5s):\n"
 		"their sleep, poll, epoll and futex timeouts may then run up to D late\n"
 		"and share wake-ups.  --reset gives them back their default (usually\n"
@@ -55,6 +65,16 @@ static void usage(FILE *f)
 		"               process the wake-ups per second before, the prediction (the\n"
 		"               before window replayed with that slack) and the measurement\n"
 		"               after; S in (0, 600]\n"
+		"  --persist    also keep it for the process's systemd service (or UNIT,\n"
+		"               NAME.service): a drop-in /etc/systemd/system/UNIT.d/\n"
+		"               hrt-slack.conf with TimerSlackNSec=, read after systemctl\n"
+		"               daemon-reload and applied at the unit's next start; a\n"
+		"               process in no service (a login session's) is refused: start\n"
+		"               it with hrt run --slack D instead\n"
+		"  --unpersist  remove that drop-in (only a file hrt wrote)\n"
+		"  --list       the drop-ins hrt wrote and the processes still running with\n"
+		"               the slack hrt set\n"
+		"  --root DIR   those files below DIR, not / (default: $HRT_SLACK_ROOT)\n"
 		"  -h, --help   this text\n\n"
 		"Exit status: 0 done, 1 refused (no CAP_SYS_NICE, a real-time task) or\n"
 		"failed, 2 usage (bad duration, no such process, ambiguous name).\n");
@@ -229,6 +249,10 @@ static int apply(const struct target *t, uint64_t ns)
 	opt_fmt_ns(before, a, sizeof(a));
 	opt_fmt_ns(after, b, sizeof(b));
 	printf("%d (%s): timer slack %s -> %s\n", (int)t->pid, t->comm, a, b);
+	/* for hrt slack --list; the slack is set whatever becomes of the note */
+	if ((e = applied_note(root_dir, t->pid, t->comm, before, ns)))
+		fprintf(stderr, "hrt slack: %d (%s): set, but not noted for --list in %s: %s\n",
+			(int)t->pid, t->comm, root_dir, strerror(-e));
 	if (ns && after != ns) {
 		fprintf(stderr, "hrt slack: %d (%s): the kernel kept %llu ns, not %llu\n",
 			(int)t->pid, t->comm, (unsigned long long)after, (unsigned long long)ns);
@@ -240,19 +264,117 @@ static int apply(const struct target *t, uint64_t ns)
 
 struct slack_opts {
 	double seconds;
-	int reset, kthreads;
+	int reset, kthreads, persist, unpersist, list;
 };
 
 static int on_opt(void *ctx, int c, const char *arg)
 {
 	struct slack_opts *o = ctx;
+	struct stat st;
 
 	switch (c) {
 	case 'r': o->reset = 1; break;
 	case 'k': o->kthreads = 1; break;
 	case 'm': return opt_seconds("slack", "--measure", arg, 0, 1, 600, 0, &o->seconds) ? 2 : -1;
+	case 'p': o->persist = 1; break;
+	case 'u': o->unpersist = 1; break;
+	case 'l': o->list = 1; break;
+	case 'R':
+		if (stat(arg, &st) || !S_ISDIR(st.st_mode))
+			return opt_bad("slack", "--root", arg, "a directory");
+		root_dir = arg;
+		break;
 	}
 	return -1;
+}
+
+/* The service of target t (a unit named, or a process's from its cgroup)
+ * into t->unit; 0, or 1 after saying why there is none to keep it in. */
+static int find_unit(struct target *t, uint64_t ns)
+{
+	enum unit_kind k;
+	char cg[256], d[32] = "D";
+	int e;
+
+	if (!t->pid)
+		return 0;
+	if ((e = persist_unit_of_pid(t->pid, &k, cg, sizeof(cg)))) {
+		fprintf(stderr, "hrt slack: %d (%s): /proc/%d/cgroup: %s\n", (int)t->pid, t->comm,
+			(int)t->pid, strerror(-e));
+		return 1;
+	}
+	if (k == UNIT_SERVICE && persist_unit_name_ok(cg)) {
+		snprintf(t->unit, sizeof(t->unit), "%s", cg);
+		return 0;
+	}
+	if (ns)
+		opt_fmt_ns(ns, d, sizeof(d));
+	for (char *c = d; *c; c++)      /* "1 ms" -> "1ms", as the option takes it */
+		if (*c == ' ')
+			memmove(c, c + 1, strlen(c));
+	fprintf(stderr, "hrt slack: %d (%s): refused: %s%s%s, not a system service, so there "
+		"is no unit to keep its slack in%s; hrt slack %s %d sets it until it exits, hrt "
+		"run --slack %s -- CMD starts a program with it\n", (int)t->pid, t->comm,
+		k == UNIT_NONE ? "its cgroup is " : k == UNIT_SCOPE ? "it runs in the scope " :
+		"it is the user service ", cg, k == UNIT_NONE ? " (no systemd unit)" : "",
+		k == UNIT_USER_SERVICE ? " (a user's units are that user's: ~/.config/systemd/"
+		"user/UNIT.d)" : "", d, (int)t->pid, d);
+	return 1;
+}
+
+/* hrt slack --list: what hrt persisted and applied, below the root. */
+static int list(void)
+{
+	int n;
+
+	printf("persisted by hrt slack --persist (drop-ins below %s):\n", root_dir);
+	if ((n = persist_list(root_dir, stdout)) < 0)
+		return 1;
+	if (!n)
+		printf("  none\n");
+	printf("applied by hrt slack, to processes still running (notes in %s%s" APPLIED_FILE
+	       "):\n", root_dir, root_dir[strlen(root_dir) - 1] == '/' ? "" : "/");
+	if ((n = applied_list(root_dir, stdout)) < 0) {
+		fprintf(stderr, "hrt slack: --list: reading the notes: %s\n", strerror(-n));
+		return 1;
+	}
+	if (!n)
+		printf("  none\n");
+	return 0;
+}
+
+/* --persist (ns) or --unpersist (ns 0) of every target's unit. */
+static int persist(const struct target *t, size_t n, uint64_t ns)
+{
+	char path[4096];
+	int st = 0, k;
+
+	for (size_t i = 0; i < n; i++) {
+		int dup = 0;
+
+		for (size_t j = 0; j < i && !dup; j++)
+			dup = !strcmp(t[j].unit, t[i].unit);
+		if (dup)
+			continue;
+		if (ns) {
+			if (persist_write(root_dir, t[i].unit, ns, path, sizeof(path))) {
+				st = 1;
+				continue;
+			}
+			printf("%s: persisted in %s; systemd reads it after systemctl daemon-reload "
+			       "and applies it at the next start of %s\n", t[i].unit, path, t[i].unit);
+		} else if ((k = persist_remove(root_dir, t[i].unit, path, sizeof(path)))) {
+			if (k > 0)
+				fprintf(stderr, "hrt slack: %s: no drop-in of hrt's to remove (%s)\n",
+					t[i].unit, path);
+			st = 1;
+		} else {
+			printf("%s: removed %s; after systemctl daemon-reload its next start has "
+			       "the default slack (running processes keep theirs: hrt slack --reset "
+			       "PID)\n", t[i].unit, path);
+		}
+	}
+	return st;
 }
 
 int hrt_cmd_slack(int argc, char **argv)
@@ -261,22 +383,36 @@ int hrt_cmd_slack(int argc, char **argv)
 		{ "reset", no_argument, NULL, 'r' },
 		{ "measure", required_argument, NULL, 'm' },
 		{ "kernel-threads", no_argument, NULL, 'k' },
+		{ "persist", no_argument, NULL, 'p' },
+		{ "unpersist", no_argument, NULL, 'u' },
+		{ "list", no_argument, NULL, 'l' },
+		{ "root", required_argument, NULL, 'R' },
 		{ NULL, 0, NULL, 0 },
 	};
 	static const struct opt_cmd cmd = { "slack", "", opts, usage, on_opt, -1 };
-	struct slack_opts o = { 0, 0, 0 };
+	struct slack_opts o = { 0, 0, 0, 0, 0, 0 };
 	struct target *t = NULL;
 	size_t n = 0;
 	uint64_t ns = 0;
 	char why[256];
 	double seconds;
-	int reset, st = 0;
+	int reset, st = 0, has_pid = 0;
 
+	if (getenv("HRT_SLACK_ROOT") && *getenv("HRT_SLACK_ROOT"))
+		root_dir = getenv("HRT_SLACK_ROOT");
 	if ((st = opt_parse(&cmd, argc, argv, &o)) >= 0)
 		return st;
 	st = 0;
 	seconds = o.seconds;
-	reset = o.reset;
+	reset = o.reset || o.unpersist;
+	if (o.list + o.persist + o.unpersist + o.reset > 1 || (o.list && (optind < argc ||
+							   seconds > 0))) {
+		fprintf(stderr, "hrt slack: --list, --persist, --unpersist and --reset exclude "
+			"each other (and --list takes no argument)\n");
+		return 2;
+	}
+	if (o.list)
+		return list();
 	if (!reset) {
 		if (optind >= argc) {
 			fprintf(stderr, "hrt slack: expected a duration and processes "
@@ -294,7 +430,8 @@ int hrt_cmd_slack(int argc, char **argv)
 		optind++;
 	}
 	if (optind >= argc) {
-		fprintf(stderr, "hrt slack: no process given (PID or NAME)\n");
+		fprintf(stderr, "hrt slack: no process given (PID or NAME%s)\n",
+			o.persist || o.unpersist ? ", or UNIT" : "");
 		return 2;
 	}
 	if (reset && seconds > 0) {
@@ -302,25 +439,59 @@ int hrt_cmd_slack(int argc, char **argv)
 			"not go with --reset\n");
 		return 2;
 	}
-	if (!proc_can_set_slack()) {
-		fprintf(stderr, "hrt slack: not permitted: setting another process's timer slack "
-			"needs CAP_SYS_NICE; run as root (or start the program with hrt run "
-			"--slack D, which needs no privilege)\n");
-		return 1;
-	}
 	if (!(t = calloc(MAX_TARGETS, sizeof(*t)))) {
 		fprintf(stderr, "hrt slack: out of memory\n");
 		return 1;
 	}
-	for (int i = optind; i < argc && !st; i++)
-		st = resolve(argv[i], t, &n);
+	/* --persist and --unpersist take units too: NAME.service */
+	for (int i = optind; i < argc && !st; i++) {
+		size_t l = strlen(argv[i]);
+
+		if ((o.persist || o.unpersist) && l > 8 && !strcmp(argv[i] + l - 8, ".service")) {
+			if (!persist_unit_name_ok(argv[i])) {
+				fprintf(stderr, "hrt slack: '%s': not a service name (letters, digits "
+					"and :_.@- before .service)\n", argv[i]);
+				st = 2;
+			} else if (n < MAX_TARGETS) {
+				snprintf(t[n].unit, sizeof(t[n].unit), "%s", argv[i]);
+				t[n++].pid = 0;
+			}
+		} else {
+			st = resolve(argv[i], t, &n);
+		}
+	}
+	for (size_t i = 0; i < n && !st && (o.persist || o.unpersist); i++)
+		st = find_unit(&t[i], ns);
+	if (o.unpersist) {
+		if (!st)
+			st = persist(t, n, 0);
+		free(t);
+		return st;
+	}
 	for (size_t i = 0; i < n && !st; i++)
-		st = check_policy(&t[i], o.kthreads);
+		has_pid |= t[i].pid > 0;
+	if (!st && has_pid && !proc_can_set_slack()) {
+		fprintf(stderr, "hrt slack: not permitted: setting another process's timer slack "
+			"needs CAP_SYS_NICE; run as root (or start the program with hrt run "
+			"--slack D, which needs no privilege)\n");
+		free(t);
+		return 1;
+	}
+	for (size_t i = 0; i < n && !st; i++)
+		if (t[i].pid)
+			st = check_policy(&t[i], o.kthreads);
+	if (st) {
+		free(t);
+		return st;
+	}
 	if (!st && seconds > 0)
 		st = measure(t, n, ns, seconds);
 	else
 		for (size_t i = 0; i < n && !st; i++)
-			st = apply(&t[i], ns);
+			if (t[i].pid)
+				st = apply(&t[i], ns);
+	if (!st && o.persist)
+		st = persist(t, n, ns);
 	free(t);
 	return st;
 }
