@@ -2,9 +2,10 @@
 /*
  * replay_impl.h - the replay model's state, shared by its four files
  * (internal to tools/replay/): replay_model.c (the state, live timers, the
- * events applied, the device heaps and the replay_model_* API),
+ * events applied and the replay_model_* API), replay_devices.c (each CPU's
+ * device, the heaps), replay_widen.c (what --slack widens),
  * replay_chains.c (sleep chains), replay_optimum.c (the offline optimum)
- * and replay_groups.c (attribution groups and the top tables).  What the
+ * and replay_groups.c (attribution groups, forks and the top tables).  What the
  * model is and its invariants: replay_model.c's header and docs/REPLAY.md.
  */
 #ifndef HRT_TOOLS_REPLAY_IMPL_H
@@ -150,8 +151,18 @@ struct replay {
 #define G_NONE   (1ULL << 61)
 #define G_TGID   (1ULL << 60)
 
-/* replay_model.c */
+/* replay_devices.c */
 void dev_update(struct replay *rp, int c, int p);
+void heap_set(struct replay *rp, int p, int i, int c);
+void fire_until(struct replay *rp, int p, hrt_time_t T);       /* every pass due by T */
+
+/* replay_widen.c */
+int fn_act(struct replay *rp, uint32_t fn);     /* RP_ACT_*, -1 out of memory */
+/* The hard expiry the replay uses for the arming ev (widened when --slack
+ * selects it) into *hard; 0, or -1 out of memory. */
+int widened_hard(struct replay *rp, const struct trace_event *ev, hrt_time_t *hard);
+
+/* replay_model.c */
 void maybe_free(struct live *l);
 void unresolved(struct live *l);
 void count_run(struct replay *rp, int p, hrt_time_t soft, hrt_time_t hard,
