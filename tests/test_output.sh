@@ -259,16 +259,7 @@ fi
 # d4ebe1c's optimum at 1752 above off's 1676) and on a synthetic one: a
 # 1 ms relative sleep chain beside a 2.1 ms absolute poller on one CPU
 # (d4ebe1c: optimum 299 above 164 for every policy).
-awk 'BEGIN { t = 1000000000
-	for (i = 0; i < 300; i++) { s = t + 1000000; h = s + 50000
-		printf "%d 0  loop 100 [000] %d.%09d: timer:hrtimer_start: hrtimer=0x%x function=hrtimer_wakeup expires=%d softexpires=%d mode=REL\n", t, t / 1e9, t % 1e9, 4096 + i, h, s
-		printf "%d 1  swapper 0 [000] %d.%09d: timer:hrtimer_expire_entry: hrtimer=0x%x function=hrtimer_wakeup now=%d\n", h, h / 1e9, h % 1e9, 4096 + i, h
-		t = h + 10000 }
-	end = t
-	for (t = 1000300000; t < end; t = s + 5000) { s = t + 2100000; i++
-		printf "%d 0  poll 200 [000] %d.%09d: timer:hrtimer_start: hrtimer=0x%x function=hrtimer_wakeup expires=%d softexpires=%d mode=ABS\n", t, t / 1e9, t % 1e9, 65536 + i, s, s
-		printf "%d 1  swapper 0 [000] %d.%09d: timer:hrtimer_expire_entry: hrtimer=0x%x function=hrtimer_wakeup now=%d\n", s, s / 1e9, s % 1e9, 65536 + i, s } }' |
-	sort -n -k1,1 -k2,2 | cut -d' ' -f3- >"$d/chain.txt"
+chain_trace "$d/chain.txt"
 bounded() { # TRACE SLACK-OPTIONS...
 	tr=$1; shift
 	"$HRT" replay "$@" --verdict "$tr" >"$d/b.v" 2>/dev/null || fail "replay $* --verdict $tr"

@@ -85,16 +85,7 @@ done
 # chain beside a 2.1 ms absolute poller on one CPU (d4ebe1c: 299 above
 # 164, in every frame).  The -b text (read from the right: a name may hold
 # spaces) and --csv (off, idle, always).
-awk 'BEGIN { t = 1000000000
-	for (i = 0; i < 300; i++) { s = t + 1000000; h = s + 50000
-		printf "%d 0  loop 100 [000] %d.%09d: timer:hrtimer_start: hrtimer=0x%x function=hrtimer_wakeup expires=%d softexpires=%d mode=REL\n", t, t / 1e9, t % 1e9, 4096 + i, h, s
-		printf "%d 1  swapper 0 [000] %d.%09d: timer:hrtimer_expire_entry: hrtimer=0x%x function=hrtimer_wakeup now=%d\n", h, h / 1e9, h % 1e9, 4096 + i, h
-		t = h + 10000 }
-	end = t
-	for (t = 1000300000; t < end; t = s + 5000) { s = t + 2100000; i++
-		printf "%d 0  poll 200 [000] %d.%09d: timer:hrtimer_start: hrtimer=0x%x function=hrtimer_wakeup expires=%d softexpires=%d mode=ABS\n", t, t / 1e9, t % 1e9, 65536 + i, s, s
-		printf "%d 1  swapper 0 [000] %d.%09d: timer:hrtimer_expire_entry: hrtimer=0x%x function=hrtimer_wakeup now=%d\n", s, s / 1e9, s % 1e9, 65536 + i, s } }' |
-	sort -n -k1,1 -k2,2 | cut -d' ' -f3- >"$tmp/chain.txt"
+chain_trace "$tmp/chain.txt"
 top_bounded() { # TRACE TOP-OPTIONS...
 	tr=$1; shift
 	"$HRT" top --input "$tr" -b "$@" >"$tmp/tb.txt" 2>"$fail_log" || fail "top --input $tr -b $*"

@@ -123,6 +123,22 @@ static int start_is_rel(const char *rest)
 	return !parse_id(v, ve, &m, 1) && (m & 1);
 }
 
+/* The PID after the last KEY (" next_pid=") in rest, a field of its own:
+ * the task names before it may hold KEY.  0, or -1. */
+static int last_pid(const char *rest, const char *key, int64_t *v)
+{
+	const char *p = NULL, *e;
+
+	for (const char *q = strstr(rest, key); q; q = strstr(q + 1, key))
+		p = q;
+	if (!p)
+		return -1;
+	p += strlen(key);
+	for (e = p; is_digit(*e); e++)
+		;
+	return parse_dec(p, e, v) || (*e && *e != ' ') ? -1 : 0;
+}
+
 /*
  * The fields of one event, EVENT being the bare name (hrtimer_start,
  * sched_switch, ...): perf script and the kernel's own trace text print
@@ -136,32 +152,13 @@ int trace__event_fields(struct trace_reader *r, const char *en, const char *ene,
 
 	ev->fn = TRACE_NO_FN;
 	if (ev_is(en, ene, "sched_switch")) {
-		const char *p = NULL;
-
-		for (const char *q = strstr(rest, " next_pid="); q; q = strstr(q + 1, " next_pid="))
-			p = q;
-		if (!p)
-			return WHY("sched_switch: expected next_pid=PID");
-		p += 10;
-		for (ve = p; is_digit(*ve); ve++)
-			;
-		if (parse_dec(p, ve, &a) || (*ve && *ve != ' '))
+		if (last_pid(rest, " next_pid=", &a))
 			return WHY("sched_switch: expected next_pid=PID");
 		ev->kind = a == 0 ? TEV_IDLE : TEV_BUSY;
 		return 1;
 	}
 	if (ev_is(en, ene, "sched_process_fork")) {
-		const char *p = NULL;
-
-		/* the last one: the names before it may hold " child_pid=" */
-		for (const char *q = strstr(rest, " child_pid="); q; q = strstr(q + 1, " child_pid="))
-			p = q;
-		if (!p)
-			return WHY("sched_process_fork: expected child_pid=PID");
-		p += 11;
-		for (ve = p; is_digit(*ve); ve++)
-			;
-		if (parse_dec(p, ve, &a) || *ve || a <= 0 || a > INT32_MAX)
+		if (last_pid(rest, " child_pid=", &a) || a <= 0 || a > INT32_MAX)
 			return WHY("sched_process_fork: expected child_pid=PID");
 		ev->kind = TEV_FORK;
 		ev->id = (uint64_t)a;
