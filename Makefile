@@ -35,8 +35,9 @@
 #   make deb             Debian packages into $(O)/deb, lintian, autopkgtest
 #   make install PREFIX=/usr/local [DESTDIR=...]   (hrt.pc and the CMake
 #                        package written then, for that PREFIX/LIBDIR; man
-#                        pages to MANDIR; ldconfig when root, no DESTDIR)
-#   make uninstall
+#                        pages to MANDIR; the host-loop glue to EXAMPLESDIR;
+#                        ldconfig when root, no DESTDIR)
+#   make uninstall       the same files, and hrt's own directories if empty
 #
 # The library, the tool and the core tests need only a C toolchain.  Optional
 # packages (libuv1-dev, libev-dev, libsystemd-dev, xz-utils, graphviz, ...)
@@ -57,6 +58,11 @@ INCLUDEDIR   ?= $(PREFIX)/include
 PKGCONFIGDIR ?= $(LIBDIR)/pkgconfig
 CMAKEDIR     ?= $(LIBDIR)/cmake/hrt
 MANDIR       ?= $(PREFIX)/share/man
+# The host-loop glue README points to (examples/uv_host.h, ev_host.h): not
+# installed headers (hrt.h is the only one) but examples to copy.
+DOCDIR       ?= $(PREFIX)/share/doc/hrt
+EXAMPLESDIR  ?= $(DOCDIR)/examples
+HOST_GLUE    := examples/uv_host.h examples/ev_host.h
 
 CC      ?= cc
 CFLAGS  ?= -O2 -g
@@ -93,9 +99,14 @@ LIB_OBJS  := $(LIB_SRCS:src/%.c=$(O)/src/%.o)
 LIB_A     := $(O)/libhrt.a
 LIB_SO    := $(O)/libhrt.so.$(VERSION)
 
-# The hrt command: tools/hrt.c holds main(), the rest is shared with the
-# fuzz harnesses and tests through $(O)/libtools.a.
-TOOL_SRCS := $(filter-out tools/hrt.c,$(wildcard tools/*.c))
+# The hrt command: tools/cmd/hrt.c holds main(), the rest is shared with the
+# fuzz harnesses and tests through $(O)/libtools.a.  tools/ has a folder per
+# concept (cmd: the commands; trace: reading traces; replay: the model and
+# what it prints; live: tracing live, top; apply: setting slack on
+# processes; sim, demo; common: output files, text, SVG); a file includes
+# another folder's header by its relative path ("../trace/trace.h").
+TOOL_HDRS := $(wildcard tools/*/*.h)
+TOOL_SRCS := $(filter-out tools/cmd/hrt.c,$(wildcard tools/*/*.c))
 TOOL_OBJS := $(TOOL_SRCS:tools/%.c=$(O)/tools/%.o)
 TOOL_A    := $(O)/libtools.a
 HRT_BIN   := $(O)/hrt
@@ -162,7 +173,7 @@ TEST_SKIPPED := $(foreach e,$(EXAMPLES_MISSING),$(e):$(EXPKG_$(e))) \
 	$(if $(HAVE_LIBUV),,readme_uv:libuv1-dev)
 ifeq ($(HAVE_TRACEFS),y)
   TOOL_LDLIBS = $(TRACEFS_LIBS)
-$(O)/tools/live.o: HRT_CFLAGS += -DHAVE_TRACEFS $(TRACEFS_CFLAGS)
+$(O)/tools/live/live.o: HRT_CFLAGS += -DHAVE_TRACEFS $(TRACEFS_CFLAGS)
 endif
 
 # What the probes found and the library's flags, in $(O)/config.mk (read
@@ -181,7 +192,7 @@ ifeq ($(filter clean,$(MAKECMDGOALS)),)
   $(shell mkdir -p $(O) && printf '%s\n' $(CONFIG_LINES) > $(CONFIG).$$$$ && \
     { cmp -s $(CONFIG).$$$$ $(CONFIG) && rm -f $(CONFIG).$$$$ || mv -f $(CONFIG).$$$$ $(CONFIG); })
 endif
-$(O)/tools/live.o $(O)/bench/coalesce: $(CONFIG)
+$(O)/tools/live/live.o $(O)/bench/coalesce: $(CONFIG)
 
 .PHONY: all lib tools test check abi-check abi-baseline deb demo docs-replay bench-coalesce-docs bench-slack-docs bench bench-peers bench-peers-docs bench-windows bench-shapes bench-shapes-docs bench-before-after bench-callgrind bench-floor examples fuzz install uninstall clean
 .DEFAULT_GOAL := all
@@ -211,16 +222,18 @@ $(LIB_SO): $(LIB_OBJS) src/libhrt.map
 	ln -sf libhrt.so.$(VERSION) $(O)/libhrt.so.$(SOVERSION)
 	ln -sf libhrt.so.$(SOVERSION) $(O)/libhrt.so
 
-$(O)/tools/%.o: tools/%.c $(wildcard tools/*.h) include/hrt.h
+# The tools are a client of the library: hrt.h only, no -Isrc.
+TOOL_CFLAGS = $(filter-out -Isrc,$(ALL_CFLAGS))
+$(O)/tools/%.o: tools/%.c $(TOOL_HDRS) include/hrt.h
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) -DHRT_VERSION_FULL='"$(VERSION)"' -c $< -o $@
+	$(CC) $(TOOL_CFLAGS) -DHRT_VERSION_FULL='"$(VERSION)"' -c $< -o $@
 
 $(TOOL_A): $(TOOL_OBJS)
 	rm -f $@
 	ar rcs $@ $^
 
-$(HRT_BIN): tools/hrt.c $(TOOL_A) $(LIB_A) $(wildcard tools/*.h)
-	$(CC) $(ALL_CFLAGS) -DHRT_VERSION_FULL='"$(VERSION)"' -o $@ $< $(TOOL_A) $(LIB_A) $(ALL_LDFLAGS) $(TOOL_LDLIBS) $(HRT_LDLIBS)
+$(HRT_BIN): tools/cmd/hrt.c $(TOOL_A) $(LIB_A) $(TOOL_HDRS)
+	$(CC) $(TOOL_CFLAGS) -DHRT_VERSION_FULL='"$(VERSION)"' -o $@ $< $(TOOL_A) $(LIB_A) $(ALL_LDFLAGS) $(TOOL_LDLIBS) $(HRT_LDLIBS)
 
 # Per-test extra link flags: TEST_LDFLAGS_<name>.
 WRAP_ALLOC = malloc calloc realloc free aligned_alloc posix_memalign
@@ -277,9 +290,10 @@ test check: $(LIB_A) $(LIB_SO) $(HRT_BIN) $(TEST_BINS) $(FUZZ_REPLAY) $(EXAMPLE_
 	O=$(O) HRT=$(HRT_BIN) SAN_FLAGS='$(SAN_FLAGS)' SKIPPED='$(strip $(TEST_SKIPPED))' sh tests/run.sh \
 	  $(TEST_BINS) $(FUZZ_REPLAY) $(EXAMPLE_TESTS) $(O)/readme_example tests/check_layers.sh tests/test_install.sh tests/test_config.sh tests/test_bench_peers.sh tests/test_exports.sh tests/test_abi.sh tests/test_cmake.sh tests/test_demo_quiet.sh tests/test_figures.sh tests/test_man.sh tests/test_cli.sh tests/test_svg_render.sh \
 	  tests/test_output.sh tests/test_top.sh tests/test_run_slack.sh tests/test_slack_measure.sh \
-	  tests/test_coalesce_hosts.sh tests/test_host_glue.sh tests/test_bench_shapes.sh tests/test_bench_server.sh
+	  tests/test_coalesce_hosts.sh tests/test_host_glue.sh tests/test_bench_shapes.sh tests/test_bench_server.sh \
+	  tests/test_screens.sh tests/test_persist.sh
 
-# One screen, a sentence per section (tools/demo.sh): the article's example,
+# One screen, a sentence per section (tools/demo/demo.sh): the article's example,
 # the shipped trace (xz-compressed: without xz that part says what it would
 # show), what 1 ms of slack would save, a 2-second interrupt count, and the
 # slack applied to sleepers of its own, measured beside the prediction.
@@ -289,7 +303,7 @@ demo:
 	@mkdir -p $(O)
 	@$(MAKE) --no-print-directory $(HRT_BIN) $(O)/bench/coalesce $(O)/slack_sleepers > $(O)/demo-build.log 2>&1 || \
 	  { cat $(O)/demo-build.log; echo "make demo: the build failed (log: $(O)/demo-build.log)"; exit 1; }
-	@sh tools/demo.sh $(HRT_BIN) $(O)/bench/coalesce data/trace.hrt.xz $(O)/slack_sleepers
+	@sh tools/demo/demo.sh $(HRT_BIN) $(O)/bench/coalesce data/trace.hrt.xz $(O)/slack_sleepers
 
 $(O)/slack_sleepers: tests/slack_sleepers.c
 	@mkdir -p $(dir $@)
@@ -518,23 +532,33 @@ install: lib tools
 	install -m 644 $(MAN1) $(DESTDIR)$(MANDIR)/man1
 	install -m 644 $(MAN3_PAGES) $(DESTDIR)$(MANDIR)/man3
 	@for l in $(MAN3_LINKS); do ln -sf "$$(readlink "$$l")" "$(DESTDIR)$(MANDIR)/man3/$${l#man/}" || exit 1; done
+	install -d $(DESTDIR)$(EXAMPLESDIR)
+	install -m 644 $(HOST_GLUE) $(DESTDIR)$(EXAMPLESDIR)
 	@$(ldconfig_step)
 
 # As libtool does: an install into the live system (no DESTDIR) refreshes
 # the dynamic linker's cache when run as root, or a program built with
 # -lhrt fails to start (libhrt.so.1: cannot open shared object file).  If
-# LIBDIR is then still not in the cache (a private prefix, or not root),
-# say what works instead.  Staged installs (DESTDIR: packages) leave the
-# cache to the package manager.
+# LIBDIR is then still not in the cache, say why and what works instead:
+# as root ldconfig ran, so LIBDIR is not a directory it searches (a private
+# prefix); not root, ldconfig could not run.  Staged installs (DESTDIR:
+# packages) leave the cache to the package manager.
 LDCONFIG ?= /sbin/ldconfig
 define ldconfig_step
 if [ -z "$(DESTDIR)" ]; then \
-	  if [ "$$(id -u)" -eq 0 ]; then echo "$(LDCONFIG)"; $(LDCONFIG) || exit 1; fi; \
-	  $(LDCONFIG) -p 2>/dev/null | grep -qF "=> $(LIBDIR)/libhrt.so.$(SOVERSION)" || \
-	  printf '%s\n' "note: $(LIBDIR) is not in the dynamic linker's cache." \
-	    "  A system directory: run ldconfig as root (or make install as root)." \
-	    "  A private prefix: link with -Wl,-rpath,$(LIBDIR)" \
-	    "  or run with LD_LIBRARY_PATH=$(LIBDIR)."; \
+	  root=; if [ "$$(id -u)" -eq 0 ]; then root=1; echo "$(LDCONFIG)"; $(LDCONFIG) || exit 1; fi; \
+	  if ! $(LDCONFIG) -p 2>/dev/null | grep -qF "=> $(LIBDIR)/libhrt.so.$(SOVERSION)"; then \
+	    if [ -n "$$root" ]; then \
+	      echo "note: ldconfig ran, but $(LIBDIR) is not a directory the dynamic linker searches"; \
+	      echo "  (a private prefix; /etc/ld.so.conf.d could list it)."; \
+	    else \
+	      echo "note: $(LIBDIR) is not in the dynamic linker's cache: not root, ldconfig did not run."; \
+	      echo "  A system directory: make install as root (or run ldconfig as root)."; \
+	    fi; \
+	    printf '%s\n' "  A private prefix: link with -Wl,-rpath,$(LIBDIR)" \
+	      "  or run with LD_LIBRARY_PATH=$(LIBDIR); CMake finds the package with" \
+	      "  -DCMAKE_PREFIX_PATH=$(PREFIX), pkg-config with PKG_CONFIG_PATH=$(PKGCONFIGDIR)."; \
+	  fi; \
 	fi
 endef
 
@@ -543,7 +567,12 @@ uninstall:
 	  $(DESTDIR)$(LIBDIR)/libhrt.so.$(VERSION) $(DESTDIR)$(LIBDIR)/libhrt.so.$(SOVERSION) \
 	  $(DESTDIR)$(LIBDIR)/libhrt.so $(DESTDIR)$(PKGCONFIGDIR)/hrt.pc $(DESTDIR)$(BINDIR)/hrt \
 	  $(DESTDIR)$(CMAKEDIR)/hrt-config.cmake $(DESTDIR)$(CMAKEDIR)/hrt-config-version.cmake \
-	  $(MAN1:man/%=$(DESTDIR)$(MANDIR)/man1/%) $(MAN3:man/%=$(DESTDIR)$(MANDIR)/man3/%)
+	  $(MAN1:man/%=$(DESTDIR)$(MANDIR)/man1/%) $(MAN3:man/%=$(DESTDIR)$(MANDIR)/man3/%) \
+	  $(HOST_GLUE:examples/%=$(DESTDIR)$(EXAMPLESDIR)/%)
+	@# hrt's own directories (named for it), when empty: nothing else in them
+	@for dir in $(DESTDIR)$(CMAKEDIR) $(DESTDIR)$(EXAMPLESDIR) $(DESTDIR)$(DOCDIR); do \
+	  case $$dir in */hrt | */libhrt-dev | */hrt/examples | */libhrt-dev/examples) \
+	    if [ -d "$$dir" ]; then rmdir --ignore-fail-on-non-empty "$$dir" || exit 1; fi ;; esac; done
 
 clean:
 	rm -rf build build-asan build-tsan build-fuzz hrt.pc $(EXAMPLE_BINS)

@@ -11,7 +11,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 
-#include "../tools/replay.h"
+#include "../tools/replay/replay.h"
 
 static void fuzz_replay_one(const uint8_t *data, size_t size, int lenient, enum trace_format fmt)
 {

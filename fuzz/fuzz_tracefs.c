@@ -14,7 +14,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "../tools/record.h"
+#include "../tools/live/record.h"
 #include "fuzz_replay.h"
 
 /* The name as the reader gives it back: its first 15 bytes, control
@@ -56,6 +56,8 @@ static void round_trip(const char *comm, const struct trace_event *ev)
 		abort();
 	if (ev->kind == TEV_EXPIRE && (got.id != ev->id || got.now != ev->now))
 		abort();
+	if (ev->kind == TEV_FORK && got.id != ev->id)
+		abort();
 	expected_comm(comm, want);
 	for (const char *p = want; *p; p++)
 		ascii &= (unsigned char)*p < 0x80;
@@ -83,6 +85,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		  .now = 5000200500 },
 		{ .kind = TEV_IDLE, .t = 6000000000, .cpu = 2, .pid = 17 },
 		{ .kind = TEV_BUSY, .t = 6000000001, .cpu = 2, .pid = 17, .tgid = 17 },
+		{ .kind = TEV_FORK, .t = 6000000002, .cpu = 1, .pid = 500, .tgid = 500, .id = 601 },
 	};
 
 	fuzz_replay_one(nl ? nl + 1 : data + size, nl ? size - n - 1 : 0, 0, TRACE_TRACEFS);

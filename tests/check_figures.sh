@@ -7,7 +7,7 @@
 #       a .csv: the row whose first fields are the title; the figure is the
 #       next field rounded to the figure's decimals (6.89 -> 6.9; 2,065 ->
 #       2064.92 rounded to units)
-#   [1752](docs/REPLAY.md "optimum with 1 ms slack")
+#   [1665](docs/REPLAY.md "the optimum drops from")
 #       any other file: a line containing the title (spaces squeezed) holds
 #       the figure as written, as a number of its own
 # Prints each mismatch as FILE:LINE and exits 1; code blocks are skipped.

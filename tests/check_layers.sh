@@ -7,14 +7,14 @@
 # block, top to bottom.  Fails if an object of $O/src is in no layer (or
 # in two), if a layer names an object that does not exist, if any object
 # needs one in its own layer or above (which also rules out every cycle),
-# or if a file of $SRC passes $MAX lines.  Prints the layers, top to
+# or if a file of $SRC or of $TOOLS/*/ passes $MAX lines.  Prints the layers, top to
 # bottom, each object with what it needs, so the log shows the picture.
 # Headers are edges nm cannot see: the base's insides (base_priv.h,
 # guard.h, clock.h: its struct, entry guard and clock) may be included
 # only by the files of the base's layers, L5 to L7 of the picture, and
 # lifecycle.c, which makes the base; a client above (the loop, the host
 # plan) reaches the base through base.h and the public calls.
-#   O=build SRC=src MAX=700 DESIGN=docs/DESIGN.md sh tests/check_layers.sh
+#   O=build SRC=src TOOLS=tools MAX=700 DESIGN=docs/DESIGN.md sh tests/check_layers.sh
 set -u
 O=${O:-build}
 SRC=${SRC:-src}
@@ -118,7 +118,9 @@ fi
 	}
 	END { exit bad }' || fail=1
 
-for f in "$SRC"/*.c "$SRC"/*.h; do
+# The cap holds for the tools' files too, a folder per concept (tools/*/*).
+TOOLS=${TOOLS:-tools}
+for f in "$SRC"/*.c "$SRC"/*.h "$TOOLS"/*/*.c "$TOOLS"/*/*.h; do
 	[ -e "$f" ] || continue
 	n=$(wc -l < "$f")
 	if [ "$n" -gt "$MAX" ]; then
@@ -126,5 +128,5 @@ for f in "$SRC"/*.c "$SRC"/*.h; do
 		fail=1
 	fi
 done
-[ "$fail" -eq 0 ] && echo "layers: $(echo "$objs" | wc -w) objects, each needing only layers below its own in $DESIGN; every file of $SRC has at most $MAX lines"
+[ "$fail" -eq 0 ] && echo "layers: $(echo "$objs" | wc -w) objects, each needing only layers below its own in $DESIGN; every file of $SRC and $TOOLS/*/ has at most $MAX lines"
 exit "$fail"

@@ -35,7 +35,7 @@ exit 1
 EOF
 chmod +x "$t/bin/pkg-config"
 o=$t/o
-mk() { PATH="$t/bin:$PATH" FAKE_TRACEFS=$1 make -s O="$o" "$o/tools/live.o" ${2:-} 2>"$fail_log"; }
+mk() { PATH="$t/bin:$PATH" FAKE_TRACEFS=$1 make -s O="$o" "$o/tools/live/live.o" ${2:-} 2>"$fail_log"; }
 
 mk none || fail "make live.o without libtracefs"
 grep -qx 'HAVE_TRACEFS = ' "$o/config.mk" || fail "config.mk does not record libtracefs missing"
@@ -48,7 +48,7 @@ mk fake -q; [ $? -eq 1 ] || fail "libtracefs appeared: make -q live.o must say o
 grep -qx 'HAVE_TRACEFS = y' "$o/config.mk" || fail "config.mk does not record the fake libtracefs"
 grep -q "^TRACEFS_CFLAGS = -I$t/fake/include" "$o/config.mk" || fail "config.mk lacks TRACEFS_CFLAGS"
 ok
-touch "$o/tools/live.o"         # as if rebuilt; now take the package away
+touch "$o/tools/live/live.o"         # as if rebuilt; now take the package away
 mk fake -q || fail "live.o out of date, nothing changed since"
 mk none -q; [ $? -eq 1 ] || fail "libtracefs went away: make -q live.o must say out of date (1)"
 grep -qx 'HAVE_TRACEFS = ' "$o/config.mk" || fail "config.mk does not record libtracefs gone"

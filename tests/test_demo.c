@@ -2,7 +2,7 @@
 /*
  * test_demo.c - 'hrt demo': the article's seven timers.
  *
- * demo_run() (tools/demo.c) is checked against the article and against a
+ * demo_run() (tools/demo/demo.c) is checked against the article and against a
  * brute-force model of an expiry pass (linear scans over the seven timers):
  * which timers each pass runs, the wake-ups that follow with C kept and
  * cancelled, the dumped tree's order, colours and augmented values, the
@@ -22,9 +22,9 @@
 #include "unit.h"
 
 #include "hrt.h"
-#include "../tools/cmds.h"
-#include "../tools/demo.h"
-#include "../tools/svg.h"
+#include "../tools/cmd/cmds.h"
+#include "../tools/demo/demo.h"
+#include "../tools/common/svg.h"
 
 static struct demo_result R;
 

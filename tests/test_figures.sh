@@ -47,12 +47,12 @@ cmp -s README.md "$t/README.md" && fail "could not plant an edit"
 fails "a README figure edited away from its source" "$t/README.md"
 
 src='docs/REPLAY.md "the optimum drops from"'
-echo "x [1752]($src) y" >"$t/good.md"
+echo "x [1665]($src) y" >"$t/good.md"
 sh tests/check_figures.sh "$t/good.md" >"$t/out" 2>&1 || fail "a figure on its source's line"
 ok
-echo "x [175]($src)" >"$t/part.md"
+echo "x [166]($src)" >"$t/part.md"
 fails "a figure that is only part of a number on the line" "$t/part.md"
-echo "x [1753]($src)" >"$t/off.md"
+echo "x [1666]($src)" >"$t/off.md"
 fails "a figure not on the line" "$t/off.md"
 echo 'x [1.0](docs/perf/peers.csv "hrt,no_such_workload,1000,ns_per_op")' >"$t/row.md"
 fails "a csv row that does not exist" "$t/row.md"

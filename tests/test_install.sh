@@ -6,10 +6,12 @@
 # against the installed header, library and hrt.pc through pkg-config (or,
 # without pkg-config, through the .pc file's own lines read here) and run.
 # Also: the shared library exports hrt_ symbols only, with the right soname;
-# the man pages are installed; make uninstall leaves no file behind.
+# the man pages and the host-loop glue are installed; make uninstall leaves
+# no file behind, nor hrt's own directories.
 # Last, an install into a private prefix with no DESTDIR, as a user does:
 # make runs ldconfig when root (a stand-in LDCONFIG records it here) and,
-# the prefix not being in the linker's cache, says to link with an rpath;
+# the prefix not being in the linker's cache, says to link with an rpath
+# (and, when ldconfig ran, not to run it) and how CMake finds the package;
 # the README example built that way runs with no LD_LIBRARY_PATH.
 set -eu
 . "$(dirname "$0")/lib.sh"
@@ -39,7 +41,8 @@ check_prefix() { # prefix libdir
 	make -s install O="$O" PREFIX="$prefix" LIBDIR="$libdir" DESTDIR="$dest" >/dev/null
 	for f in "$prefix/include/hrt.h" "$libdir/libhrt.a" "$libdir/libhrt.so" \
 		"$libdir/pkgconfig/hrt.pc" "$prefix/bin/hrt" "$prefix/share/man/man1/hrt.1" \
-		"$prefix/share/man/man3/libhrt.3"; do
+		"$prefix/share/man/man3/libhrt.3" "$prefix/share/doc/hrt/examples/uv_host.h" \
+		"$prefix/share/doc/hrt/examples/ev_host.h"; do
 		test -e "$dest$f" || fail "missing after install: $f"
 		ok
 	done
@@ -83,6 +86,12 @@ check_prefix() { # prefix libdir
 	left=$(find "$dest" -type f -o -type l)
 	test -z "$left" || fail "left after make uninstall:" $left
 	ok
+	# hrt's own directories go too (the shared ones, lib or share/man, stay)
+	for dir in "$libdir/cmake/hrt" "$prefix/share/doc/hrt/examples" "$prefix/share/doc/hrt"; do
+		[ ! -d "$dest$dir" ] || fail "make uninstall left hrt's empty $dir"
+	done
+	[ -d "$dest$libdir" ] || fail "make uninstall removed $libdir, not hrt's"
+	ok
 	echo "$prefix: installed, linked, ran, uninstalled; $nfun functions exported"
 }
 
@@ -102,6 +111,14 @@ check_private() {
 	ok
 	grep -qF -- "-Wl,-rpath,$prefix/lib" "$stage/install.out" ||
 		fail "make install to a private prefix did not say to link with an rpath"
+	grep -qF -- "-DCMAKE_PREFIX_PATH=$prefix" "$stage/install.out" ||
+		fail "make install to a private prefix did not say how CMake finds it"
+	if [ "$(id -u)" -eq 0 ]; then	# ldconfig ran: not "run it as root"
+		! grep -q 'run ldconfig as root' "$stage/install.out" ||
+			fail "make install ran ldconfig as root, then said to run ldconfig as root"
+		grep -q 'ldconfig ran, but' "$stage/install.out" ||
+			fail "make install as root: why the library is not found is not said"
+	fi
 	ok
 	fail_log=
 	if command -v pkg-config >/dev/null 2>&1; then

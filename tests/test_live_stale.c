@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * test_live_stale.c - live_remove_stale() (tools/live_stale.c) on a
+ * test_live_stale.c - live_remove_stale() (tools/live/live_stale.c) on a
  * directory laid out as tracefs's instances/: an hrt-PID whose PID is gone
  * or is not an hrt is removed and reported, an instance of a running hrt
  * and every other name are kept.  Needs no root: the rule is the names and
@@ -13,7 +13,7 @@
 #include <unistd.h>
 
 #include "unit.h"
-#include "../tools/live.h"
+#include "../tools/live/live.h"
 
 static char dir[64];
 

@@ -93,5 +93,28 @@ for p in man/*.3; do
 	ok
 done
 
+# Sentences the page, README and hrt.h must say alike (each squeezed to one
+# line).  hrt_timer_forward's return: the expiry it compares with now (hrt.h
+# "0 if soft > now already"; the page said hard).  The periodic gap: hrt.h's
+# exception to "at least interval - slack apart" is on the page and in
+# README's short form.
+flat() { tr '\n' ' ' | sed 's/\\-/-/g; s/\\f[BIRP]//g; s/  */ /g'; }
+MANWIDTH=80 LC_ALL=C.UTF-8 man -l man/hrt_timer_forward.3 2>/dev/null | flat >"$tmp/fwd"
+sed 's/^ *\*\{1,2\}\/\{0,1\} \{0,1\}//' include/hrt.h | flat >"$tmp/h"
+flat <README.md >"$tmp/readme"
+h_exp=$(sed -n 's/.*returns that number: 0 if \([a-z]*\) > now already.*/\1/p' "$tmp/h")
+m_exp=$(sed -n 's/.*hrt_timer_forward() returns the number of intervals added: 0 if the \([a-z]*\) expiry is already after now.*/\1/p' "$tmp/fwd")
+[ -n "$h_exp" ] || fail "include/hrt.h: hrt_timer_forward's return sentence not found"
+[ -n "$m_exp" ] || fail "man hrt_timer_forward: RETURN VALUE's forward sentence not found"
+[ "$h_exp" = "$m_exp" ] ||
+	fail "man hrt_timer_forward: forward returns 0 if the $m_exp expiry is after now; hrt.h says $h_exp"
+ok
+gap='less only after a run that came later than that past its soft expiry'
+grep -qF "($gap)" "$tmp/h" || fail "include/hrt.h: the periodic gap's exception ('$gap') not found"
+grep -qF "($gap)" "$tmp/fwd" || fail "man hrt_timer_forward: lacks hrt.h's gap exception ('$gap')"
+grep -qF "period - window apart ($gap" "$tmp/readme" ||
+	fail "README: its periodic gap lacks hrt.h's exception ('$gap')"
+ok
+
 echo "test_man: $n checks passed; $pages pages render without warnings;" \
 	"$(wc -l < "$tmp/funcs") functions of hrt.h each have a page"

@@ -11,8 +11,8 @@
 #include <unistd.h>
 #include "unit.h"
 
-#include "../tools/progress.h"
-#include "../tools/trace.h"
+#include "../tools/trace/progress.h"
+#include "../tools/trace/trace.h"
 
 static void test_line_with_total_says_percent_rate_and_time_left(void **state)
 {

@@ -12,9 +12,9 @@
 #include <string.h>
 #include "unit.h"
 
-#include "../tools/convert.h"
-#include "../tools/replay.h"
-#include "../tools/text.h"
+#include "../tools/trace/convert.h"
+#include "../tools/replay/replay.h"
+#include "../tools/common/text.h"
 
 static int replay_str(const char *text, enum replay_idle idle, struct replay_result *res)
 {
@@ -30,7 +30,7 @@ static int replay_str(const char *text, enum replay_idle idle, struct replay_res
 }
 
 /*
- * The article's timers, the set of `hrt demo` (tools/demo.c), all armed at 0
+ * The article's timers, the set of `hrt demo` (tools/demo/demo.c), all armed at 0
  * (times in ns, µs * 1000; * = soft expiry reconstructed, not in the article):
  *   A [5, 10]  B [7.5, 20]  C [25*, 30]  D [7.5, 40]  E [35*, 50]
  *   F [42.5*, 60]  G [45*, 70]
@@ -618,6 +618,115 @@ static void test_many_cpus(void **state)
 	free(one);
 }
 
+/*
+ * A shell loop (`while :; do sleep 0.001 & sleep 0.0008; done`, its
+ * background sleepers): bash 500 starts a child every 0.8 ms for 1.6 s
+ * (sched_process_fork), each child - a new PID - sleeps 1 ms once and is
+ * gone; and at the start it also starts svc 9000,
+ * which sleeps 100 ms at a time for 2.5 s.  A process's wake-ups in its
+ * first second count for the process that started it: bash's row has the
+ * 2000 sleeps and svc's first 10, svc its last 15, and no child has a row
+ * of its own (d4ebe1c: 2000 one-wake-up rows "sleep 6xx", none for bash).
+ */
+struct line {
+	long long t;
+	int seq;
+	char s[200];
+};
+
+static int line_cmp(const void *x, const void *y)
+{
+	const struct line *a = x, *b = y;
+
+	return a->t != b->t ? (a->t < b->t ? -1 : 1) : a->seq - b->seq;
+}
+
+static char *shell_loop(void)
+{
+	const long long T = 1000000000LL, step = 800000, n = 2000, end = T + 2500000000LL;
+	struct line *l = calloc(3 * n + 64, sizeof(*l));
+	size_t nl = 0, len = 0, cap = (3 * n + 64) * 200;
+	char *t = malloc(cap);
+
+	assert_non_null(l);
+	assert_non_null(t);
+#define LINE(at, ...) (l[nl].t = (at), l[nl].seq = (int)nl, \
+		       snprintf(l[nl].s, sizeof(l[nl].s), __VA_ARGS__), nl++)
+	LINE(T, "  bash 500/500 [000] 1.000000000: sched:sched_process_fork: comm=bash pid=500 "
+	     "child_comm=bash child_pid=9000\n");
+	for (long long d = T, k = 0; d + 100000000 <= end; d += 100000000, k++) {
+		LINE(d, "  svc 9000/9000 [000] %lld.%09lld: timer:hrtimer_start: hrtimer=0x%llx "
+		     "function=hrtimer_wakeup expires=%lld softexpires=%lld mode=ABS\n", d / T, d % T,
+		     0x90000 + k, d + 100000000, d + 100000000);
+		LINE(d + 100000000, "  swapper 0/0 [000] %lld.%09lld: timer:hrtimer_expire_entry: "
+		     "hrtimer=0x%llx function=hrtimer_wakeup now=%lld\n", (d + 100000000) / T,
+		     (d + 100000000) % T, 0x90000 + k, d + 100000000);
+	}
+	for (long long k = 0; k < n; k++) {
+		long long f = T + 1000 + k * step, a = f + 100000, e = a + 1000000;
+
+		LINE(f, "  bash 500/500 [000] %lld.%09lld: sched:sched_process_fork: comm=bash pid=500 "
+		     "child_comm=bash child_pid=%lld\n", f / T, f % T, 600 + k);
+		LINE(a, "  sleep %lld/%lld [000] %lld.%09lld: timer:hrtimer_start: hrtimer=0x%llx "
+		     "function=hrtimer_wakeup expires=%lld softexpires=%lld mode=REL\n", 600 + k,
+		     600 + k, a / T, a % T, 0x1000 + k, e, e);
+		LINE(e, "  swapper 0/0 [000] %lld.%09lld: timer:hrtimer_expire_entry: hrtimer=0x%llx "
+		     "function=hrtimer_wakeup now=%lld\n", e / T, e % T, 0x1000 + k, e);
+	}
+#undef LINE
+	qsort(l, nl, sizeof(*l), line_cmp);
+	t[0] = 0;
+	for (size_t i = 0; i < nl; i++)
+		len += (size_t)snprintf(t + len, cap - len, "%s", l[i].s);
+	free(l);
+	return t;
+}
+
+static void test_short_lived_children_count_for_their_parent(void **state)
+{
+	struct replay_result res;
+	const struct replay_by *bp = &res.by[RP_BY_PROCESS];
+	char *t = shell_loop();
+
+	(void)state;
+	assert_int_equal(replay_str(t, RP_IDLE_TRACE, &res), 0);
+	assert_int_equal(res.kernel.wakeups, 2000 + 25);
+	assert_int_equal(group(bp, "bash 500")->w[RP_NPOL], 2000 + 10);
+	assert_int_equal(group(bp, "bash 500")->w[RP_OFF], 2000 + 10);
+	assert_int_equal(group(bp, "svc 9000")->w[RP_NPOL], 15);
+	assert_int_equal(bp->ngroups, 2);
+	/* threads are still threads: each child is one */
+	assert_int_equal(res.by[RP_BY_THREAD].ngroups, 2000 + 1);
+	replay_result_free(&res);
+	/* with 1 ms of slack (the children's windows overlap then) the
+	 * verdict's advice names the parent, whose slack its next children
+	 * inherit */
+	{
+		struct trace_reader *r;
+		struct slack sl;
+		char why[200], *v = NULL;
+		size_t vlen = 0;
+		FILE *m;
+
+		memset(&sl, 0, sizeof(sl));
+		assert_int_equal(slack_parse(&sl, "1ms", why, sizeof(why)), 0);
+		assert_int_equal(trace_open_mem(&r, t, strlen(t), "t", 0, TRACE_AUTO), 0);
+		assert_int_equal(replay_trace(r, &(const struct replay_opts){ RP_ALL, RP_IDLE_TRACE,
+							0, &sl, NULL }, &res), 0);
+		trace_close(r);
+		assert_non_null(m = open_memstream(&v, &vlen));
+		replay_print_verdict(m, &res);
+		assert_int_equal(fclose(m), 0);
+		if (!strstr(v, "; most: hrt slack 1ms 500 (bash 500; what it starts from then on "
+			    "inherits it)."))
+			fail_msg("the advice does not name bash 500: %s", v);
+		free(v);
+		replay_result_free(&res);
+		slack_free(&sl);
+	}
+	free(t);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -636,6 +745,7 @@ int main(void)
 		cmocka_unit_test(test_kernel_below_optimum_is_explained),
 		cmocka_unit_test(test_json_escape),
 		cmocka_unit_test(test_many_cpus),
+		cmocka_unit_test(test_short_lived_children_count_for_their_parent),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -13,6 +13,9 @@
 set -u
 . "$(dirname "$0")/lib.sh"
 tool_setup run-slack
+# hrt slack notes what it applied (for --list) below this root, not in /run
+mkdir "$d/root"
+export HRT_SLACK_ROOT="$d/root"
 ${CC:-cc} -O2 -pthread -o "$d/probe" tests/slack_probe.c || fail "building tests/slack_probe.c"
 tag=sp$$
 pids=""
@@ -129,4 +132,27 @@ for p in $a $b1 $b2; do
 	[ "$(slack_of "$p")" = "$before" ] || fail "a refused command changed $p's slack"
 	ok
 done
+# A kernel thread is refused (kthreadd, PID 2: every kernel thread started
+# later inherits its slack) unless --kernel-threads is given; that path is
+# run here with the slack kthreadd has, so nothing changes.  d4ebe1c set it.
+k2=$(slack_of 2)
+expect 1 "slack: a kernel thread" "$HRT" slack 1ms "$a" 2
+one_line "slack: a kernel thread" "2 (kthreadd): refused: a kernel thread"
+[ "$(slack_of 2)" = "$k2" ] && [ "$(slack_of "$a")" = "$before" ] ||
+	fail "a refused kernel thread changed a slack"
+ok
+expect 0 "slack --kernel-threads" sh -c "'$HRT' slack --kernel-threads ${k2}ns 2 > /dev/null"
+[ "$(slack_of 2)" = "$k2" ] || fail "slack --kernel-threads ${k2}ns 2 changed kthreadd's slack"
+ok
+# hrt run under a real-time policy: the kernel keeps slack 0, said at any
+# size - d4ebe1c read it back through PR_GET_TIMERSLACK, an int, and
+# skipped the check from 2^31 ns: 3 s passed with exit 0.
+for s in 1ms 2147483647ns 2147483648ns 3s; do
+	expect 1 "chrt -f 5 run --slack $s" chrt -f 5 "$HRT" run --slack "$s" -- true
+	one_line "run --slack $s, real-time" "kept timer slack 0 ns instead of .*: a real-time task (SCHED_FIFO) gets no slack"
+done
+# ... and without it a slack past 2^31 ns is taken and read back right
+out=$("$HRT" run --slack 3s -- cat /proc/self/timerslack_ns) || fail "run --slack 3s"
+[ "$out" = 3000000000 ] || fail "run --slack 3s: CMD's slack is '$out'"
+ok
 echo "ok $n checks"

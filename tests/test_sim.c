@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * test_sim.c - 'hrt sim': the multi-CPU model (tools/sim.c).
+ * test_sim.c - 'hrt sim': the multi-CPU model (tools/sim/sim.c).
  *
  * Determinism (same seed, same result, field for field), the model's
  * invariants (no timer runs early or late, migrations bounded by thread
@@ -25,9 +25,9 @@
 #include "unit.h"
 
 #include "hrt.h"
-#include "../tools/cmds.h"
-#include "../tools/sim.h"
-#include "../tools/svg.h"
+#include "../tools/cmd/cmds.h"
+#include "../tools/sim/sim.h"
+#include "../tools/common/svg.h"
 
 static void mixed(struct sim_config *c)
 {

@@ -8,10 +8,16 @@
 # the predicted drop within 20 % of the prediction; the tool's own verdict
 # must say they agree; the slack must be set (1000000 in timerslack_ns);
 # the tracefs instance must be gone.  Needs root, tracefs and a build with
-# libtracefs: skipped by name without them.
+# libtracefs: skipped by name without them.  The comparison needs a quiet
+# machine: when it fails and the tool itself says the other processes'
+# wake-ups changed between the two windows (other load came or went), the
+# test skips by name ("needs a quiet machine") instead of failing.
 set -u
 . "$(dirname "$0")/lib.sh"
 tool_setup slack-measure
+# hrt slack notes what it applied (for --list) below this root, not in /run
+mkdir "$d/root"
+export HRT_SLACK_ROOT="$d/root"
 "$HRT" slack --help | grep -q -- '--measure S' || fail "hrt slack --help lacks --measure"
 ok
 expect 2 "slack --measure 0" "$HRT" slack 1ms --measure 0 1
@@ -49,10 +55,19 @@ ok
 cat "$d/out"
 row=$(grep "^CPU $cpu " "$d/out") || fail "no row for CPU $cpu"
 # CPU N  before/s predicted/s measured/s  P %  M %
-echo "$row" | awk '{ p = $6; m = $8; if (p > 0 || m > -30) exit 1
-	d = m - p; if (d < 0) d = -d; if (d > 0.2 * -p) exit 1 }' ||
-	fail "CPU $cpu: predicted $(echo "$row" | awk '{print $6}') %, measured $(echo "$row" | awk '{print $8}') %: not within 20 % of the prediction, or less than a 30 % drop"
+if ! echo "$row" | awk '{ p = $6; m = $8; if (p > 0 || m > -30) exit 1
+	d = m - p; if (d < 0) d = -d; if (d > 0.2 * -p) exit 1 }'; then
+	why="CPU $cpu: predicted $(echo "$row" | awk '{print $6}') %, measured $(echo "$row" | awk '{print $8}') %"
+	grep -q "the other processes' wake-ups changed meanwhile" "$d/out" &&
+		skip_needs "hrt slack --measure's comparison ($why; other load changed meanwhile)" \
+			"a quiet machine"
+	fail "$why: not within 20 % of the prediction, or less than a 30 % drop"
+fi
 ok
-grep -q "^verdict: predicted and measured drops agree" "$d/out" || fail "the verdict does not say they agree"
+if ! grep -q "^verdict: predicted and measured drops agree" "$d/out"; then
+	grep -q "the other processes' wake-ups changed meanwhile" "$d/out" &&
+		skip_needs "hrt slack --measure's verdict (other load changed meanwhile)" "a quiet machine"
+	fail "the verdict does not say they agree"
+fi
 ok
 echo "test_slack_measure: $n checks passed"

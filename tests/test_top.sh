@@ -78,6 +78,45 @@ for pol in off always; do
 		END { exit bad || n < 3 }' || { cat "$tmp/slack.txt"; fail "top --slack: optimum above $pol"; }
 	ok
 done
+# The optimum is never above a policy, in any frame or row (CPU, process,
+# thread), window or not, with --slack or not: on the shipped trace (its
+# sleep chains put d4ebe1c's optimum at 512.4 above off's 482.3 and
+# always' 484.3 on CPU 1) and on a synthetic one, a 1 ms relative sleep
+# chain beside a 2.1 ms absolute poller on one CPU (d4ebe1c: 299 above
+# 164, in every frame).  The -b text (read from the right: a name may hold
+# spaces) and --csv (off, idle, always).
+chain_trace "$tmp/chain.txt"
+top_bounded() { # TRACE TOP-OPTIONS...
+	tr=$1; shift
+	"$HRT" top --input "$tr" -b "$@" >"$tmp/tb.txt" 2>"$fail_log" || fail "top --input $tr -b $*"
+	awk '/^(CPU|process|thread|function|cpu)[ (].* optimum / {
+			h = 1; for (i = 1; i <= NF; i++) k[$i] = NF - i; next }
+		/^$/ || /^hrt top:/ { h = 0 }
+		h && $NF ~ /^-?[0-9.]+$/ && $(NF - k["off"]) ~ /^[0-9.]+$/ { o = $(NF - k["optimum"]); rows++
+			if (o > $(NF - k["off"]) + 0.05 || o > $(NF - k["always"]) + 0.05) {
+				print "frame row: " $0; bad = 1 } }
+		END { exit bad || rows < 3 }' "$tmp/tb.txt" ||
+		{ head -30 "$tmp/tb.txt"; fail "top --input $tr $*: optimum above a policy"; }
+	"$HRT" top --input "$tr" --csv "$@" >"$tmp/tb.csv" 2>"$fail_log" || fail "top --input $tr --csv $*"
+	awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
+		{ o = $(c["optimum"]); if (o > $(c["off"]) || o > $(c["idle"]) || o > $(c["always"])) {
+			print; bad = 1 } }
+		END { exit bad }' "$tmp/tb.csv" ||
+		fail "top --input $tr --csv $*: optimum above a policy"
+	ok
+}
+for tr in "$tmp/chain.txt" $(command -v xz >/dev/null 2>&1 && echo data/trace.hrt.xz); do
+	for w in "-w 0" ""; do
+		for by in cpu process; do
+			# shellcheck disable=SC2086
+			top_bounded "$tr" -d 0.1 $w --by $by --slack 1ms
+			# shellcheck disable=SC2086
+			top_bounded "$tr" -d 0.1 $w --by $by
+		done
+	done
+done
+top_bounded tests/data/tracefs-real.txt.gz -d 0.5 --by thread --slack 1ms --slack-for all
+
 # --input with lost events (every third cancel or expiry of CPU 1 dropped):
 # the kernel's figure of CPU 1 and of all CPUs is marked and explained, as
 # replay's kernel* row is; CPU 0's is not.
@@ -116,6 +155,12 @@ on_screen 24 80 --by process --input tests/data/tracefs-real.txt.gz
 on_screen 24 80 --by thread --input tests/data/tracefs-real.txt.gz --slack 1ms --slack-for all
 on_screen 14 80 --by thread --input tests/data/tracefs-real.txt.gz --slack 1ms
 on_screen 24 60 --by function --input tests/data/tracefs-real.txt.gz
+# with --slack a name keeps 28 columns: "[kernel] tick_nohz_handler" whole
+# (d4ebe1c cut names to 22: "[kernel] tick_nohz_han")
+"$HRT" top --input tests/data/tracefs-real.txt.gz -b -n 1 -d 0.5 --slack 1ms >"$tmp/names" ||
+	fail "top -b --slack"
+grep -q '^\[kernel\] tick_nohz_handler  ' "$tmp/names" || { cat "$tmp/names"; fail "top --slack cut a name"; }
+ok
 # batch text is 79 columns too, whatever the names
 "$HRT" top --input tests/data/tracefs-real.txt.gz -b -d 0.5 --slack 1ms --by thread >"$tmp/wide" ||
 	fail "top -b --slack --by thread"
@@ -210,6 +255,19 @@ awk -F, -v pid="$sleeper" 'NR > 1 && $1 >= 2 && $3 == "hrt-khz-sleeper " pid {
 	{ cat "$tmp/live.csv"; fail "live top: the 1 kHz sleeper is not at about 1000 wake-ups/s"; }
 ok
 
+# A shell loop that keeps starting short-lived children is one row, the
+# shell's: a child's wake-ups in its first second count for the process
+# that started it (sched_process_fork).  d4ebe1c showed 162 one-PID
+# "sleep" rows and none for the shell.
+sh -c 'while :; do sleep 0.001; done' & loop=$!
+sleep 0.3
+"$HRT" top -b -n 3 -d 1 --csv --by process >"$tmp/loop.csv" 2>"$fail_log" || fail "top beside a shell loop"
+kill "$loop"
+awk -F, -v p="$loop" '$1 == 3 && $3 == "sh " p { w = $5 } $1 == 3 && $3 ~ /^sleep / { n++ }
+	END { if (w < 20 || n > 3) { print "sh " p ": " w "/s; " n " sleep rows"; exit 1 } }' "$tmp/loop.csv" ||
+	{ grep '^3,' "$tmp/loop.csv" | head -20; fail "top: the shell loop is not one row (its own)"; }
+ok
+
 # Live on an 80x24 terminal: h shows the help screen (every column), any
 # key goes back, q quits.
 wait_for() { # file pattern
@@ -261,10 +319,20 @@ sleep 0.3
 kill "$hidden"
 "$HRT" replay --csv --by process "$tmp/hide.txt" >"$tmp/hide.csv" 2>"$fail_log" || fail "replay of the hider's recording"
 # (as many as the other 1 kHz sleeper's: a sanitizer's slow start may leave
-# well under a second traced)
-awk -F, -v p="$hidden" -v k="hrt-khz-sleeper $sleeper" '$4 == k { ref = $5 }
-	$4 == "x [0] 1.1: y:  " p || $4 == "x [0] 1.1: y: " p { w = $5 }
-	END { exit !(ref > 0 && w > ref / 2) }' "$tmp/hide.csv" || { grep -v ',other,' "$tmp/hide.csv" | head; fail "record --tracefs: the hider's wake-ups are missing"; }
+# well under a second traced).  A wake-up counts for the first timer its
+# pass ran, so a busier process on CPU 0 takes the hider's share: with one
+# waking more often than the 1 kHz sleeper, fewer than half is not a
+# failure but a busy machine (the hider is there, not hidden).
+hide=$(awk -F, -v p="$hidden" -v k="hrt-khz-sleeper $sleeper" '$3 == "top" && $4 == k { ref = $5 }
+	$4 == "x [0] 1.1: y:  " p || $4 == "x [0] 1.1: y: " p { w = $5; next }
+	$3 == "top" && $4 !~ /^\[kernel\]/ && $4 != k && $5 > busy { busy = $5 }
+	END { r = "missing"; if (ref > 0 && w > ref / 2) r = "ok"; else if (w > 0 && busy + 0 > ref + 0) r = "busy"
+		print r }' "$tmp/hide.csv")
+case $hide in
+ok) ;;
+busy) busy_skip="record --tracefs beside a hider: a process busier than the 1 kHz sleepers took its wake-ups" ;;
+*) grep -v ',other,' "$tmp/hide.csv" | head; fail "record --tracefs: the hider's wake-ups are missing" ;;
+esac
 ok
 
 # Ctrl-C removes the instances; two tops get two instances, and neither
@@ -289,4 +357,24 @@ bg=
 [ -z "$(mine "$t1" "$t2" "$t3")" ] || fail "instances left after SIGINT: $(mine "$t1" "$t2" "$t3")"
 [ -s "$tmp/int.txt" ] || fail "record --tracefs interrupted: no output"
 ok
+# tracefs not mounted (in a mount namespace of this test's own): top mounts
+# it for the run, says so and unmounts it at the end (d4ebe1c left it
+# mounted and said nothing).
+if unshare -m --propagation private true 2>/dev/null; then
+	unshare -m --propagation private sh -c '
+		for m in $(awk "\$3 == \"tracefs\" || \$3 == \"debugfs\" { print \$2 }" /proc/self/mounts | sort -r); do
+			umount "$m" || exit 3
+		done
+		"$1" top -b -n 1 -d 0.1 >/dev/null 2>"$2/mnt.err" || exit 4
+		awk "\$3 == \"tracefs\" || \$3 == \"debugfs\"" /proc/self/mounts >"$2/mnt.left"' \
+		sh "$HRT" "$tmp" || fail "top with tracefs unmounted: exit $?"
+	grep -q '^hrt top: tracefs was not mounted: mounted /.* for this run' "$tmp/mnt.err" ||
+		{ cat "$tmp/mnt.err"; fail "top mounted tracefs and did not say so"; }
+	[ ! -s "$tmp/mnt.left" ] || { cat "$tmp/mnt.left"; fail "top left the tracefs it mounted mounted"; }
+	ok
+else
+	busy_skip="${busy_skip:+$busy_skip; }top with tracefs unmounted (unshare -m refused: no mount namespace here)"
+fi
+# every other check held; the one that needs a quiet machine could not
+[ -z "${busy_skip:-}" ] || skip_needs "$busy_skip ($n other checks passed)" "a quiet machine"
 echo "test_top.sh: $n checks passed"

@@ -14,8 +14,8 @@
 #include <sys/wait.h>
 #include "unit.h"
 
-#include "../tools/replay.h"
-#include "../tools/text.h"
+#include "../tools/replay/replay.h"
+#include "../tools/common/text.h"
 
 #define PS(t, ev, rest) "  a 1 [000] " t ": " ev ": " rest "\n"
 /* A tracefs text line (the kernel's trace file). */
