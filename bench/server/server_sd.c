@@ -184,42 +184,7 @@ static int conn_send(struct conn *c, const struct msg *m)
 	return -1;
 }
 
-static int tm_heartbeat_due(struct conn_timers *tm)
-{
-	struct conn *c = conn_of(tm);
-	struct msg m = { .type = MSG_HEARTBEAT, .stamp = ++c->hb_seq };
-
-	if (conn_send(c, &m) < 0)
-		return -1;
-	count.heartbeats++;
-	return 0;
-}
-
-static void tm_idle_due(struct conn_timers *tm)
-{
-	conn_close(conn_of(tm), &count.closed_idle);
-}
-
-static int on_msg(void *arg, const struct msg *m)
-{
-	struct conn *c = arg;
-	int err;
-
-	if (m->type != MSG_REQUEST) {
-		conn_close(c, &count.closed_error);
-		return -1;
-	}
-	if (conn_send(c, m) < 0)
-		return -1;
-	count.requests++;
-	err = tm_idle_again(&c->tm);
-	if (err < 0) {
-		fail_err("re-arming an idle timeout", err);
-		conn_close(c, &count.closed_error);
-		return -1;
-	}
-	return 0;
-}
+#include "handlers.h"
 
 /* Reads until a read comes back short (drained, as libuv judges it). */
 static int on_io(sd_event_source *s, int fd, uint32_t revents, void *arg)

@@ -79,6 +79,13 @@ static void fail_uv(const char *where, int err)
 	failed = 1;
 }
 
+/* err: a negative errno (hrt's, or libuv's: the same on Linux). */
+static void fail_err(const char *where, int err)
+{
+	fprintf(stderr, "server-%s: %s: %s\n", SERVER_NAME, where, strerror(-err));
+	failed = 1;
+}
+
 static struct conn *conn_of(struct conn_timers *tm)
 {
 	return (struct conn *)((char *)tm - offsetof(struct conn, tm));
@@ -181,45 +188,7 @@ static int conn_send(struct conn *c, const struct msg *m)
 	return -1;
 }
 
-static int tm_heartbeat_due(struct conn_timers *tm)
-{
-	struct conn *c = conn_of(tm);
-	struct msg m = { .type = MSG_HEARTBEAT, .stamp = ++c->hb_seq };
-
-	if (conn_send(c, &m) < 0)
-		return -1;
-	count.heartbeats++;
-	return 0;
-}
-
-static void tm_idle_due(struct conn_timers *tm)
-{
-	conn_close(conn_of(tm), &count.closed_idle);
-}
-
-/* A whole message from the peer: a request is echoed and re-arms the idle
- * timeout; anything else is a protocol error. */
-static int on_msg(void *arg, const struct msg *m)
-{
-	struct conn *c = arg;
-	int err;
-
-	if (m->type != MSG_REQUEST) {
-		conn_close(c, &count.closed_error);
-		return -1;
-	}
-	if (conn_send(c, m) < 0)
-		return -1;
-	count.requests++;
-	err = tm_idle_again(&c->tm);
-	if (err < 0) {
-		fprintf(stderr, "server-%s: re-arming an idle timeout: %s\n", SERVER_NAME,
-			strerror(-err));
-		conn_close(c, &count.closed_error);
-		return -1;
-	}
-	return 0;
-}
+#include "handlers.h"
 
 /* One buffer for every read: the loop has one thread, and libuv calls
  * alloc right before the read that fills it. */
