@@ -286,12 +286,22 @@ $(O)/readme_uv.o: README.md include/hrt.h
 	sed -n '/<!-- uv -->/,/<!-- end -->/p' README.md | sed '/^```/d;/^<!--/d' > $(O)/readme_uv.c
 	$(CC) $(ALL_CFLAGS) -Wno-unused-parameter $$(pkg-config --cflags libuv 2>/dev/null) -c $(O)/readme_uv.c -o $@
 
+# The shell tests: those that run threaded code (hrt record's workload,
+# the hosted loops) in every build; those of the single-threaded tool and
+# of the tree (docs, man pages, ABI, install, packages) plainly and under
+# ASan+UBSan only: TSan is for threaded code, and under it they took half
+# of CI's time.
+TEST_SCRIPTS_THREADED = tests/test_cli.sh tests/test_coalesce_hosts.sh tests/test_host_glue.sh
+TEST_SCRIPTS_TREE = tests/check_layers.sh tests/test_install.sh tests/test_config.sh tests/test_bench_peers.sh \
+	tests/test_exports.sh tests/test_abi.sh tests/test_cmake.sh tests/test_demo_quiet.sh tests/test_figures.sh \
+	tests/test_man.sh tests/test_svg_render.sh tests/test_output.sh tests/test_top.sh tests/test_run_slack.sh \
+	tests/test_slack_measure.sh tests/test_bench_shapes.sh tests/test_bench_server.sh tests/test_screens.sh \
+	tests/test_persist.sh
+TEST_SCRIPTS = $(TEST_SCRIPTS_THREADED) $(if $(filter thread,$(SANITIZE)),,$(TEST_SCRIPTS_TREE))
+
 test check: $(LIB_A) $(LIB_SO) $(HRT_BIN) $(TEST_BINS) $(FUZZ_REPLAY) $(EXAMPLE_TESTS) $(O)/readme_example $(README_UV) $(O)/bench/coalesce $(O)/bench/shapes
 	O=$(O) HRT=$(HRT_BIN) SAN_FLAGS='$(SAN_FLAGS)' SKIPPED='$(strip $(TEST_SKIPPED))' sh tests/run.sh \
-	  $(TEST_BINS) $(FUZZ_REPLAY) $(EXAMPLE_TESTS) $(O)/readme_example tests/check_layers.sh tests/test_install.sh tests/test_config.sh tests/test_bench_peers.sh tests/test_exports.sh tests/test_abi.sh tests/test_cmake.sh tests/test_demo_quiet.sh tests/test_figures.sh tests/test_man.sh tests/test_cli.sh tests/test_svg_render.sh \
-	  tests/test_output.sh tests/test_top.sh tests/test_run_slack.sh tests/test_slack_measure.sh \
-	  tests/test_coalesce_hosts.sh tests/test_host_glue.sh tests/test_bench_shapes.sh tests/test_bench_server.sh \
-	  tests/test_screens.sh tests/test_persist.sh
+	  $(TEST_BINS) $(FUZZ_REPLAY) $(EXAMPLE_TESTS) $(O)/readme_example $(TEST_SCRIPTS)
 
 # One screen, a sentence per section (tools/demo/demo.sh): the article's example,
 # the shipped trace (xz-compressed: without xz that part says what it would
