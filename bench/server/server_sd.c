@@ -296,12 +296,6 @@ static int on_signal(sd_event_source *s, const struct signalfd_siginfo *si, void
 	return 0;
 }
 
-static int usage(void)
-{
-	fprintf(stderr, "usage: server-%s [--conns N] [--port P]\n", SERVER_NAME);
-	return 2;
-}
-
 /* The listening socket on 127.0.0.1:port; prints the port.  0 or -errno. */
 static int listen_on(int port)
 {
@@ -321,21 +315,10 @@ static int listen_on(int port)
 int main(int argc, char **argv)
 {
 	sigset_t mask;
-	int err, i, port = 0;
-	long want = 0;
+	int err, port;
 
-	for (i = 1; i < argc; i++) {
-		if (i + 1 < argc && strcmp(argv[i], "--conns") == 0)
-			want = atol(argv[++i]);
-		else if (i + 1 < argc && strcmp(argv[i], "--port") == 0)
-			port = atoi(argv[++i]);
-		else
-			return usage();
-	}
-	if (want < 0 || port < 0 || port > 65535)
-		return usage();
-	if (want > 0 && raise_nofile("server-" SERVER_NAME, (rlim_t)want + 64) < 0)
-		return 1;
+	if ((err = server_args(argc, argv, &port)))
+		return err;
 	/* sd-event takes signals through a signalfd: they must be blocked. */
 	sigemptyset(&mask);
 	sigaddset(&mask, SIGTERM);

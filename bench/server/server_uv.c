@@ -288,31 +288,14 @@ static void on_signal(uv_signal_t *s, int signum)
 #endif
 }
 
-static int usage(void)
-{
-	fprintf(stderr, "usage: server-%s [--conns N] [--port P]\n", SERVER_NAME);
-	return 2;
-}
-
 int main(int argc, char **argv)
 {
 	struct sockaddr_in addr;
 	struct sockaddr_storage bound;
-	int len = sizeof(bound), err, i, port = 0;
-	long want = 0;
+	int len = sizeof(bound), err, port;
 
-	for (i = 1; i < argc; i++) {
-		if (i + 1 < argc && strcmp(argv[i], "--conns") == 0)
-			want = atol(argv[++i]);
-		else if (i + 1 < argc && strcmp(argv[i], "--port") == 0)
-			port = atoi(argv[++i]);
-		else
-			return usage();
-	}
-	if (want < 0 || port < 0 || port > 65535)
-		return usage();
-	if (want > 0 && raise_nofile("server-" SERVER_NAME, (rlim_t)want + 64) < 0)
-		return 1;
+	if ((err = server_args(argc, argv, &port)))
+		return err;
 	signal(SIGPIPE, SIG_IGN);       /* a write to a closed peer: EPIPE */
 #ifdef TIMERS_HRT
 	err = tm_base_new();
