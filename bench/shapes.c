@@ -28,6 +28,9 @@
  *       fifo    N timeouts of one length D (DIST's: 1 s, 5 s, 30 s) with
  *               a window of D / 10, started in order; the op cancels the
  *               oldest (its replacement, started at now + D, is untimed);
+ *       jitter  N timeouts of D plus 0 to 2D / 15 (30 s + 0-4 s: issue 47),
+ *               windows D / 10; the op pushes the one due first on to now
+ *               + D + jitter, then asks hrt_base_next_event (both timed);
  *       lru     the same timeouts; the op re-arms the oldest, the one due
  *               first, to now + D (a keep-alive pushed on);
  *     at N = 10^5 and 10^6, each DIST, each base.  Every 64 ops a loop
@@ -210,8 +213,8 @@ static const char *verdict(int met)
 
 /* One cell's base, timers and loop ---------------------------------------- */
 
-enum shape { S_RANDOM, S_FIFO, S_LRU, S_NONE, S_TOUCH };
-static const char *const shape_names[] = { "random", "fifo", "lru", "none", "touch" };
+enum shape { S_RANDOM, S_FIFO, S_LRU, S_JITTER, S_NONE, S_TOUCH };
+static const char *const shape_names[] = { "random", "fifo", "lru", "jitter", "none", "touch" };
 
 struct item {
 	struct hrt_timer t;
@@ -229,7 +232,44 @@ static struct {
 	int64_t real0;          /* virtual: the real instant of its time 0 */
 	size_t oldest;          /* fifo, lru: the timer due first */
 	long fired;             /* timers that came due (and re-armed themselves) */
+	/* jitter: a min-heap of the timers by hard expiry (heap[0] is due
+	 * first), pos[i] where timer i is in it, hard[i] its hard expiry. */
+	size_t *heap, *pos;
+	hrt_time_t *hard;
 } C;
+
+/* jitter: D plus 0 to 2D/15 (30 s + 0-4 s, issue 47's idle timeouts). */
+static int64_t jitter_delay(void)
+{
+	return C.len + (int64_t)rng_below((uint64_t)(2 * C.len / 15));
+}
+
+static void heap_swap(size_t a, size_t b)
+{
+	size_t t = C.heap[a];
+
+	C.heap[a] = C.heap[b];
+	C.heap[b] = t;
+	C.pos[C.heap[a]] = a;
+	C.pos[C.heap[b]] = b;
+}
+
+/* Entry k of the heap, whose key grew, down to its place. */
+static void heap_down(size_t k)
+{
+	for (;;) {
+		size_t l = 2 * k + 1, m = k;
+
+		if (l < C.n && C.hard[C.heap[l]] < C.hard[C.heap[m]])
+			m = l;
+		if (l + 1 < C.n && C.hard[C.heap[l + 1]] < C.hard[C.heap[m]])
+			m = l + 1;
+		if (m == k)
+			return;
+		heap_swap(k, m);
+		k = m;
+	}
+}
 
 /* A timer that came due is counted and left: the next op that picks it
  * starts it again.  (Re-armed from here, 10^6 timers of 10 ms-1 s would
@@ -262,6 +302,13 @@ static void cell_open(int real, size_t n, enum shape shape, const struct dist *d
 	C.oldest = 0;
 	C.fired = 0;
 	C.it = xmalloc(n * sizeof(*C.it));
+	C.heap = C.pos = NULL;
+	C.hard = NULL;
+	if (shape == S_JITTER) {
+		C.heap = xmalloc(n * sizeof(*C.heap));
+		C.pos = xmalloc(n * sizeof(*C.pos));
+		C.hard = xmalloc(n * sizeof(*C.hard));
+	}
 	for (i = 0; i < n; i++)
 		hrt_timer_init(&C.it[i].t, on_fire);
 	C.real0 = now_ns();
@@ -280,6 +327,9 @@ static void cell_close(void)
 	if ((err = hrt_base_free(C.b)))
 		die("hrt_base_free", err);
 	free(C.it);
+	free(C.heap);
+	free(C.pos);
+	free(C.hard);
 	C.it = NULL;
 }
 
@@ -323,14 +373,36 @@ static void cell_arm(int ask_next)
 	size_t i;
 
 	for (i = 0; i < C.n && C.shape < S_NONE; i++) {
-		if (C.shape == S_RANDOM)
+		if (C.shape == S_RANDOM) {
 			start_or_die(i, C.now + C.d->base + (int64_t)rng_below((uint64_t)C.d->span), 0);
-		else
+		} else if (C.shape == S_JITTER) {
+			hrt_time_t soft = C.now + jitter_delay();
+
+			start_or_die(i, soft, C.slack);
+			C.hard[i] = soft + C.slack;
+			C.heap[i] = C.pos[i] = i;
+		} else {
 			start_or_die(i, C.now + C.len, C.slack);
+		}
 		if (i % ITER_EVERY == ITER_EVERY - 1)
 			iteration(ask_next);
 	}
+	for (i = C.n / 2; C.shape == S_JITTER && i-- > 0;)
+		heap_down(i);
 	iteration(ask_next);
+}
+
+/* jitter's op: the timer due first pushed on to now + D + jitter, then
+ * the next event (what a loop asks before it sleeps). */
+static void jitter_op(void)
+{
+	size_t i = C.heap[0];
+	hrt_time_t soft = C.now + jitter_delay(), when;
+
+	start_or_die(i, soft, C.slack);
+	hrt_base_next_event(C.b, &when);
+	C.hard[i] = soft + C.slack;
+	heap_down(0);
 }
 
 /* Section 1: the timer due first, re-armed ------------------------------ */
@@ -523,6 +595,8 @@ static void shape_cell(enum shape shape, const struct dist *d, size_t n, int rea
 		if (shape == S_RANDOM) {
 			i = (size_t)rng_below(n);
 			start_or_die(i, C.now + d->base + (int64_t)rng_below((uint64_t)d->span), 0);
+		} else if (shape == S_JITTER) {
+			jitter_op();
 		} else {
 			if (shape == S_FIFO)
 				hrt_timer_cancel(&C.it[i].t);
@@ -555,6 +629,10 @@ static void shape_cell(enum shape shape, const struct dist *d, size_t n, int rea
 				soft = C.now + d->base + (int64_t)rng_below((uint64_t)d->span);
 				t0 = now_ns();
 				hrt_timer_start_range(&C.it[i].t, C.b, soft, 0, HRT_MODE_ABS);
+				t1 = now_ns();
+			} else if (shape == S_JITTER) {
+				t0 = now_ns();
+				jitter_op();
 				t1 = now_ns();
 			} else {
 				i = C.oldest;
@@ -661,7 +739,7 @@ static void section_shapes(void)
 	shape_cell(S_NONE, &dists_all[NDISTS - 1], 0, 0);
 	for (i = 0; i < n_shape_ns; i++)
 		shape_cell(S_TOUCH, &dists_all[NDISTS - 1], shape_ns[i], 0);
-	for (s = S_RANDOM; s <= S_LRU; s++)
+	for (s = S_RANDOM; s <= S_JITTER; s++)
 		for (di = 0; di < NDISTS; di++)
 			for (i = 0; i < n_shape_ns; i++)
 				for (real = 0; real < 2; real++)

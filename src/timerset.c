@@ -133,14 +133,33 @@ static struct hrt_timer *tree_first(const struct hrt_tset *ts)
 	return earlier(hrt__queue_first(&ts->queue), hrt__queue_first(&ts->pend));
 }
 
+/* Slot `key` of the wheel (or its park), whose least a search needs and
+ * a bounded scan could not find (W5), whole into the trees: each of its
+ * timers pays an insert once, and the search then reads the tree. */
+static void flush(struct hrt_tset *ts, int key)
+{
+	struct hrt_list_node out;
+
+	hrt__list_init(&out);
+	hrt__wheel_flush(&ts->wheel, (unsigned)key, &out);
+	hrt__tset_add_out(ts, &out);
+}
+
 hrt_time_t hrt__tset_next(struct hrt_tset *ts)
 {
-	struct hrt_timer *t = tree_first(ts);
-	hrt_time_t next = t ? t->hrt__hard : HRT_TIME_MAX;
+	for (;;) {
+		struct hrt_timer *t = tree_first(ts);
+		hrt_time_t next = t ? t->hrt__hard : HRT_TIME_MAX;
+		int key;
 
-	hrt__wheel_min(&ts->wheel, &next);      /* lowers next if the wheel has earlier */
-	hrt__wheel_park_min(&ts->wheel, &next);
-	return next;
+		/* Each lowers next if it has earlier. */
+		hrt__wheel_min_within(&ts->wheel, &next, &key);
+		if (key < 0)
+			hrt__wheel_park_min_within(&ts->wheel, &next, &key);
+		if (key < 0)
+			return next;
+		flush(ts, key);
+	}
 }
 
 /* The pass ------------------------------------------------------------- */
@@ -160,21 +179,30 @@ void hrt__tset_pass_begin(struct hrt_tset *ts, uint64_t id, hrt_time_t now)
 
 struct hrt_timer *hrt__tset_first_due(struct hrt_tset *ts, hrt_time_t now, hrt_time_t *ends)
 {
-	struct hrt_timer *t = first_untaken(ts), *w;
-	hrt_time_t hard = t ? t->hrt__hard : HRT_TIME_MAX;
+	for (;;) {
+		struct hrt_timer *t = first_untaken(ts), *w;
+		hrt_time_t hard = t ? t->hrt__hard : HRT_TIME_MAX;
+		int key;
 
-	/* Without ends: nothing due in the trees is the answer (no wheel
-	 * timer is soft-expired: S3), and the wheel need not be searched. */
-	if (!ends && (!t || t->hrt__soft > now))
-		return NULL;
-	/* A wheel timer with an earlier hard expiry comes first and is not
-	 * due (S3), which ends the run; the restarted ones wait in the park,
-	 * which the run passes over (S2).  One with an equal hard expiry has
-	 * a later soft expiry than a due t (> now), so comes after it. */
-	w = hrt__wheel_min(&ts->wheel, &hard);
-	if (ends)
-		*ends = w ? w->hrt__hard : t ? t->hrt__hard : HRT_TIME_MAX;
-	return !w && t && t->hrt__soft <= now ? t : NULL;
+		/* Without ends: nothing due in the trees is the answer (no
+		 * wheel timer is soft-expired: S3), and the wheel need not be
+		 * searched. */
+		if (!ends && (!t || t->hrt__soft > now))
+			return NULL;
+		/* A wheel timer with an earlier hard expiry comes first and
+		 * is not due (S3), which ends the run; the restarted ones
+		 * wait in the park, which the run passes over (S2).  One with
+		 * an equal hard expiry has a later soft expiry than a due t
+		 * (> now), so comes after it. */
+		w = hrt__wheel_min_within(&ts->wheel, &hard, &key);
+		if (key >= 0) {
+			flush(ts, key);
+			continue;
+		}
+		if (ends)
+			*ends = w ? w->hrt__hard : t ? t->hrt__hard : HRT_TIME_MAX;
+		return !w && t && t->hrt__soft <= now ? t : NULL;
+	}
 }
 
 struct hrt_timer *hrt__tset_next_due(struct hrt_tset *ts, hrt_time_t now, uint64_t *visited)
@@ -235,15 +263,23 @@ int hrt__tset_window(struct hrt_tset *ts, int greedy, hrt_time_t *owner,
 		     hrt_time_t *soft, hrt_time_t *hard)
 {
 	unsigned budget = HRT_WINDOW_VISITS;
-	struct hrt_timer *t = first_untaken(ts), *w;
-	hrt_time_t h = t ? t->hrt__hard : HRT_TIME_MAX;
+	struct hrt_timer *t, *w;
+	hrt_time_t h;
+	int key;
 
 	/* The first in queue order may be a wheel timer: one with an earlier
 	 * hard expiry, or an equal one and an earlier soft expiry (a tree
-	 * timer can have a far soft expiry: a walk gathered it). */
-	if (h < HRT_TIME_MAX)
-		h++;
-	w = hrt__wheel_min(&ts->wheel, &h);
+	 * timer can have a far soft expiry: a walk gathered it, or W5). */
+	for (;;) {
+		t = first_untaken(ts);
+		h = t ? t->hrt__hard : HRT_TIME_MAX;
+		if (h < HRT_TIME_MAX)
+			h++;
+		w = hrt__wheel_min_within(&ts->wheel, &h, &key);
+		if (key < 0)
+			break;
+		flush(ts, key);
+	}
 	if (w && (!t || hrt__queue_before(w, t)))
 		t = w;
 	else if (!t)    /* every timer's hard expiry is "never": by soft, W1 */

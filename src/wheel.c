@@ -315,36 +315,6 @@ void hrt__wheel_advance(struct hrt_wheel *w, uint64_t hz, struct hrt_list_node *
 		advance_to(w, hz, out);
 }
 
-/* W2: slot `key`'s exact least hard expiry and the timer that has it;
- * found in queue order after all (a slot whose out-of-order timers left),
- * it is ordered again, and finds its least by itself (W4). */
-static void scan_slot(struct hrt_wheel *w, unsigned key)
-{
-	struct hrt_wheel_slot *sl = &w->slot[key];
-	struct hrt_list_node *l;
-	struct hrt_timer *prev = NULL, *t;
-	int sorted = 1;
-
-	w->scans++;
-	sl->min = NULL;
-	sl->hard = HRT_TIME_MAX;
-	for (l = sl->head.hrt__next; l != &sl->head; l = l->hrt__next) {
-		t = hrt__wheel_timer(l);
-		w->scanned++;
-		bound_enter_seq(sl, t);
-		if (prev && hrt__wheel_before(t, prev))
-			sorted = 0;
-		prev = t;
-	}
-	if (sorted) {
-		w->unordered[key / HRT_WHEEL_SLOTS] &= ~hrt__wheel_bit(key);
-		w->last[key].hard = prev->hrt__hard;    /* the tail: the last */
-		w->last[key].soft = prev->hrt__soft;
-	} else {
-		w->unordered[key / HRT_WHEEL_SLOTS] |= hrt__wheel_bit(key);
-	}
-}
-
 /* The occupied slots in time order - level by level, each in index order -
  * up to the first that starts at or after `limit`: the key of the next, or
  * -1.  A slot's timers all have soft and hard >= its start (W1), so the
@@ -379,27 +349,89 @@ static int slot_next(const struct hrt_wheel *w, struct slot_iter *it, hrt_time_t
 	return (int)(it->level * HRT_WHEEL_SLOTS + idx);
 }
 
+/*
+ * W2: slot `key`'s exact least and the timer that has it, by a scan of at
+ * most *budget timers (taken off the budget): 0, and the slot as it was,
+ * if it holds more.  Found in queue order after all (a slot whose
+ * out-of-order timers left), it is ordered again, and finds its least by
+ * itself (W4).
+ */
+static int scan_slot_within(struct hrt_wheel *w, unsigned key, uint64_t *budget)
+{
+	struct hrt_wheel_slot *sl = &w->slot[key];
+	struct hrt_list_node *l;
+	struct hrt_timer *prev = NULL, *t, *min = NULL;
+	hrt_time_t hard = HRT_TIME_MAX;
+	uint64_t n = 0;
+	int sorted = 1;
+
+	for (l = sl->head.hrt__next; l != &sl->head; l = l->hrt__next) {
+		if (n == *budget) {
+			w->scanned += n;
+			*budget = 0;
+			return 0;
+		}
+		n++;
+		t = hrt__wheel_timer(l);
+		if (!min || t->hrt__hard < hard ||
+		    (t->hrt__hard == hard && hrt__wheel_before(t, min))) {
+			hard = t->hrt__hard;
+			min = t;
+		}
+		if (prev && hrt__wheel_before(t, prev))
+			sorted = 0;
+		prev = t;
+	}
+	w->scanned += n;
+	*budget -= n;
+	w->scans++;
+	sl->min = min;
+	sl->hard = hard;
+	if (sorted) {
+		w->unordered[key / HRT_WHEEL_SLOTS] &= ~hrt__wheel_bit(key);
+		w->last[key].hard = prev->hrt__hard;    /* the tail: the last */
+		w->last[key].soft = prev->hrt__soft;
+	} else {
+		w->unordered[key / HRT_WHEEL_SLOTS] |= hrt__wheel_bit(key);
+	}
+	return 1;
+}
+
+static void scan_slot(struct hrt_wheel *w, unsigned key)
+{
+	uint64_t all = UINT64_MAX;
+
+	scan_slot_within(w, key, &all);
+}
+
 /* W2 exact again for slot `key`, whose least left: an ordered slot's first
- * timer (O(1), W4), else a scan. */
-static void find_min(struct hrt_wheel *w, unsigned key)
+ * timer (O(1), W4), else a scan within *budget (W5): 0 if the slot holds
+ * more than that (nothing changed), and then *flush = key. */
+static int find_min(struct hrt_wheel *w, unsigned key, uint64_t *budget, int *flush)
 {
 	struct hrt_wheel_slot *sl = &w->slot[key];
 
 	if (!(w->unordered[key / HRT_WHEEL_SLOTS] & hrt__wheel_bit(key))) {
 		sl->min = hrt__wheel_timer(sl->head.hrt__next);
 		sl->hard = sl->min->hrt__hard;
-		return;
+		return 1;
 	}
-	scan_slot(w, key);
+	if (scan_slot_within(w, key, budget))
+		return 1;
+	*flush = (int)key;
+	return 0;
 }
 
-struct hrt_timer *hrt__wheel_min(struct hrt_wheel *w, hrt_time_t *limit)
+static struct hrt_timer *wheel_min(struct hrt_wheel *w, hrt_time_t *limit, int *flush)
 {
 	struct hrt_timer *best = NULL;
 	struct slot_iter it;
 	hrt_time_t lim = *limit;
+	uint64_t budget = flush ? HRT_WHEEL_SCAN_MAX : UINT64_MAX;
 	int key;
 
+	if (flush)
+		*flush = -1;
 	if (!w->count)
 		return NULL;
 	/* The first slot starting at or after the best so far ends it. */
@@ -409,8 +441,8 @@ struct hrt_timer *hrt__wheel_min(struct hrt_wheel *w, hrt_time_t *limit)
 
 		if (sl->hard >= lim)
 			continue;       /* a bound: nothing here is below */
-		if (!sl->min)
-			find_min(w, (unsigned)key);
+		if (!sl->min && !find_min(w, (unsigned)key, &budget, flush))
+			return NULL;
 		if (sl->hard < lim) {
 			lim = sl->hard;
 			best = sl->min;
@@ -421,18 +453,81 @@ struct hrt_timer *hrt__wheel_min(struct hrt_wheel *w, hrt_time_t *limit)
 	return best;
 }
 
-struct hrt_timer *hrt__wheel_park_min(struct hrt_wheel *w, hrt_time_t *limit)
+struct hrt_timer *hrt__wheel_min(struct hrt_wheel *w, hrt_time_t *limit)
+{
+	return wheel_min(w, limit, NULL);
+}
+
+struct hrt_timer *hrt__wheel_min_within(struct hrt_wheel *w, hrt_time_t *limit, int *flush)
+{
+	return wheel_min(w, limit, flush);
+}
+
+static struct hrt_timer *park_min(struct hrt_wheel *w, hrt_time_t *limit, int *flush)
 {
 	struct hrt_wheel_slot *sl = &w->slot[HRT_WHEEL_PARK];
+	uint64_t budget = flush ? HRT_WHEEL_SCAN_MAX : UINT64_MAX;
 
+	if (flush)
+		*flush = -1;
 	if (sl->hard >= *limit)
 		return NULL;
-	if (!sl->min)
-		find_min(w, HRT_WHEEL_PARK);
+	if (!sl->min && !find_min(w, HRT_WHEEL_PARK, &budget, flush))
+		return NULL;
 	if (sl->hard >= *limit)
 		return NULL;
 	*limit = sl->hard;
 	return sl->min;
+}
+
+struct hrt_timer *hrt__wheel_park_min(struct hrt_wheel *w, hrt_time_t *limit)
+{
+	return park_min(w, limit, NULL);
+}
+
+struct hrt_timer *hrt__wheel_park_min_within(struct hrt_wheel *w, hrt_time_t *limit, int *flush)
+{
+	return park_min(w, limit, flush);
+}
+
+/*
+ * Slot `key` (or the park) whole to out, in start order, for the tree
+ * (W5).  The park's timers tie with those of the slots they will go to:
+ * so in a pass every parked timer goes too, relinked into its slot first,
+ * and every slot one went to with it, each sorted by sequence - the tree
+ * then takes all ties in start order (S1), and the park, which a later
+ * search could not pass over in a tree, is empty.
+ */
+void hrt__wheel_flush(struct hrt_wheel *w, unsigned key, struct hrt_list_node *out)
+{
+	uint64_t touched[HRT_WHEEL_LEVELS] = { 0 };
+	struct hrt_list_node park;
+	unsigned level;
+
+	hrt__list_init(&park);
+	take_slot(w, HRT_WHEEL_PARK, &park, 0);
+	while (!hrt__list_empty(&park)) {
+		struct hrt_list_node *l = park.hrt__next;
+		struct hrt_timer *t = hrt__wheel_timer(l);
+		int k = hrt__wheel_key(w, t->hrt__soft);
+
+		hrt__wheel_list_del(l);
+		if (k < 0) {            /* (not reached: the horizon stands in a pass) */
+			hrt__wheel_list_add(out, l);
+			continue;
+		}
+		relink(w, t, (unsigned)k);
+		touched[k / HRT_WHEEL_SLOTS] |= hrt__wheel_bit((unsigned)k);
+	}
+	if (key != HRT_WHEEL_PARK)
+		touched[key / HRT_WHEEL_SLOTS] |= hrt__wheel_bit(key);
+	for (level = 0; level < HRT_WHEEL_LEVELS; level++)
+		while (touched[level]) {
+			unsigned idx = (unsigned)__builtin_ctzll(touched[level]);
+
+			touched[level] &= touched[level] - 1;
+			take_slot(w, level * HRT_WHEEL_SLOTS + idx, out, 1);
+		}
 }
 
 void hrt__wheel_unpark(struct hrt_wheel *w, struct hrt_list_node *out)

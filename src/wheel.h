@@ -43,10 +43,18 @@
  *      (LRU), keep-alives pushed on.  A timer placed before last[key], or
  *      re-armed in place (below), marks its slot unordered for good (until
  *      it empties or a scan finds order again); an unordered slot whose
- *      least left is scanned when its bound is next needed (O(its size),
- *      once per such departure: w->scanned).  last[] is apart from the
- *      slots, and looked at only while the slot is ordered: a slot of
- *      random timers costs what it cost before W4.
+ *      least left has it found again when its bound is next needed (W5).
+ *      last[] is apart from the slots, and looked at only while the slot
+ *      is ordered: a slot of random timers costs what it cost before W4.
+ *  W5. no search of a timer set scans more than HRT_WHEEL_SCAN_MAX timers
+ *      (w->scanned counts them): an unordered slot whose least left is
+ *      scanned if it holds no more than what is left of that budget,
+ *      else moved whole into the tree (hrt__wheel_flush), where the
+ *      search then finds its least.  A timer pays that insert at most
+ *      once per start (it leaves the wheel), so no sequence of starts,
+ *      re-arms, cancels and queries makes an op O(slot): issue 47's idle
+ *      timeouts with jitter, the first pushed on before every next-event
+ *      query, rescanned the whole slot every time.
  *
  * The park: one more list, not a slot, for timers that ran in the current
  * pass and were queued again far away (a periodic timer's restart).  The
@@ -90,6 +98,13 @@
 /* The park's key: the slot after the last level's (a "level" of one slot,
  * never in a search). */
 #define HRT_WHEEL_PARK (HRT_WHEEL_LEVELS * HRT_WHEEL_SLOTS)
+/* W5: the timers one search of a timer set may scan for slots' least
+ * hard expiries; a slot that holds more goes into the tree instead.  At
+ * 10^6 timers in random order a scanned timer is a cache miss (~0.1 us):
+ * about 13 us. */
+#ifndef HRT_WHEEL_SCAN_MAX
+#define HRT_WHEEL_SCAN_MAX 128
+#endif
 
 /* A slot: its list, and W2's bound of its hard expiries.  No count: a
  * timer whose neighbours are one node (the head) was the slot's last, so
@@ -449,12 +464,22 @@ void hrt__wheel_advance(struct hrt_wheel *w, uint64_t hz, struct hrt_list_node *
  * with *limit set to it; else NULL, *limit unchanged.  Exact: it reads the
  * slots' bounds (W2) in time order until a slot starts at or after the
  * best so far; a slot whose bound lost its timer gives its first timer
- * if it is ordered, else is scanned (O(its size), once per such loss:
- * W4).  No timer moves; the park is not
- * looked at (hrt__wheel_park_min). */
+ * if it is ordered, else is scanned whole (W4).  No timer moves; the park
+ * is not looked at (hrt__wheel_park_min).  For the wheel alone (tests):
+ * a timer set asks hrt__wheel_min_within. */
 struct hrt_timer *hrt__wheel_min(struct hrt_wheel *w, hrt_time_t *limit);
 /* The same for the park. */
 struct hrt_timer *hrt__wheel_park_min(struct hrt_wheel *w, hrt_time_t *limit);
+/* hrt__wheel_min (and _park_min) scanning at most HRT_WHEEL_SCAN_MAX
+ * timers in all (W5): *flush = -1 and the answer; or, where the scan would
+ * go past that, NULL with *flush = the slot to move into the tree
+ * (hrt__wheel_flush) before asking again. */
+struct hrt_timer *hrt__wheel_min_within(struct hrt_wheel *w, hrt_time_t *limit, int *flush);
+struct hrt_timer *hrt__wheel_park_min_within(struct hrt_wheel *w, hrt_time_t *limit, int *flush);
+/* Slot `key` (or the park, HRT_WHEEL_PARK) to out, in start order, with
+ * every parked timer and the slots they tie with (W5); counted until
+ * taken, as hrt__wheel_advance's. */
+void hrt__wheel_flush(struct hrt_wheel *w, unsigned key, struct hrt_list_node *out);
 /* The pass is over: each parked timer to its slot, keeping its sequence,
  * or to out (counted until taken) if the horizon passed it meanwhile. */
 void hrt__wheel_unpark(struct hrt_wheel *w, struct hrt_list_node *out);

@@ -1,0 +1,422 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * test_op_search.c - no program of operations makes an op, a next-event
+ * query or a pass scan more than a bounded number of far timers (issue
+ * 47): a search for bad sequences, scored by counts (stats.wheel_scanned,
+ * stats.tree_ops, stats.nodes_visited), never by time.
+ *
+ * A program is a shape (delay D, jitter J, window as a share of the
+ * delay, periodic timers or not, callbacks that meddle or not) and a list
+ * of ops: start a random timer, push on the timer due first (a keep-alive
+ * renewed just before its deadline) or the one due last, re-arm one inside
+ * its slot, cancel the first (FIFO) or a random one, a query, a pass a
+ * little later or at the first soft expiry.  n timers are started first;
+ * after every op the next event is asked, as a loop does before it sleeps.
+ * The bounds (W5, wheel.h):
+ *   - far timers scanned: at most HRT_WHEEL_SCAN_MAX per search of the
+ *     set - 2 searches an op (its own and the query), 2 per callback of a
+ *     pass (its step of the leftmost run, a meddling callback's query) and
+ *     3 more a pass - whatever the program;
+ *   - tree inserts and erases: at most 4 per op, fill and callback
+ *     (amortised: a start or cancel erases and inserts once; a far timer
+ *     goes into the tree at most once per start and leaves it once);
+ *   - greedy nodes visited: at most 4 (log2 n + 2) per callback and pass.
+ * Programs: the seeds - issue 47's pattern (30 s timeouts + 0-4 s jitter
+ * in one slot, the first pushed on), FIFO cancel, LRU, periodic restart
+ * into a big slot, random - on a virtual base and a real one (its fd:
+ * starts then also move the wake-up); random programs; then a hill-climb
+ * that mutates the worst program found so far (most scanned in one op,
+ * then most tree work an op) and keeps what scores no lower.
+ *     build/tests/test_op_search [SEED]
+ * replays a run; a failure names the program and the op.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "unit.h"
+
+#include "hrt.h"
+#include "hrt_values.h"
+#include "wheel.h"
+
+#define N 1024                  /* timers */
+#define OPS 1500                /* ops a program, after the n starts */
+#define MS 1000000LL
+#define SEC 1000000000LL
+
+enum op { O_START, O_PUSH_FIRST, O_PUSH_LAST, O_STAY, O_CANCEL_FIRST, O_CANCEL_ANY, O_QUERY,
+	  O_PASS, O_JUMP, O_NOPS };
+static const char *const op_name[O_NOPS] = { "start", "push-first", "push-last", "stay",
+	"cancel-first", "cancel-any", "query", "pass", "jump" };
+
+struct step {
+	unsigned char op;
+	uint32_t arg;
+};
+
+struct program {
+	const char *name;
+	hrt_time_t delay, jitter;       /* a start: now + delay + [0, jitter) */
+	unsigned window_pct;            /* slack: this % of the delay */
+	int periodic;                   /* every 8th timer restarts, a delay on */
+	int meddle;                     /* callbacks push the first on and ask */
+	struct step step[OPS];
+};
+
+/* What a run scored: the worst op and the totals. */
+struct score {
+	uint64_t max_scanned;           /* in one op */
+	int worst_op;
+	uint64_t tree_ops, nodes, ops, runs, passes;
+};
+
+static struct hrt_timer tms[N];
+static int queued[N];
+static hrt_time_t hard_of[N];
+static struct hrt_base *base;
+static const struct program *cur;
+static hrt_time_t vnow;
+static uint64_t runs;
+
+static uint64_t rnd(uint64_t *s)
+{
+	*s = *s * 6364136223846793005ULL + 1442695040888963407ULL;
+	return *s >> 22;
+}
+
+static struct hrt_stats stats(void)
+{
+	struct hrt_stats s;
+
+	assert_int_equal(hrt_base_get_stats(base, &s, sizeof(s)), 0);
+	return s;
+}
+
+static hrt_time_t now_of(int real)
+{
+	return real ? tv_now(base) : vnow;
+}
+
+/* Timer i started at now + delay + a share of the jitter that arg picks. */
+static void start_at(int i, hrt_time_t now, uint32_t arg)
+{
+	hrt_time_t d = cur->delay + (cur->jitter ? (hrt_time_t)(arg % (uint64_t)cur->jitter) : 0);
+	hrt_time_t slack = d / 100 * cur->window_pct;
+
+	assert_int_equal(hrt_timer_start_range(&tms[i], base, now + d, slack, HRT_MODE_ABS), 0);
+	queued[i] = 1;
+	hard_of[i] = now + d + slack;
+}
+
+/* The queued timer due first (dir < 0) or last; -1 if none. */
+static int pick(int dir)
+{
+	int best = -1;
+
+	for (int i = 0; i < N; i++)
+		if (queued[i] && (best < 0 || (dir < 0 ? hard_of[i] < hard_of[best]
+						       : hard_of[i] > hard_of[best])))
+			best = i;
+	return best;
+}
+
+static enum hrt_restart cb(struct hrt_timer *t, hrt_time_t now)
+{
+	int i = (int)(t - tms), f;
+
+	runs++;
+	queued[i] = 0;
+	if (cur->meddle && (f = pick(-1)) >= 0) {       /* a client pushes on meanwhile */
+		start_at(f, now, (uint32_t)(runs * 2654435761u));
+		(void)tv_next(base);
+	}
+	if (cur->periodic && i % 8 == 0) {
+		hrt_timer_forward(t, now, cur->delay);
+		return HRT_RESTART;
+	}
+	return HRT_NORESTART;
+}
+
+/* After a pass: which timers ran, and where the periodic ones went. */
+static void sync_model(void)
+{
+	for (int i = 0; i < N; i++) {
+		queued[i] = hrt_timer_is_queued(&tms[i]) == 1;
+		hard_of[i] = tv_hard(&tms[i]);
+	}
+}
+
+/* One op of the program; returns the searches it may make (the bound's
+ * unit) besides the query after it. */
+static uint64_t do_step(const struct step *s, int real)
+{
+	hrt_time_t now = now_of(real);
+	uint64_t r0 = runs;
+	int i;
+
+	switch (s->op) {
+	case O_START:
+		start_at((int)(s->arg % N), now, s->arg / N);
+		return 1;
+	case O_PUSH_FIRST:
+	case O_PUSH_LAST:
+		if ((i = pick(s->op == O_PUSH_FIRST ? -1 : 1)) >= 0)
+			start_at(i, now, s->arg);
+		return 1;
+	case O_STAY:
+		i = (int)(s->arg % N);
+		if (queued[i]) {
+			hrt_time_t soft = tv_soft(&tms[i]) + (hrt_time_t)(s->arg % 1000);
+			hrt_time_t hard = (soft > hard_of[i] ? soft : hard_of[i]) + 1;
+
+			assert_int_equal(hrt_timer_start_range(&tms[i], base, soft, hard - soft,
+							       HRT_MODE_ABS), 0);
+			hard_of[i] = hard;
+		}
+		return 1;
+	case O_CANCEL_FIRST:
+	case O_CANCEL_ANY:
+		i = s->op == O_CANCEL_FIRST ? pick(-1) : (int)(s->arg % N);
+		if (i >= 0) {
+			hrt_timer_cancel(&tms[i]);
+			queued[i] = 0;
+		}
+		return 1;
+	case O_QUERY:
+		(void)tv_next(base);
+		return 1;
+	case O_PASS:
+	case O_JUMP:
+		if (!real) {
+			if (s->op == O_JUMP && (i = pick(-1)) >= 0 && tv_soft(&tms[i]) > vnow)
+				vnow = tv_soft(&tms[i]);
+			vnow += (hrt_time_t)(s->arg % (5 * MS));
+		}
+		assert_true(hrt_base_run(base, now_of(real), (int)(s->arg & 1)) >= 0);
+		sync_model();
+		return 2 * (runs - r0) + 3;
+	}
+	return 0;
+}
+
+/* Runs p on a new base (virtual, or real with its fd) and checks every
+ * bound; fills *sc.  `label` names the program in a failure. */
+static void run_program(const struct program *p, int real, struct score *sc, const char *label)
+{
+	struct hrt_stats s0, s1, a, z;
+	uint64_t searches;
+
+	cur = p;
+	base = real ? tv_new(CLOCK_MONOTONIC, 0) : tv_virtual(0);
+	assert_non_null(base);
+	if (real)
+		assert_true(hrt_base_fd(base) >= 0);
+	vnow = 0;
+	runs = 0;
+	memset(sc, 0, sizeof(*sc));
+	for (int i = 0; i < N; i++) {
+		assert_int_equal(hrt_timer_init(&tms[i], cb), 0);
+		queued[i] = 0;
+	}
+	a = stats();
+	for (int i = 0; i < N; i++)
+		start_at(i, now_of(real), (uint32_t)(i * 2654435761u));
+	for (int k = 0; k < OPS; k++) {
+		const struct step *s = &p->step[k];
+		uint64_t scanned;
+
+		s0 = stats();
+		searches = do_step(s, real) + 1;
+		(void)tv_next(base);
+		s1 = stats();
+		scanned = s1.wheel_scanned - s0.wheel_scanned;
+		if (scanned > sc->max_scanned) {
+			sc->max_scanned = scanned;
+			sc->worst_op = k;
+		}
+		if (scanned > searches * HRT_WHEEL_SCAN_MAX)
+			fail_msg("%s (%s base), op %d (%s, arg %u): %llu far timers scanned, bound %llu "
+				 "(%llu searches of at most %d)", label, real ? "fd" : "virtual", k,
+				 op_name[s->op], s->arg, (unsigned long long)scanned,
+				 (unsigned long long)(searches * HRT_WHEEL_SCAN_MAX),
+				 (unsigned long long)searches, HRT_WHEEL_SCAN_MAX);
+		sc->passes += s->op == O_PASS || s->op == O_JUMP;
+	}
+	z = stats();
+	sc->ops = N + OPS;
+	sc->runs = runs;
+	sc->tree_ops = z.tree_ops - a.tree_ops;
+	sc->nodes = z.nodes_visited - a.nodes_visited;
+	assert_int_equal(hrt_base_check(base, NULL, 0), 0);
+	for (int i = 0; i < N; i++)
+		hrt_timer_cancel(&tms[i]);
+	assert_int_equal(hrt_base_free(base), 0);
+	if (sc->tree_ops > 4 * (sc->ops + sc->runs))
+		fail_msg("%s (%s base): %llu tree inserts and erases for %llu ops and %llu callbacks "
+			 "(bound 4 each)", label, real ? "fd" : "virtual",
+			 (unsigned long long)sc->tree_ops, (unsigned long long)sc->ops,
+			 (unsigned long long)sc->runs);
+	{
+		uint64_t lg = 0;
+
+		while ((1u << lg) < N)
+			lg++;
+		if (sc->nodes > 4 * (lg + 2) * (sc->runs + sc->passes))
+			fail_msg("%s (%s base): %llu greedy nodes visited for %llu callbacks in %llu "
+				 "passes", label, real ? "fd" : "virtual",
+				 (unsigned long long)sc->nodes, (unsigned long long)sc->runs,
+				 (unsigned long long)sc->passes);
+	}
+}
+
+/* The seeds ------------------------------------------------------------- */
+
+static void fill(struct program *p, uint64_t *seed, const unsigned char *ops, int nops)
+{
+	for (int k = 0; k < OPS; k++) {
+		p->step[k].op = ops[(unsigned)rnd(seed) % (unsigned)nops];
+		p->step[k].arg = (uint32_t)rnd(seed);
+	}
+}
+
+static void seed_program(struct program *p, int which, uint64_t *seed)
+{
+	static const unsigned char push[] = { O_PUSH_FIRST };
+	static const unsigned char fifo[] = { O_CANCEL_FIRST, O_START };
+	static const unsigned char periodic[] = { O_JUMP, O_PUSH_FIRST, O_START };
+	static const unsigned char any[] = { O_START, O_PUSH_FIRST, O_PUSH_LAST, O_STAY,
+		O_CANCEL_FIRST, O_CANCEL_ANY, O_QUERY, O_PASS, O_JUMP };
+
+	memset(p, 0, sizeof(*p));
+	p->delay = 30 * SEC;
+	switch (which) {
+	case 0:         /* issue 47, part 3 */
+		p->name = "seed: 30 s + 0-4 s jitter, the first pushed on";
+		p->jitter = 4 * SEC;
+		fill(p, seed, push, 1);
+		break;
+	case 1:
+		p->name = "seed: FIFO cancel of one length, 10 % windows";
+		p->window_pct = 10;
+		fill(p, seed, fifo, 2);
+		break;
+	case 2:         /* the earliest re-armed, one length */
+		p->name = "seed: LRU of one length, 10 % windows";
+		p->window_pct = 10;
+		fill(p, seed, push, 1);
+		break;
+	case 3:
+		p->name = "seed: periodic restarts into a big slot, meddling callbacks";
+		p->jitter = 4 * SEC;
+		p->window_pct = 10;
+		p->periodic = 1;
+		p->meddle = 1;
+		fill(p, seed, periodic, 3);
+		break;
+	default:
+		p->name = "random";
+		p->delay = (hrt_time_t)(rnd(seed) % 60) * SEC + 10 * MS;
+		p->jitter = (hrt_time_t)(rnd(seed) % 8) * SEC / 2;
+		p->window_pct = (unsigned)(rnd(seed) % 3) * 50;
+		p->periodic = (int)(rnd(seed) & 1);
+		p->meddle = (int)(rnd(seed) & 1);
+		fill(p, seed, any, O_NOPS);
+		break;
+	}
+}
+
+/* A mutant of p: a run of one op (repeats are what adversaries make), new
+ * arguments in a stretch, or another shape. */
+static void mutate(struct program *p, uint64_t *seed)
+{
+	int at = (int)(rnd(seed) % OPS), len = 1 + (int)(rnd(seed) % 200);
+
+	switch (rnd(seed) % 3) {
+	case 0: {
+		unsigned char op = (unsigned char)(rnd(seed) % O_NOPS);
+
+		for (int k = at; k < OPS && k < at + len; k++)
+			p->step[k].op = op;
+		break;
+	}
+	case 1:
+		for (int k = at; k < OPS && k < at + len; k++)
+			p->step[k].arg = (uint32_t)rnd(seed);
+		break;
+	default:
+		p->jitter = (hrt_time_t)(rnd(seed) % 9) * SEC / 2;
+		p->window_pct = (unsigned)(rnd(seed) % 3) * 50;
+		p->meddle = (int)(rnd(seed) & 1);
+		p->periodic = (int)(rnd(seed) & 1);
+		break;
+	}
+	p->name = "hill-climb";
+}
+
+static int worse(const struct score *a, const struct score *b)
+{
+	if (a->max_scanned != b->max_scanned)
+		return a->max_scanned > b->max_scanned;
+	return a->tree_ops * b->ops >= b->tree_ops * a->ops;
+}
+
+static uint64_t master_seed = 47;
+static struct program progs[2];
+
+static void report(const struct score *sc, const char *name, int real)
+{
+	print_message("  %-60s %-7s max %3llu scanned in one op (op %4d), %.2f tree ops and "
+		      "%.2f nodes an op\n", name, real ? "fd" : "virtual",
+		      (unsigned long long)sc->max_scanned, sc->worst_op,
+		      (double)sc->tree_ops / (double)sc->ops, (double)sc->nodes / (double)sc->ops);
+}
+
+static void test_no_searched_op_program_scans_past_the_bound(void **state)
+{
+	struct program *best = &progs[0], *cand = &progs[1];
+	struct score sb, sc;
+	uint64_t seed = master_seed;
+	char label[96];
+
+	(void)state;
+	print_message("  seed %llu (replay: build/tests/test_op_search %llu); bound %d scanned a "
+		      "search\n", (unsigned long long)master_seed, (unsigned long long)master_seed,
+		      HRT_WHEEL_SCAN_MAX);
+	memset(&sb, 0, sizeof(sb));
+	for (int which = 0; which < 12; which++) {
+		seed_program(cand, which, &seed);
+		for (int real = 0; real < (which < 4 ? 2 : 1); real++) {
+			snprintf(label, sizeof(label), "program %d, %s", which, cand->name);
+			run_program(cand, real, &sc, label);
+			report(&sc, cand->name, real);
+			if (!real && (which == 0 || worse(&sc, &sb))) {
+				*best = *cand;
+				sb = sc;
+			}
+		}
+	}
+	for (int gen = 0; gen < 24; gen++) {
+		*cand = *best;
+		mutate(cand, &seed);
+		snprintf(label, sizeof(label), "hill-climb generation %d", gen);
+		run_program(cand, 0, &sc, label);
+		if (worse(&sc, &sb)) {
+			*best = *cand;
+			sb = sc;
+		}
+	}
+	report(&sb, "worst found by the hill-climb", 0);
+}
+
+int main(int argc, char **argv)
+{
+	static const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_no_searched_op_program_scans_past_the_bound),
+	};
+
+	if (argc > 1)
+		master_seed = strtoull(argv[1], NULL, 0);
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
