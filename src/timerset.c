@@ -169,6 +169,7 @@ void hrt__tset_pass_begin(struct hrt_tset *ts, uint64_t id, hrt_time_t now)
 	struct hrt_list_node out;
 
 	ts->in_pass = 1;
+	hrt__wheel_fast(&ts->wheel, 0);        /* a restart goes to the park */
 	ts->pass_id = id;
 	ts->pass_now = now;
 	/* S3: every timer a search at now may return is in a tree (W1). */
@@ -227,6 +228,7 @@ void hrt__tset_pass_end(struct hrt_tset *ts)
 		hrt__tset_mark(t, ts, HRT_TS_QUEUED);
 	}
 	ts->in_pass = 0;
+	hrt__wheel_fast(&ts->wheel, 1);
 	/* The park's timers to their slots: O(1) each, once per restart. */
 	hrt__list_init(&out);
 	hrt__wheel_unpark(&ts->wheel, &out);
@@ -422,6 +424,8 @@ const char *hrt__tset_check(const struct hrt_tset *ts)
 		return "more restart marks than ran[] holds";
 	if (ts->in_pass && !ts->pass_id)
 		return "a pass numbered 0";
+	if (ts->in_pass != !ts->wheel.seq_fast)
+		return "the wheel's fast re-arm open in a pass, or shut outside one";
 	if ((err = hrt__queue_check(&ts->queue)) || (err = hrt__queue_check(&ts->pend)))
 		return hrt__rb_strerror(err);
 	if ((why = check_main(ts)))

@@ -310,7 +310,9 @@ hrt__tset_rearm_wheel(struct hrt_tset *ts, struct hrt_timer *t, uintptr_t s, hrt
 	if ((s & (HRT_TS_QUEUED | HRT_TS_WHEEL)) == HRT_TS_QUEUED)
 		return 0;
 	key = hrt__wheel_key(&ts->wheel, soft);
-	if (key < 0 || !hrt__wheel_seq_ok(&ts->wheel) || __builtin_expect(ts->in_pass, 0))
+	/* seq_ok is also false in a pass (hrt__wheel_fast): a timer that
+	 * ran in it goes to the park. */
+	if (key < 0 || !hrt__wheel_seq_ok(&ts->wheel))
 		return 0;
 	/* Nothing refuses from here: the expiries first, so that they are
 	 * not held in registers across the list work (the bound, W2, reads

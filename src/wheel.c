@@ -44,6 +44,7 @@ void hrt__wheel_init(struct hrt_wheel *w, hrt_time_t now)
 	w->scanned = 0;
 	w->last_move = 0;
 	w->seq = 0;
+	hrt__wheel_fast(w, 1);
 	memset(w->occupied, 0, sizeof(w->occupied));
 	memset(w->unsorted, 0, sizeof(w->unsorted));
 	memset(w->unordered, 0, sizeof(w->unordered));

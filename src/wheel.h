@@ -131,6 +131,7 @@ struct hrt_wheel {
 	uint64_t unsorted[HRT_WHEEL_LEVELS + 1];        /* bit i: slot i may be out of start order (W3) */
 	uint64_t unordered[HRT_WHEEL_LEVELS + 1];       /* bit i: ... of queue order (W4) */
 	uint64_t seq;                           /* the next start sequence, << KEY_BITS */
+	uint64_t seq_fast;                      /* hrt__wheel_seq_ok's bound */
 	size_t count;
 	uint64_t cascades;                      /* timers re-placed inside the wheel */
 	uint64_t scans;                         /* slots scanned for their bound (W2) */
@@ -254,11 +255,20 @@ static inline uint64_t hrt__wheel_seq_of(const struct hrt_timer *t)
  * park: the sequence restarts, the order among equal expiries unchanged. */
 void hrt__wheel_renumber(struct hrt_wheel *w);
 
-/* The next start sequence is not the last one: numbering now needs no
- * renumber (the fast paths test this before they change anything). */
+/* The last start sequence: numbering from it renumbers first. */
+#define HRT_WHEEL_SEQ_LAST ((uint64_t)0 - (UINT64_C(1) << HRT_WHEEL_KEY_BITS))
+
+/* The fast paths may number: the next start sequence is below
+ * w->seq_fast, which is the last one (no renumber due), or 0 while the
+ * set says no (hrt__wheel_fast: a pass runs).  One compare for both. */
 static inline int hrt__wheel_seq_ok(const struct hrt_wheel *w)
 {
-	return w->seq != (uint64_t)0 - (UINT64_C(1) << HRT_WHEEL_KEY_BITS);
+	return w->seq < w->seq_fast;
+}
+
+static inline void hrt__wheel_fast(struct hrt_wheel *w, int on)
+{
+	w->seq_fast = on ? HRT_WHEEL_SEQ_LAST : 0;
 }
 
 /* A new start sequence for t in slot `key`; `renumber`: 0 when
@@ -325,8 +335,9 @@ hrt__wheel_bound_enter(struct hrt_wheel_slot *sl, struct hrt_timer *t, hrt_time_
 static inline __attribute__((always_inline)) void
 hrt__wheel_append(struct hrt_wheel *w, struct hrt_timer *t, unsigned key)
 {
-	uint64_t bit = hrt__wheel_bit(key);
+	uint64_t bit;
 
+	bit = hrt__wheel_bit(key);
 	hrt__wheel_list_add(&w->slot[key].head, &t->hrt__off.hrt__link);
 	w->occupied[key / HRT_WHEEL_SLOTS] |= bit;
 	if (!(w->unordered[key / HRT_WHEEL_SLOTS] & bit)) {
