@@ -210,7 +210,7 @@ struct hrt_stats {
 	uint64_t early_wakeups;   /* device wake-ups before any hard expiry was due:
 				   * the lazy re-arm's price (hrt_base_fd) */
 	uint64_t wheel_scanned;   /* far timers visited to find a slot's earliest
-				   * hard expiry again (O(slot) each time) */
+				   * hard expiry again (at most 128 a search) */
 	uint64_t passes_cut;      /* passes ended by hrt_base_set_pass_limit */
 };
 
@@ -285,9 +285,10 @@ HRT_EXTERN int hrt_base_set_time(struct hrt_base *base, hrt_time_t now);
  * far timers included: the wheel of far timers keeps each slot's earliest
  * hard expiry, found again in O(1) when its timer leaves if the slot's
  * timers came in order (same-length timeouts, pushed-back ones); a slot
- * whose timers came out of order is scanned once after its earliest left
- * (stats.wheel_scanned counts the timers visited; an internal cache, under
- * the lock).  In the base's clock, relative timers of a CLOCK_REALTIME base
+ * whose timers came out of order is scanned after its earliest left if it
+ * is small (at most 128 timers a call: stats.wheel_scanned), else moved
+ * into the tree, once per start of each (an internal cache, under the
+ * lock).  In the base's clock, relative timers of a CLOCK_REALTIME base
  * too (their monotonic expiry moved by the offset of the wall clock the
  * base last measured: at each pass, on every set of the clock the kernel
  * reports, and when its timerfd is armed after being disarmed or held

@@ -5,9 +5,10 @@
  * horizon touches only the slots it passes or enters, found through the
  * per-level occupancy bitmaps, and every timer cascades at most once per
  * level before it reaches the tree.  The earliest hard expiry comes from
- * the slots' bounds (W2), so asking for it moves no timer; a slot in queue
- * order finds its least again by itself, any other is scanned once after
- * its least left (W4).  The park (wheel.h) is a slot no search looks at.
+ * the slots' bounds (W2), so asking for it moves no timer; a slot in
+ * queue order finds its least again by itself (W4), any other is scanned
+ * within a search's budget or moved into the tree (W5).  The park
+ * (wheel.h) is a slot no search looks at.
  */
 #include <string.h>
 
@@ -499,39 +500,9 @@ struct hrt_timer *hrt__wheel_park_min_within(struct hrt_wheel *w, hrt_time_t *li
  * then takes all ties in start order (S1), and the park, which a later
  * search could not pass over in a tree, is empty.
  */
-void hrt__wheel_flush(struct hrt_wheel *w, unsigned key, struct hrt_list_node *out)
-{
-	uint64_t touched[HRT_WHEEL_LEVELS] = { 0 };
-	struct hrt_list_node park;
-	unsigned level;
-
-	hrt__list_init(&park);
-	take_slot(w, HRT_WHEEL_PARK, &park, 0);
-	while (!hrt__list_empty(&park)) {
-		struct hrt_list_node *l = park.hrt__next;
-		struct hrt_timer *t = hrt__wheel_timer(l);
-		int k = hrt__wheel_key(w, t->hrt__soft);
-
-		hrt__wheel_list_del(l);
-		if (k < 0) {            /* (not reached: the horizon stands in a pass) */
-			hrt__wheel_list_add(out, l);
-			continue;
-		}
-		relink(w, t, (unsigned)k);
-		touched[k / HRT_WHEEL_SLOTS] |= hrt__wheel_bit((unsigned)k);
-	}
-	if (key != HRT_WHEEL_PARK)
-		touched[key / HRT_WHEEL_SLOTS] |= hrt__wheel_bit(key);
-	for (level = 0; level < HRT_WHEEL_LEVELS; level++)
-		while (touched[level]) {
-			unsigned idx = (unsigned)__builtin_ctzll(touched[level]);
-
-			touched[level] &= touched[level] - 1;
-			take_slot(w, level * HRT_WHEEL_SLOTS + idx, out, 1);
-		}
-}
-
-void hrt__wheel_unpark(struct hrt_wheel *w, struct hrt_list_node *out)
+/* Each parked timer to its slot, keeping its sequence (its slot's bit
+ * set in touched[], if given), or to out if the horizon passed it. */
+static void unpark(struct hrt_wheel *w, struct hrt_list_node *out, uint64_t *touched)
 {
 	struct hrt_list_node park;
 
@@ -543,11 +514,72 @@ void hrt__wheel_unpark(struct hrt_wheel *w, struct hrt_list_node *out)
 		int key = hrt__wheel_key(w, t->hrt__soft);
 
 		hrt__wheel_list_del(l);
-		if (key >= 0)
-			relink(w, t, (unsigned)key);
-		else
+		if (key < 0) {
 			hrt__wheel_list_add(out, l);
+			continue;
+		}
+		relink(w, t, (unsigned)key);
+		if (touched)
+			touched[key / HRT_WHEEL_SLOTS] |= hrt__wheel_bit((unsigned)key);
 	}
+}
+
+/*
+ * The timers of list `in`, all of one slot of `level`, to the end of out
+ * in order of their soft jiffy, each jiffy's in list order (a stable
+ * distribution into the 64 parts of each level below: in start order
+ * still, W3).  So the tree takes a flushed slot nearly in key order, each
+ * insert down a path the one before it warmed: 10^6 timers in list
+ * order cost a cache miss per level each (seconds), as advance's comment
+ * says of a slot taken whole.  At most 7 levels of 64 heads on the stack.
+ */
+static void spread(struct hrt_list_node *in, unsigned level, struct hrt_list_node *out)
+{
+	struct hrt_list_node part[HRT_WHEEL_SLOTS];
+	unsigned i, shift = (level - 1) * HRT_WHEEL_BITS;
+
+	if (!level || in->hrt__next == in->hrt__prev) {
+		list_splice_tail(out, in);
+		return;
+	}
+	for (i = 0; i < HRT_WHEEL_SLOTS; i++)
+		hrt__list_init(&part[i]);
+	while (!hrt__list_empty(in)) {
+		struct hrt_list_node *l = in->hrt__next;
+
+		hrt__wheel_list_del(l);
+		i = (unsigned)(hrt__wheel_jiffy(hrt__wheel_timer(l)->hrt__soft) >> shift) &
+		    (HRT_WHEEL_SLOTS - 1);
+		hrt__wheel_list_add(&part[i], l);
+	}
+	for (i = 0; i < HRT_WHEEL_SLOTS; i++)
+		if (!hrt__list_empty(&part[i]))
+			spread(&part[i], level - 1, out);
+}
+
+void hrt__wheel_flush(struct hrt_wheel *w, unsigned key, struct hrt_list_node *out)
+{
+	uint64_t touched[HRT_WHEEL_LEVELS] = { 0 };
+	struct hrt_list_node all;
+	unsigned level;
+
+	hrt__list_init(&all);
+	unpark(w, out, touched);
+	if (key != HRT_WHEEL_PARK)
+		touched[key / HRT_WHEEL_SLOTS] |= hrt__wheel_bit(key);
+	for (level = 0; level < HRT_WHEEL_LEVELS; level++)
+		while (touched[level]) {
+			unsigned idx = (unsigned)__builtin_ctzll(touched[level]);
+
+			touched[level] &= touched[level] - 1;
+			take_slot(w, level * HRT_WHEEL_SLOTS + idx, &all, 1);
+			spread(&all, level, out);
+		}
+}
+
+void hrt__wheel_unpark(struct hrt_wheel *w, struct hrt_list_node *out)
+{
+	unpark(w, out, NULL);
 }
 
 struct hrt_timer *hrt__wheel_least_soft(const struct hrt_wheel *w, hrt_time_t below,

@@ -12,7 +12,7 @@
  *    and a periodic timer whose restart lands in that slot as its earliest
  *    hard expiry, through the README's idiom (forward, HRT_RESTART);
  *  - random: timers 1-10 s ahead re-armed at random, scans bounded by the
- *    ops (amortised O(1)).
+ *    ops (amortised O(1); tests/test_op_search.c bounds each search).
  * Each on a virtual base and on a real one with its fd (where every op
  * also decides whether the wake-up moves), with next_event after every op,
  * as a loop that plans its sleep asks.
@@ -202,7 +202,8 @@ static void test_periodic_restart_into_a_big_slot_costs_the_pass_nothing(void **
  * random instants, next_event after each: a slot of timers in no order
  * is scanned only when its earliest leaves, one op in n or so, so the
  * scans stay within a few timers per op.  (A slot of timers in no order
- * whose earliest is taken every time is scanned every time: wheel.h, W3.) */
+ * whose earliest is taken every time goes into the tree instead of being
+ * scanned every time: wheel.h, W5; tests/test_op_search.c.) */
 static void test_random_rearms_scan_amortised_constant(void **state)
 {
 	(void)state;
