@@ -305,26 +305,29 @@ static inline __attribute__((always_inline)) int
 hrt__tset_rearm_wheel(struct hrt_tset *ts, struct hrt_timer *t, uintptr_t s, hrt_time_t soft,
 		      hrt_time_t hard)
 {
-	int key;
+	int key = hrt__wheel_key(&ts->wheel, soft);
 
-	if ((s & (HRT_TS_QUEUED | HRT_TS_WHEEL)) == HRT_TS_QUEUED)
-		return 0;
-	key = hrt__wheel_key(&ts->wheel, soft);
 	/* seq_ok is also false in a pass (hrt__wheel_fast): a timer that
 	 * ran in it goes to the park. */
 	if (key < 0 || !hrt__wheel_seq_ok(&ts->wheel))
 		return 0;
-	/* Nothing refuses from here: the expiries first, so that they are
-	 * not held in registers across the list work (the bound, W2, reads
-	 * the new hard from the timer). */
+	/* A wheel timer: nothing refuses from here.  The expiries first, so
+	 * that they are not held in registers across the list work (the
+	 * bound, W2, reads the new hard from the timer).  The wheel bit
+	 * first, the tree's refusal after it: one test on the way of a
+	 * re-arm, not two. */
+	if (s & HRT_TS_WHEEL) {
+		__atomic_store_n(&t->hrt__soft, soft, __ATOMIC_RELAXED);
+		__atomic_store_n(&t->hrt__hard, hard, __ATOMIC_RELAXED);
+		hrt__wheel_move_(&ts->wheel, t, (unsigned)key, 0);
+		return 1;
+	}
+	if (s & HRT_TS_QUEUED)          /* in a tree */
+		return 0;
 	__atomic_store_n(&t->hrt__soft, soft, __ATOMIC_RELAXED);
 	__atomic_store_n(&t->hrt__hard, hard, __ATOMIC_RELAXED);
-	if (s & HRT_TS_WHEEL) {
-		hrt__wheel_move_(&ts->wheel, t, (unsigned)key, 0);
-	} else {
-		hrt__wheel_link_(&ts->wheel, t, (unsigned)key, 0);
-		hrt__tset_mark(t, ts, HRT_TS_QUEUED | HRT_TS_WHEEL);
-	}
+	hrt__wheel_link_(&ts->wheel, t, (unsigned)key, 0);
+	hrt__tset_mark(t, ts, HRT_TS_QUEUED | HRT_TS_WHEEL);
 	return 1;
 }
 

@@ -226,18 +226,31 @@ static inline unsigned hrt__wheel_slot(uint64_t j, unsigned level)
 
 void hrt__wheel_init(struct hrt_wheel *w, hrt_time_t now);
 
+/* By msb(j ^ hz): (level * 64) << 8 | level * 6 (hrt__wheel_key). */
+#define HRT_WHEEL_KT(b) ((uint32_t)((b) / HRT_WHEEL_BITS * HRT_WHEEL_SLOTS) << 8 | \
+			 (uint32_t)((b) / HRT_WHEEL_BITS * HRT_WHEEL_BITS))
+#define HRT_WHEEL_KT8(b) HRT_WHEEL_KT(b), HRT_WHEEL_KT(b + 1), HRT_WHEEL_KT(b + 2), \
+	HRT_WHEEL_KT(b + 3), HRT_WHEEL_KT(b + 4), HRT_WHEEL_KT(b + 5), HRT_WHEEL_KT(b + 6), \
+	HRT_WHEEL_KT(b + 7)
+static const uint32_t hrt__wheel_keytab[64] = {
+	HRT_WHEEL_KT8(0), HRT_WHEEL_KT8(8), HRT_WHEEL_KT8(16), HRT_WHEEL_KT8(24),
+	HRT_WHEEL_KT8(32), HRT_WHEEL_KT8(40), HRT_WHEEL_KT8(48), HRT_WHEEL_KT8(56),
+};
+
 /* The slot (level * HRT_WHEEL_SLOTS + index) of the wheel that a timer
  * with this soft expiry goes to, or -1: it is behind the horizon (W1).
  * soft > hz_last is j(soft) >= hz.  The hard expiry plays no part. */
 static inline int hrt__wheel_key(const struct hrt_wheel *w, hrt_time_t soft)
 {
 	uint64_t js = hrt__wheel_jiffy(soft);
-	unsigned level;
+	uint32_t e;
 
 	if (soft <= w->hz_last)
 		return -1;
-	level = hrt__wheel_level(js, w->hz);
-	return (int)(level * HRT_WHEEL_SLOTS + hrt__wheel_slot(js, level));
+	/* hrt__wheel_level and _slot by one load, not a multiply by 1/6 and
+	 * three more: the level's first key << 8 | its shift, by msb. */
+	e = hrt__wheel_keytab[63 - __builtin_clzll((js ^ w->hz) | 1)];
+	return (int)((e >> 8) + ((unsigned)(js >> (e & 63)) & (HRT_WHEEL_SLOTS - 1)));
 }
 
 /* The slot key of a wheel timer, and its start sequence (W3). */
@@ -288,8 +301,18 @@ static inline struct hrt_list_node *hrt__wheel_head(struct hrt_wheel *w, unsigne
 	return &w->slot[key].head;
 }
 
+/* The word of slot `key`'s bits in a bitmap: its level (or the park's). */
+static inline unsigned hrt__wheel_word(unsigned key)
+{
+	__asm__("" : "+r"(key));       /* as hrt__wheel_bit */
+	return key / HRT_WHEEL_SLOTS;
+}
+
 static inline uint64_t hrt__wheel_bit(unsigned key)
 {
+	/* Computed where it is used: GCC would hoist a re-arm's bit above
+	 * the unlink and keep it live across it, a saved register more. */
+	__asm__("" : "+r"(key));
 	return UINT64_C(1) << (key % HRT_WHEEL_SLOTS);
 }
 
@@ -339,15 +362,18 @@ hrt__wheel_append(struct hrt_wheel *w, struct hrt_timer *t, unsigned key)
 
 	bit = hrt__wheel_bit(key);
 	hrt__wheel_list_add(&w->slot[key].head, &t->hrt__off.hrt__link);
-	w->occupied[key / HRT_WHEEL_SLOTS] |= bit;
-	if (!(w->unordered[key / HRT_WHEEL_SLOTS] & bit)) {
+	w->occupied[hrt__wheel_word(key)] |= bit;
+	if (!(w->unordered[hrt__wheel_word(key)] & bit)) {
 		struct hrt_wheel_last *ls = &w->last[key];
+		hrt_time_t hard = t->hrt__hard;
 
-		if (hrt__wheel_keys_less(t->hrt__hard, t->hrt__soft, ls->hard, ls->soft)) {
-			w->unordered[key / HRT_WHEEL_SLOTS] |= bit;
-		} else {
-			ls->hard = t->hrt__hard;
+		/* Not before last[key] (hrt__wheel_keys_less), the soft
+		 * expiries read only on a tie of the hard ones. */
+		if (hard > ls->hard || (hard == ls->hard && t->hrt__soft >= ls->soft)) {
+			ls->hard = hard;
 			ls->soft = t->hrt__soft;
+		} else {
+			w->unordered[hrt__wheel_word(key)] |= bit;
 		}
 	}
 }
@@ -385,9 +411,9 @@ hrt__wheel_unlink(struct hrt_wheel *w, struct hrt_timer *t, unsigned key)
 	if (sl->min == t)
 		sl->min = NULL;
 	if (next == prev) {
-		w->occupied[key / HRT_WHEEL_SLOTS] &= ~hrt__wheel_bit(key);
-		w->unsorted[key / HRT_WHEEL_SLOTS] &= ~hrt__wheel_bit(key);
-		w->unordered[key / HRT_WHEEL_SLOTS] &= ~hrt__wheel_bit(key);
+		w->occupied[hrt__wheel_word(key)] &= ~hrt__wheel_bit(key);
+		w->unsorted[hrt__wheel_word(key)] &= ~hrt__wheel_bit(key);
+		w->unordered[hrt__wheel_word(key)] &= ~hrt__wheel_bit(key);
 		w->last[key].hard = w->last[key].soft = INT64_MIN;
 		sl->hard = HRT_TIME_MAX;
 	}
@@ -426,8 +452,8 @@ hrt__wheel_move_(struct hrt_wheel *w, struct hrt_timer *t, unsigned key, int ren
 	if (key == w->last_move && key == old && sl->min != t &&
 	    sl->head.hrt__next != &t->hrt__off.hrt__link) {
 		if (sl->head.hrt__prev != &t->hrt__off.hrt__link)
-			w->unsorted[key / HRT_WHEEL_SLOTS] |= hrt__wheel_bit(key);
-		w->unordered[key / HRT_WHEEL_SLOTS] |= hrt__wheel_bit(key);
+			w->unsorted[hrt__wheel_word(key)] |= hrt__wheel_bit(key);
+		w->unordered[hrt__wheel_word(key)] |= hrt__wheel_bit(key);
 	} else {
 		hrt__wheel_unlink(w, t, old);
 		hrt__wheel_append(w, t, key);
