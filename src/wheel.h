@@ -249,7 +249,7 @@ static inline int hrt__wheel_key(const struct hrt_wheel *w, hrt_time_t soft)
 		return -1;
 	/* hrt__wheel_level and _slot by one load, not a multiply by 1/6 and
 	 * three more: the level's first key << 8 | its shift, by msb. */
-	e = hrt__wheel_keytab[63 - __builtin_clzll((js ^ w->hz) | 1)];
+	e = hrt__wheel_keytab[63u - (unsigned)__builtin_clzll((js ^ w->hz) | 1)];
 	return (int)((e >> 8) + ((unsigned)(js >> (e & 63)) & (HRT_WHEEL_SLOTS - 1)));
 }
 
