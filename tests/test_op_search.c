@@ -29,6 +29,9 @@
  * then most tree work an op) and keeps what scores no lower.
  *     build/tests/test_op_search [SEED]
  * replays a run; a failure names the program and the op.
+ * A second test: a flush in a pass, with a restarted timer in the park
+ * that ties with a timer of the slot, keeps the tie rule (S1) both ways
+ * round (the park's timer restarted before or after the other started).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -409,10 +412,97 @@ static void test_no_searched_op_program_scans_past_the_bound(void **state)
 	report(&sb, "worst found by the hill-climb", 0);
 }
 
+/* W5's flush in a pass and the tie rule (S1) --------------------------- */
+
+#define NF 300                  /* far timers in one slot: more than a search scans */
+static struct hrt_timer far[NF], tie_x, tie_p;
+static struct hrt_base *tb;
+static hrt_time_t tie_at;
+static int tie_case;            /* 0: x started before p's restart; 1: after */
+static char order[4];
+static int n_order;
+
+static enum hrt_restart note(struct hrt_timer *t, hrt_time_t now)
+{
+	(void)now;
+	if (n_order < 3)
+		order[n_order++] = t == &tie_x ? 'x' : 'p';
+	return HRT_NORESTART;
+}
+
+static enum hrt_restart far_cb(struct hrt_timer *t, hrt_time_t now)
+{
+	(void)t, (void)now;
+	return HRT_NORESTART;
+}
+
+/* p's first run: it starts itself again at the tie (it ran in this pass:
+ * the park), x is started after it in case 1, then the slot's earliest
+ * far timer is cancelled and the next event asked, which moves the slot
+ * (more than a search scans, in no order) into the tree with the park. */
+static int p_ran;
+
+static enum hrt_restart p_first(struct hrt_timer *t, hrt_time_t now)
+{
+	hrt_time_t when = 0;
+	int least = 0;
+
+	if (p_ran++)
+		return note(t, now);
+	assert_int_equal(hrt_timer_start(t, tb, tie_at, HRT_MODE_ABS), 0);
+	if (tie_case == 1)
+		assert_int_equal(hrt_timer_start(&tie_x, tb, tie_at, HRT_MODE_ABS), 0);
+	for (int i = 1; i < NF; i++)
+		if (tv_hard(&far[i]) < tv_hard(&far[least]))
+			least = i;
+	assert_int_equal(hrt_timer_cancel(&far[least]), 1);
+	assert_int_equal(hrt_base_next_event(tb, &when), 1);
+	return HRT_NORESTART;
+}
+
+static void test_a_flush_in_a_pass_keeps_ties_in_start_order(void **state)
+{
+	(void)state;
+	for (tie_case = 0; tie_case < 2; tie_case++) {
+		struct hrt_stats s0, s1;
+
+		tb = tv_virtual(0);
+		assert_non_null(tb);
+		tie_at = 30 * SEC + 150 * 1000;
+		for (int i = 0; i < NF; i++) {  /* one slot, hard expiries in no order */
+			assert_int_equal(hrt_timer_init(&far[i], far_cb), 0);
+			assert_int_equal(hrt_timer_start(&far[i], tb, 30 * SEC +
+							 (hrt_time_t)(i * 7919 % NF) * 1000,
+							 HRT_MODE_ABS), 0);
+		}
+		assert_int_equal(hrt_timer_init(&tie_x, note), 0);
+		assert_int_equal(hrt_timer_init(&tie_p, p_first), 0);
+		if (tie_case == 0)
+			assert_int_equal(hrt_timer_start(&tie_x, tb, tie_at, HRT_MODE_ABS), 0);
+		assert_int_equal(hrt_timer_start(&tie_p, tb, MS, HRT_MODE_ABS), 0);
+		n_order = 0;
+		p_ran = 0;
+		assert_int_equal(hrt_base_get_stats(tb, &s0, sizeof(s0)), 0);
+		assert_int_equal(hrt_base_run(tb, MS, 0), 1);
+		assert_int_equal(hrt_base_get_stats(tb, &s1, sizeof(s1)), 0);
+		assert_true(s1.wheel_moves - s0.wheel_moves >= NF - 1);   /* the slot flushed */
+		assert_int_equal(hrt_base_check(tb, NULL, 0), 0);
+		assert_true(hrt_base_run(tb, tie_at, 0) >= 2);
+		order[n_order] = 0;
+		print_message("  tie queued %s the restart: ran %s\n", tie_case ? "after" : "before",
+			      order);
+		assert_string_equal(order, tie_case ? "px" : "xp");
+		for (int i = 0; i < NF; i++)
+			hrt_timer_cancel(&far[i]);
+		assert_int_equal(hrt_base_free(tb), 0);
+	}
+}
+
 int main(int argc, char **argv)
 {
 	static const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_no_searched_op_program_scans_past_the_bound),
+		cmocka_unit_test(test_a_flush_in_a_pass_keeps_ties_in_start_order),
 	};
 
 	if (argc > 1)
