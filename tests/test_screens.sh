@@ -22,11 +22,18 @@ trap 'tmux -S "$sock" kill-server 2>/dev/null; rm -rf "$t"' EXIT
 # run NAME CMD: CMD in a fresh 80x24 window whose shell then prints __END__
 # (no newline: the line a prompt would take) and waits; the window's text
 # in $t/NAME (wrapped lines joined).
+# The new session is made before the old one is killed: killing a
+# server's last session ends the server, and a new-session racing its exit
+# on the same socket failed ("server exited unexpectedly") on a loaded
+# machine.
+k=0
 start() { # NAME CMD: the same, without waiting for the end
 	printf '%s\n' "$2" 'printf __END__' 'sleep 600' >"$t/$1.sh"
-	tmux -S "$sock" kill-session -t "$session" 2>/dev/null
+	old=$session k=$((k + 1))
+	session=hrt-screens-$$-$k
 	tmux -S "$sock" new-session -d -s "$session" -x 80 -y 24 "sh '$t/$1.sh'" ||
 		fail "tmux new-session for $1"
+	tmux -S "$sock" kill-session -t "=$old" 2>/dev/null    # =: exact, not a prefix
 }
 run() {
 	start "$1" "$2"
