@@ -238,6 +238,9 @@ $(HRT_BIN): tools/cmd/hrt.c $(TOOL_A) $(LIB_A) $(TOOL_HDRS)
 # Per-test extra link flags: TEST_LDFLAGS_<name>.
 WRAP_ALLOC = malloc calloc realloc free aligned_alloc posix_memalign
 TEST_LDFLAGS_test_noalloc = $(foreach f,$(WRAP_ALLOC),-Wl,--wrap=$(f))
+# Every system call a loop iteration could make, counted.
+WRAP_LOOP = prctl syscall getpriority fstat read write epoll_wait timerfd_settime
+TEST_LDFLAGS_test_loop_syscalls = $(foreach f,$(WRAP_LOOP),-Wl,--wrap=$(f))
 
 $(O)/tests/%: tests/%.c $(wildcard tests/*.h) $(LIB_A) $(TOOL_A)
 	@mkdir -p $(dir $@)

@@ -211,7 +211,8 @@ struct hrt_stats {
 				   * the lazy re-arm's price (hrt_base_fd) */
 	uint64_t wheel_scanned;   /* far timers visited to find a slot's earliest
 				   * hard expiry again (at most 128 a search) */
-	uint64_t passes_cut;      /* passes ended by hrt_base_set_pass_limit */
+	uint64_t passes_cut;      /* passes ended by hrt_base_set_pass_limit, or
+				   * (since 1.3) by the hosts' default budget */
 };
 
 /* Bases ------------------------------------------------------------------ */
@@ -348,6 +349,27 @@ HRT_EXTERN ssize_t hrt_base_run(struct hrt_base *base, hrt_time_t now, int idle)
  * bounds its hrtimer interrupt.  stats.passes_cut counts the passes it
  * ended.  Takes effect at the next pass; a plain word, so a callback may
  * set it.  0, or -EINVAL (NULL base, ns < 0), -EPERM, -EDEADLK.
+ *
+ * The loops' passes (since 1.3).  With no limit set, the passes that run
+ * beside a host's I/O - hrt_base_loop_host's and hrt_base_plan_sleep's -
+ * follow the article's rule without it: hard-due timers first, all of
+ * them, however long they take (never behind the host's I/O) - and, so
+ * that deferring one never makes it late, those within 2 ms of their hard
+ * expiry count as hard-due here; the
+ * soft-due ones (the rest of the leftmost run and the greedy walk) only
+ * in an idle pass, and for at most a default budget of 50 us of callbacks
+ * once the hard-due ones ran (the first callback of a pass always runs).
+ * What the budget leaves stays due and runs after the host's next turn,
+ * with no sleep in between; and the next pass's budget is twice as long
+ * (up to 2 ms; back to 50 us after a pass the budget did not cut), so a
+ * backlog of timers catches up instead of running late.  In hrt_base_loop_host a wake-up on which the
+ * host's fd was ready (or its deadline passed) runs only the hard-due
+ * timers, and the soft-due ones in the next idle pass, right after the
+ * host's turn; a soft-due timer thus waits for the host's I/O, but never
+ * past its hard expiry, where it becomes hard-due.  A limit set here
+ * replaces the budget: it bounds every callback, hard-due ones too.
+ * hrt_base_loop alone (no host), hrt_base_run and hrt_base_dispatch have
+ * no budget: the caller says what idle is.
  */
 HRT_EXTERN int hrt_base_set_pass_limit(struct hrt_base *base, unsigned callbacks, hrt_time_t ns);
 /* The bound, in *callbacks and *ns (0: off): 0 or -errno. */
@@ -652,7 +674,10 @@ HRT_EXTERN int hrt_base_stop(struct hrt_base *base);
  *   still ends within the window (the host's timers are never widened);
  *   hrt's pass if its window opened or its timerfd fired, idle (see
  *   hrt_base_dispatch) unless `fd` was readable or the host's deadline
- *   passed - then host work waits behind it, and runs next, in run(arg).
+ *   passed - then host work waits: the pass runs only the hard-due timers,
+ *   the host's work runs next, in run(arg), and the soft-due timers in the
+ *   idle pass after it, bounded by the default budget
+ *   (hrt_base_set_pass_limit: "The loops' passes", since 1.3).
  * `fd` (not hrt_base_fd's) is polled for reading, never read: it must stay
  * open and the same while the loop runs (after uv_loop_fork, call again).
  * Do not also watch hrt_base_fd in the host.  The host's callbacks run in
@@ -718,6 +743,31 @@ HRT_EXTERN int hrt_base_loop_host(struct hrt_base *base, int fd,
  * sleep fits (stats.reprograms counts those), and a start from another
  * thread that moves the earliest hard expiry before the planned sleep's
  * end wakes the loop through its eventfd to plan again.
+ *
+ * A busy host (since 1.3).  The window's slack matters only to a sleep
+ * that lasts into the window; a sleep that the host's I/O ends before
+ * the window begins never used it.  So after such a sleep
+ * (hrt_base_loop_host: the host's fd ended it; hrt_base_plan_sleep: the
+ * host's sleep ended, hrt_base_plan_wake, a quarter of `res` or more
+ * before the planned delay), the next sleep runs to the window's end with
+ * the thread's own slack instead: no prctl at all while I/O keeps ending
+ * the sleeps first, the timers that came due meanwhile running at the
+ * next I/O wake-up, and, if no I/O comes, a wake-up at the window's end
+ * (within the thread's slack of it), after which the window's slack is
+ * back.
+ *
+ * System calls per iteration (since 1.3; counted by the tests, as `strace
+ * -c` would).  hrt_base_loop: one poll (epoll_pwait2; epoll_wait for a
+ * sleep of 0), plus, on a sleep that
+ * ends in the window, the window's slack set and the thread's given back
+ * (two prctl: the price of the rule above that every callback sees the
+ * thread's own slack); the nice level is read once per loop.
+ * hrt_base_loop_host with a busy host: the epoll_pwait2 (and the host's
+ * own poll inside run(arg), libuv's epoll_wait(0)).  hrt_base_plan_sleep
+ * and hrt_base_plan_wake with a busy host: none (the nice level read when
+ * the planner claims the base, the held timerfd read only when it may
+ * have fired).  A start that needs an earlier wake-up, a clock set and the
+ * timerfd path add theirs.
  */
 /* 0 or -errno (-EDEADLK from a walk callback). */
 HRT_EXTERN int hrt_base_set_coalesce(struct hrt_base *base, int on);
@@ -772,13 +822,21 @@ HRT_EXTERN int hrt_base_hold_fd(struct hrt_base *base, int hold);
  * idle (the host has run its callbacks for this wake-up): it drains the
  * timerfd and dispatches, then runs a pass if the window has opened.  So
  * the host only has to wake up: keep hrt_base_fd watched for reading (its
- * callback does nothing) and a timer of its own for *delay.  Then the
+ * callback does nothing) and a timer of its own for *delay.  Since 1.3
+ * that pass has the hosts' default budget (hrt_base_set_pass_limit: "The
+ * loops' passes"): what it leaves is soft-due, and the plan is then 1
+ * with *delay 0 (the host polls its I/O and comes back at once); the
+ * timerfd is read only if it may have fired (armed for a time now past),
+ * and the nice level (the kernel's slack estimate) is read once, when the
+ * planner claims the base.  Then the
  * plan.  1: the timerfd is held (hrt_base_hold_fd), the calling thread's
  * timer slack is set to the window left after its start is rounded up to
  * res (less 20 us for the host's way into its sleep: a longer way ends
  * the sleep up to that much later), and *delay (a
  * multiple of res, from now) is when the host's timer should end its
- * sleep.  0: the window is narrower than 200 us after the rounding,
+ * sleep; after a sleep the host's I/O ended early, the plan runs to the
+ * window's end with the thread's own slack ("A busy host" above).  0: the
+ * window is narrower than 200 us after the rounding,
  * coalescing is off, the base's clock is not CLOCK_MONOTONIC (only those
  * coalesce) or nothing is queued - the timerfd is armed again at the
  * earliest hard expiry, the thread's slack its own, *delay HRT_TIME_MAX

@@ -16,7 +16,7 @@
 struct hrt_loop;
 struct hrt_host;
 
-/* wakeup.c.  The entry guard (guard.h) of a call that uses the
+/* introspect.c, for the clients.  The entry guard (guard.h) of a call that uses the
  * device: -EINVAL for NULL, -EPERM from another thread on an unlocked
  * base, -EDEADLK from a hrt_base_walk_tree callback (the lock is held),
  * -ECHILD in a child forked after the base was made (the fds are the
@@ -62,31 +62,65 @@ int hrt__wake_give(struct hrt_base *b, int who);
 #define HRT_WAKE_KEEP  INT64_MIN
 int hrt__wake_sleep(struct hrt_base *b, hrt_time_t by, hrt_time_t arm);
 /* The device's ack (device.h), read without the lock: -EOPNOTSUPP for a
- * virtual base, -EINVAL before hrt_base_fd. */
+ * virtual base, -EINVAL before hrt_base_fd (the one device check of
+ * dispatch). */
 int hrt__wake_ack(struct hrt_base *b);
 /* The device, NULL if none yet (the tests' seams reach the timerfd so). */
 struct hrt_device *hrt__base_device(struct hrt_base *b);
-/* Who has the device: HRT_WAKE_LOOP, HRT_WAKE_HOLD, or 0. */
-int hrt__wake_who(struct hrt_base *b);
+/* hrt_base_fd and hrt_base_hold_fd behind the guard (the clients ran
+ * theirs): the timerfd made, its fd or -errno; held or given back, 0 or
+ * -errno. */
+int hrt__wake_fd(struct hrt_base *b);
+int hrt__wake_hold(struct hrt_base *b, int hold);
 /* Retries an arm that failed: 0 once the device is armed (or a pass that
  * runs will arm it at its end), else the arm's -errno. */
 int hrt__base_rearm(struct hrt_base *b);
 
-/* The states of the base's clients (loop.h, hostsleep.h): made and freed
- * with the base (lifecycle.c), only kept by it.  And its kind: a virtual
- * base has no device. */
+/* introspect.c.  The states of the base's clients (loop.h, hostsleep.h):
+ * made and freed with the base (lifecycle.c), only kept by it.  And its
+ * kind: a virtual base has no device. */
 struct hrt_loop *hrt__base_loop(struct hrt_base *b);
 struct hrt_host *hrt__base_host(struct hrt_base *b);
 int hrt__base_is_virtual(const struct hrt_base *b);
-/* pass.c.  The device's handler: one wake-up, `event` an ack() result or
+/*
+ * pass.c.  The kinds of pass a loop asks for (hrt.h, "The loops' passes"):
+ *   HRT_PASS_IDLE   the thread is idle: greedy policy IDLE walks;
+ *   HRT_PASS_HARD   host work waits (its fd was ready): only the hard-due
+ *                   timers run, the soft-due ones at the next idle pass;
+ *   HRT_PASS_YIELD  host work may arrive meanwhile: once the hard-due
+ *                   timers ran, the soft-due ones run for at most
+ *                   HRT_PASS_BUDGET_NS (unless the user set a pass limit,
+ *                   which then bounds every callback instead); the rest
+ *                   stays due and runs after the host's next turn.
+ * 0 is hrt_base_run(idle = 0)'s: the leftmost run, no budget.
+ */
+#define HRT_PASS_IDLE  1
+#define HRT_PASS_HARD  2
+#define HRT_PASS_YIELD 4
+#define HRT_PASS_BUDGET_NS 50000
+/* A budget that cut a pass doubles for the next one, up to this; a pass it
+ * did not cut resets it: under a backlog the timers catch up (never late
+ * by the budget's doing) at the price of a longer burst. */
+#define HRT_PASS_BUDGET_MAX_NS 2000000
+/* Beside a host, a timer within this of its hard expiry counts as
+ * hard-due (runs before the host's I/O, never cut by the budget), so a
+ * timer the budget deferred under load is not made late by it. */
+#define HRT_PASS_URGENT_NS 2000000
+/* The device's handler: one wake-up, `event` an ack() result or
  * HRT_DEV_NOSLEEP / HRT_DEV_SLEPT (device.h).  In one critical section:
- * counts it, reads the clock, runs the pass if anything is due (idle as
- * for hrt_base_run), re-arms.  The callbacks run, -EBUSY if a pass of b
- * runs already, or -errno of an arm that keeps failing. */
-ssize_t hrt__base_wakeup(struct hrt_base *b, int event, int idle);
+ * counts it, reads the clock, runs a pass of kind `how` if anything is
+ * due, re-arms.  The callbacks run, -EBUSY if a pass of b runs already,
+ * or -errno of an arm that keeps failing. */
+ssize_t hrt__base_wakeup(struct hrt_base *b, int event, int how);
 /* hrt_base_dispatch: acks the device, then hrt__base_wakeup; a failed ack
  * is returned and also lands in *read_err (arm errors do not). */
-ssize_t hrt__base_dispatch(struct hrt_base *b, int idle, int *read_err);
+ssize_t hrt__base_dispatch(struct hrt_base *b, int how, int *read_err);
+/* hrt_base_plan_sleep's pass (hostsleep.c), one critical section: -EBUSY
+ * (nothing made) while hrt_base_loop has the device or from a callback of
+ * this thread's pass of b; else the timerfd made, read only if it may have
+ * fired, and a pass of kind `how` if anything is due or the coalesced
+ * window opened.  The callbacks run, or -errno. */
+ssize_t hrt__base_pass_due(struct hrt_base *b, int how);
 /* coalesce.c.  The coalesced sleep's window (loop.c header): 0 if nothing is queued;
  * else 1 with the earliest hard expiry *hard, the soft expiry *owner of
  * the timer that has it, and *soft, the earliest soft expiry found (<=
@@ -94,6 +128,38 @@ ssize_t hrt__base_dispatch(struct hrt_base *b, int idle, int *read_err);
  * greedy policy is off (the loop's passes are idle ones: IDLE walks). */
 int hrt__base_window(struct hrt_base *b, hrt_time_t *owner, hrt_time_t *soft,
 		     hrt_time_t *hard);
+/*
+ * hrt_base_loop's coalesced sleep, planned in one critical section: the
+ * window read, the clock, the rule (hrt__coalesce_plan with `div`), and the
+ * sleeper's bound set (the device armed at the hard expiry when no ranged
+ * sleep fits, disarmed otherwise), so a start from another thread either
+ * comes before and is in the window, or after and kicks.  `busy`: the last
+ * sleep was ended by host I/O before its window: the slack would not have
+ * been used, so the sleep runs to the window's end with the thread's own
+ * slack `own` (no prctl).  0, or the arm's -errno.
+ */
+struct hrt__sleep {
+	hrt_time_t now;                 /* the clock the plan read */
+	hrt_time_t timeout;             /* < 0: the timerfd's epoll_wait; else ns */
+	hrt_time_t slack;               /* the thread's slack for it (timeout >= 0) */
+	hrt_time_t soft;                /* the window's start (the earliest soft
+					 * expiry); HRT_TIME_MAX: nothing queued */
+};
+int hrt__base_sleep_plan(struct hrt_base *b, int div, hrt_time_t own, int busy,
+			 struct hrt__sleep *p);
+/*
+ * hrt_base_plan_sleep's plan (hostsleep.c), one critical section: the
+ * window read once, its start rounded up to `res`, and the timerfd held
+ * for it (1: *delay from now, *slack for the thread) or given back, armed
+ * (0: the window too narrow, coalescing off, not CLOCK_MONOTONIC, nothing
+ * queued); `busy` as for the loop's.  Or the hold's -errno.
+ */
+int hrt__base_hold_plan(struct hrt_base *b, hrt_time_t res, int div, hrt_time_t own, int busy,
+			hrt_time_t *delay, hrt_time_t *slack);
+
+/* settings.c.  Whether the base coalesces (hrt_base_get_coalesce's
+ * answer, for a client that ran the guard). */
+int hrt__base_coalesce(const struct hrt_base *b);
 
 /* clock.c.  The clock a base reads (for a virtual one, the clock it
  * stands for). */

@@ -57,6 +57,8 @@ struct hrt_base {
 	int coalesce;                   /* HRT_COALESCE / hrt_base_set_coalesce */
 	unsigned pass_max_run;          /* hrt_base_set_pass_limit; 0: none */
 	hrt_time_t pass_max_ns;
+	hrt_time_t pass_budget;         /* the hosts' budget now (pass.c); 0: the
+					 * default, HRT_PASS_BUDGET_NS */
 	hrt_time_t vnow;                /* virtual bases: the time */
 	struct hrt_stats stats;         /* the set keeps its own counters */
 
@@ -198,9 +200,25 @@ static inline void base_wait(struct hrt_base *b)
 void hrt__wake_update(struct hrt_base *b);
 void hrt__wake_earlier(struct hrt_base *b, hrt_time_t when);
 hrt_time_t hrt__base_next(struct hrt_base *b);
+/* The rest of wakeup.c's lock-held calls, for the files of the base layer
+ * that answer the clients in one critical section (pass.c, coalesce.c):
+ * a wake-up's bookkeeping (due or not), the error it leaves, the ack when
+ * the device may have fired, the window, the sleeper's bound, the hold,
+ * the device made.  base.h says what each does. */
+int hrt__wake_event(struct hrt_base *b, int event, hrt_time_t now);
+int hrt__wake_err(struct hrt_base *b);
+int hrt__wake_ack_due(struct hrt_base *b, hrt_time_t now);
+int hrt__wake_window(struct hrt_base *b, hrt_time_t *owner, hrt_time_t *soft, hrt_time_t *hard);
+int hrt__wake_sleep_locked(struct hrt_base *b, hrt_time_t by, hrt_time_t arm);
+int hrt__wake_hold_locked(struct hrt_base *b, int hold);
+int hrt__wake_dev_locked(struct hrt_base *b);
+/* The wake-up's state of a new base, and its device closed (lifecycle.c). */
+void hrt__wake_init(struct hrt_base *b);
+void hrt__wake_close(struct hrt_base *b);
 
-/* pass.c: the pass at `now`, lock held (and held again on return), then
- * the re-arm: the callbacks run, or -EBUSY if a pass of b runs already. */
-ssize_t hrt__base_run_locked(struct hrt_base *b, hrt_time_t now, int idle);
+/* pass.c: the pass at `now` of kind `how` (HRT_PASS_*, base.h), lock
+ * held (and held again on return), then the re-arm: the callbacks run, or
+ * -EBUSY if a pass of b runs already. */
+ssize_t hrt__base_run_locked(struct hrt_base *b, hrt_time_t now, int how);
 
 #endif /* HRT_BASE_PRIV_H */

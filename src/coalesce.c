@@ -4,11 +4,15 @@
  * window (the timer sets' search, taken under the base lock) and the plan
  * that turns a window into an instant and a slack (the rule is in loop.c's
  * header and hrt.h; the switch is settings.c's).  hrt_base_wait_window
- * hands the same plan to programs with loops of their own.  Also how a
- * hosted loop's deadline cuts a sleep (hrt_base_loop_host).  Nothing here
- * sleeps or arms.
+ * hands the same plan to programs with loops of their own.  The loops'
+ * plans, each one critical section: hrt_base_loop's sleep (the window,
+ * the rule, the sleeper's bound) and hrt_base_plan_sleep's (the window,
+ * the rounding, the hold), the device's side of both through wakeup.c.
+ * Also how a hosted loop's deadline cuts a sleep (hrt_base_loop_host).
+ * Nothing here sleeps.
  */
 #include <fcntl.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/prctl.h>
@@ -30,48 +34,45 @@ static hrt_time_t slack_round_down(hrt_time_t x)
 	return k < 4 ? x : x & ~(((hrt_time_t)1 << (k - 3)) - 1);
 }
 
-/* Lock held: the window over every set, in the base's clock: the earliest
- * hard expiry's, and the earliest soft start if greedy (a pass walks every
- * set); else the owner's (greedy off, a pass runs the leftmost run of all
- * sets in one order: nothing before the owner's soft expiry, another
- * set's may be earlier but behind it). */
-static int window_locked(struct hrt_base *b, hrt_time_t *owner, hrt_time_t *soft,
-			 hrt_time_t *hard)
-{
-	int greedy = __atomic_load_n(&b->greedy, __ATOMIC_RELAXED) != HRT_GREEDY_OFF;
-	hrt_time_t o, s, h, off;
-	int have = 0;
-
-	base_assert_locked(b);
-	base_for_each_set(b, ts) {
-		if (!hrt__tset_window(ts, greedy, &o, &s, &h))
-			continue;
-		off = set_offset(ts);
-		o = key_to_base(o, off);
-		s = key_to_base(s, off);
-		h = key_to_base(h, off);
-		if (!have || h < *hard) {
-			*owner = o;
-			*hard = h;
-		}
-		if (!have || s < *soft)
-			*soft = s;
-		have = 1;
-	}
-	if (have && !greedy)
-		*soft = *owner;
-	return have;
-}
-
 int hrt__base_window(struct hrt_base *b, hrt_time_t *owner, hrt_time_t *soft,
 		     hrt_time_t *hard)
 {
 	int have;
 
 	base_lock(b);
-	have = window_locked(b, owner, soft, hard);
+	have = hrt__wake_window(b, owner, soft, hard);
 	base_unlock(b);
 	return have;
+}
+
+int hrt__base_sleep_plan(struct hrt_base *b, int div, hrt_time_t own, int busy,
+			 struct hrt__sleep *p)
+{
+	hrt_time_t owner, soft, hard = HRT_TIME_MAX, until = 0;
+	int have, ranged = 0, err;
+
+	base_lock(b);
+	have = hrt__wake_window(b, &owner, &soft, &hard);
+	p->now = hrt__clock_now(b->clock);
+	if (have)
+		ranged = hrt__coalesce_plan(p->now, soft, hard, div, &until, &p->slack);
+	/* Soft-due timers left after a pass (its budget cut it, or host work
+	 * waited): no sleep, whatever the slack's rounding says. */
+	if (ranged && soft <= p->now)
+		until = p->now;
+	/* Busy: host I/O ended the last sleep before its window began, so
+	 * the window's slack went unused; this one runs to the window's end
+	 * (within `own` of it) with the thread's own slack: no prctl, and the
+	 * timers that became due meanwhile run at the next I/O wake-up. */
+	if (ranged && busy && until > p->now && own < p->slack) {
+		until += p->slack - own;
+		p->slack = own;
+	}
+	err = hrt__wake_sleep_locked(b, hard, have && !ranged ? hard : HRT_TIME_MAX);
+	base_unlock(b);
+	p->soft = have ? soft : HRT_TIME_MAX;
+	p->timeout = ranged ? (until > p->now ? until - p->now : 0) : -1;
+	return err;
 }
 
 int hrt__slack_div(void)
@@ -155,7 +156,7 @@ HRT_EXTERN int hrt_base_wait_window(const struct hrt_base *cb, hrt_time_t *soft,
 	if (have)
 		return have;
 	base_lock(b);
-	have = window_locked(b, &owner, &s, &h);
+	have = hrt__wake_window(b, &owner, &s, &h);
 	base_unlock(b);
 	if (!have) {
 		*soft = *hard = HRT_TIME_MAX;
@@ -169,6 +170,75 @@ HRT_EXTERN int hrt_base_wait_window(const struct hrt_base *cb, hrt_time_t *soft,
 	*soft = until;
 	*hard = until + slack;
 	return 1;
+}
+
+/* The plan path (hostsleep.c) -------------------------------------------- */
+
+/* Time between the plan and the kernel's hrtimer (the rest of the host's
+ * pre-sleep phase, its syscall's entry; 10-20 us in libev): kept out of
+ * the slack, so the sleep ends by the hard expiry.  No more: a host that
+ * woke on a 1 kHz neighbour's interrupt and plans a 2 ms window rounded
+ * up to the millisecond has just under 1 ms of it left, and reaches the
+ * neighbour's interrupt after next only if the margin is small (100 us
+ * missed it: 0.40 of the timerfd's interrupts instead of 0.01). */
+#define PLAN_MARGIN_NS 20000
+/* Less slack than this is not worth a ranged sleep: the timerfd instead. */
+#define PLAN_MIN_SLACK_NS 200000
+
+/* Lock held: the window, 1 if still wide enough after its start is
+ * rounded up to res: *delay from now and the slack left.  Only
+ * CLOCK_MONOTONIC bases coalesce (hrt.h): a ranged sleep is relative on
+ * that clock.  Busy (as for the loop): the sleep runs to the window's end
+ * with the thread's own slack, if that is later than its start. */
+static int hold_window(struct hrt_base *b, hrt_time_t res, int div, hrt_time_t own, int busy,
+		       hrt_time_t *delay, hrt_time_t *slack)
+{
+	hrt_time_t owner, s, h, now, until, q;
+	uint64_t d, e;
+
+	if (b->clock != CLOCK_MONOTONIC || __atomic_load_n(&b->coalesce, __ATOMIC_RELAXED) != 1 ||
+	    !hrt__wake_window(b, &owner, &s, &h))
+		return 0;
+	now = base_now(b);
+	if (!hrt__coalesce_plan(now, s, h, div, &until, &q) || until + q <= now)
+		return 0;
+	if (s <= now)                   /* soft-due left after the pass: at once */
+		until = now;
+	h = until + q;                  /* the window's end */
+	/* Rounded up in 64 unsigned bits: soft - now + res - 1 overflows a
+	 * hrt_time_t for a res near HRT_TIME_MAX (a start past hard, not a
+	 * delay that wrapped to 0 or below). */
+	d = until > now ? (uint64_t)(until - now) : 0;
+	d = (d + (uint64_t)res - 1) / (uint64_t)res * (uint64_t)res;
+	if (d >= (uint64_t)(h - now))
+		return 0;
+	*delay = (hrt_time_t)d;
+	*slack = h - (now + *delay) - PLAN_MARGIN_NS;
+	if (*slack < PLAN_MIN_SLACK_NS)
+		return 0;
+	if (busy && own < *slack) {
+		/* Rounded down: the host's sleep ends by the window's end. */
+		e = (uint64_t)(h - now - PLAN_MARGIN_NS - own) / (uint64_t)res * (uint64_t)res;
+		if (e > d) {
+			*delay = (hrt_time_t)e;
+			*slack = own;
+		}
+	}
+	return 1;
+}
+
+int hrt__base_hold_plan(struct hrt_base *b, hrt_time_t res, int div, hrt_time_t own, int busy,
+			hrt_time_t *delay, hrt_time_t *slack)
+{
+	int wide, err;
+
+	base_lock(b);
+	/* One section: a start after the window's read finds the timerfd
+	 * held, and arms it if it needs an earlier wake-up. */
+	wide = hold_window(b, res, div, own, busy, delay, slack);
+	err = hrt__wake_hold_locked(b, wide);
+	base_unlock(b);
+	return err < 0 ? err : wide;
 }
 
 /* Hosted loops (loop.c) ---------------------------------------------- */

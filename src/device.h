@@ -7,9 +7,10 @@
  * A real base has one device, made by hrt_base_fd and kept until
  * hrt_base_free (a virtual base has none); wakeup.c alone programs it.
  * It calls arm() with the base lock held, so a device needs no lock of
- * its own for arm(); ack() is called without it (it may block in a read)
- * and must be safe beside a concurrent arm(), as read(2) and
- * timerfd_settime(2) on one fd are.  The device's handler - whoever polls
+ * its own for arm(); ack() never blocks, is called without the lock by
+ * dispatch and with it by hrt_base_plan_sleep's pass (pass.c), and must be
+ * safe beside a concurrent arm(), as read(2) and timerfd_settime(2) on one
+ * fd are.  The device's handler - whoever polls
  * fd() - calls the base's one entry point for a wake-up (hrt_base_dispatch,
  * or hrt__base_wakeup after hrt__wake_ack), which does the bookkeeping, the
  * pass and the re-arm in one critical section.  How the base uses it

@@ -4,7 +4,9 @@
  * count, the stats, the tree walk and the consistency check.  Queries take
  * the base lock unless this thread holds it already (a query from a walk
  * callback, guard.h); the walk holds it across its callbacks, so the
- * callback sees a set that cannot change.
+ * callback sees a set that cannot change.  Also, for the base's clients
+ * above (the loop, the host plan), which may not look inside it: its entry
+ * guard, its kind and the states it keeps for them (base.h).
  */
 #include <string.h>
 
@@ -114,4 +116,26 @@ HRT_EXTERN int hrt_base_check(const struct hrt_base *b, char *why, size_t len)
 		why[n] = '\0';
 	}
 	return -EUCLEAN;
+}
+
+/* For the clients ------------------------------------------------------- */
+
+int hrt__base_guard_fd(const struct hrt_base *b)
+{
+	return base_guard(b, G_FD, 0);
+}
+
+struct hrt_loop *hrt__base_loop(struct hrt_base *b)
+{
+	return b->loop;
+}
+
+struct hrt_host *hrt__base_host(struct hrt_base *b)
+{
+	return b->host;
+}
+
+int hrt__base_is_virtual(const struct hrt_base *b)
+{
+	return base_is_virtual(b);
 }

@@ -186,8 +186,7 @@ HRT_EXTERN int hrt_base_new(struct hrt_base **basep, clockid_t clock, unsigned f
 		hrt__baselock_init();
 	b->greedy = flags & HRT_BASE_ENV ? greedy_from_env() : HRT_GREEDY_IDLE;
 	b->coalesce = flags & HRT_BASE_ENV ? coalesce_from_env() : 1;
-	b->wake.armed = HRT_TIME_MAX;
-	b->wake.bound = HRT_WAKE_AWAKE;        /* no device: no wake-up to ask for */
+	hrt__wake_init(b);
 	b->fork_gen = __atomic_load_n(&hrt__fork_gen, __ATOMIC_RELAXED);
 	b->loop = hrt__loop_new(b->unlocked);
 	if (!b->loop)
@@ -236,8 +235,7 @@ HRT_EXTERN int hrt_base_free(struct hrt_base *b)
 		return -EBUSY;
 	if (!b->unlocked)
 		fork_list_del(b);
-	if (b->wake.dev)
-		b->wake.dev->ops->close(b->wake.dev);
+	hrt__wake_close(b);
 	hrt__loop_free(b->loop);
 	hrt__host_free(b->host);
 	hrt__bl_destroy(&b->bl);

@@ -139,7 +139,7 @@ static int loop_run(struct hrt_base *b, struct hrt_loop *l)
 {
 	int tfd, err, co;
 
-	tfd = hrt_base_fd(b);
+	tfd = hrt__wake_fd(b);
 	if (tfd < 0)
 		return tfd;
 	err = loop_setup(l, tfd);
@@ -148,7 +148,7 @@ static int loop_run(struct hrt_base *b, struct hrt_loop *l)
 	if (err)
 		return err;
 	loop_lock(l);
-	co = hrt_base_get_coalesce(b) == 1 && hrt__base_clock(b) == CLOCK_MONOTONIC && !l->nosys;
+	co = hrt__base_coalesce(b) == 1 && hrt__base_clock(b) == CLOCK_MONOTONIC && !l->nosys;
 	loop_unlock(l);
 	/* The device is the loop's now; a host's hold (hrt_base_hold_fd)
 	 * keeps it: -EBUSY. */

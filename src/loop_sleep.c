@@ -48,7 +48,15 @@
  * iteration runs at the top of each of ours (loop_turn), and its deadline
  * cuts the sleep (hrt__host_cut, coalesce.c).  Its fd may be ready on
  * every wake-up, so the window's opening is then read off the clock, not
- * off the sleep's end.
+ * off the sleep's end.  The passes beside a host (base.h, HRT_PASS_*; the
+ * article's rule): a wake-up with host work waiting runs only the hard-due
+ * timers, the host's turn comes next, and the soft-due timers right after
+ * it, without a poll in between; every idle pass beside a host stops its
+ * soft-due callbacks after the default budget, and what it leaves runs
+ * after the host's next turn (the window is open: a sleep of 0).  A sleep
+ * that the host's I/O ended before its window began makes the loop busy:
+ * its next sleep runs to the window's end with the thread's own slack, no
+ * prctl (hrt__base_sleep_plan).
  */
 #include <errno.h>
 #include <stdint.h>
@@ -164,6 +172,11 @@ int hrt__pwait2_sys(void *ctx, int epfd, struct epoll_event *evs, int n,
 
 	(void)ctx;
 	(void)now;
+	/* A sleep of 0 has no timer to range: the plain poll, whose fast path
+	 * made hrt_base_loop's iteration with nothing to do 597 -> 465 ns
+	 * (bench/peers hrt-loop loop_iter, fastest of 5; libuv 239). */
+	if (timeout == 0)
+		return epoll_wait(epfd, evs, n, 0);
 #ifdef SYS_epoll_pwait2
 	return (int)syscall(SYS_epoll_pwait2, epfd, evs, n, &ts, NULL, (size_t)0);
 #else
@@ -175,36 +188,25 @@ int hrt__pwait2_sys(void *ctx, int epfd, struct epoll_event *evs, int n,
 
 /* One coalesced sleep, as planned. */
 struct sleep_plan {
-	hrt_time_t now;                 /* the clock the plan read */
-	hrt_time_t timeout;             /* < 0: the timerfd's epoll_wait; else ns */
-	hrt_time_t slack;               /* the thread's slack for it (timeout >= 0) */
+	struct hrt__sleep s;            /* now, timeout (< 0: the timerfd's), slack */
 	hrt_time_t opens;               /* the window's start; HRT_TIME_MAX: none */
 	hrt_time_t host_end;            /* the host's deadline; HRT_TIME_MAX: none */
 	int host_cut;                   /* the sleep ends by host_end, not the window */
 };
 
 /*
- * The plan: the window (coalesce.c), a ranged sleep or the exact timerfd
- * one, cut at the host's deadline.  While it plans, the loop sleeps until
- * "never" as far as the base knows, so a start that moves the earliest
- * hard expiry meanwhile kicks and the sleep ends at once; then it sleeps
- * until the window's hard expiry.  Nonzero: the fd could not be set.
+ * The plan: the window, a ranged sleep or the exact timerfd one, and the
+ * sleeper's bound, in one critical section (coalesce.c), cut at the host's
+ * deadline.  `busy`: the host's I/O ended the last sleep before its window
+ * began (base.h).  Nonzero: the fd could not be set.
  */
-static int plan(struct hrt_base *b, int div, unsigned long own, struct sleep_plan *p)
+static int plan(struct hrt_base *b, int div, unsigned long own, int busy, struct sleep_plan *p)
 {
-	hrt_time_t owner, soft, hard = HRT_TIME_MAX, until;
-	int have, ranged = 0, err;
+	int err = hrt__base_sleep_plan(b, div, (hrt_time_t)own, busy, &p->s);
 
-	hrt__wake_sleep(b, HRT_TIME_MAX, HRT_WAKE_KEEP);
-	have = hrt__base_window(b, &owner, &soft, &hard);
-	p->now = hrt__clock_now(hrt__base_clock(b));
-	if (have)
-		ranged = hrt__coalesce_plan(p->now, soft, hard, div, &until, &p->slack);
-	err = hrt__wake_sleep(b, hard, have && !ranged ? hard : HRT_TIME_MAX);
-	p->timeout = ranged ? (until > p->now ? until - p->now : 0) : -1;
-	p->opens = p->timeout >= 0 ? p->now + p->timeout : HRT_TIME_MAX;
-	p->host_cut = hrt__host_cut(p->now, p->host_end, (hrt_time_t)own, &p->timeout,
-				    &p->slack);
+	p->opens = p->s.timeout >= 0 ? p->s.now + p->s.timeout : HRT_TIME_MAX;
+	p->host_cut = hrt__host_cut(p->s.now, p->host_end, (hrt_time_t)own, &p->s.timeout,
+				    &p->s.slack);
 	return err;
 }
 
@@ -215,13 +217,13 @@ static int wait(struct hrt_base *b, struct hrt_loop *l, unsigned long own,
 {
 	int n, set = 0, err;
 
-	if (p->timeout < 0)
+	if (p->s.timeout < 0)
 		return epoll_wait(l->epfd, evs, 3, -1);
-	/* A sleep of 0 (work waiting) has no timer for the slack to widen:
-	 * two prctls saved on every busy turn. */
-	if (p->timeout > 0 && p->slack > 0 && (unsigned long)p->slack != own)
-		set = hrt__slack_set((unsigned long)p->slack) == 0;
-	n = fn(ctx, l->epfd, evs, 3, p->now, p->timeout);
+	/* A sleep of 0 (work waiting) has no timer for the slack to widen,
+	 * and a busy one's is the thread's own: no prctl for either. */
+	if (p->s.timeout > 0 && p->s.slack > 0 && (unsigned long)p->s.slack != own)
+		set = hrt__slack_set((unsigned long)p->s.slack) == 0;
+	n = fn(ctx, l->epfd, evs, 3, p->s.now, p->s.timeout);
 	err = errno;
 	if (set)
 		hrt__slack_set(own);
@@ -230,25 +232,46 @@ static int wait(struct hrt_base *b, struct hrt_loop *l, unsigned long own,
 	return n;
 }
 
+/* The kind of pass (base.h) after a wake-up: only the hard-due timers
+ * while host work waits; else an idle one, bounded by the default budget
+ * when a host's I/O may arrive meanwhile. */
+static int pass_kind(const struct hrt_loop *l, int host_ready)
+{
+	if (host_ready)
+		return HRT_PASS_HARD;
+	return HRT_PASS_IDLE | (l->host.fd >= 0 ? HRT_PASS_YIELD : 0);
+}
+
 /*
  * What the sleep ended in: in *event the pass to run (an HRT_DEV_* event
- * for hrt__base_wakeup, or -1: none), in *idle whether it is an idle one;
- * 0, or the timerfd read's -errno, which ends the loop as on the timerfd
- * path.  The window opened at the sleep's own end, or - with a host,
- * whose fd may be ready on every wake-up - by the clock.
+ * for hrt__base_wakeup, or -1: none), in *how its kind; in *busy whether
+ * the host's fd ended a ranged sleep before its window (kept as it was if
+ * the sleep was not ranged); 0, or the timerfd read's -errno, which ends
+ * the loop as on the timerfd path.  The window opened at the sleep's own
+ * end, or - with a host, whose fd may be ready on every wake-up - by the
+ * clock.
  */
 static int classify(struct hrt_base *b, struct hrt_loop *l, const struct sleep_plan *p,
-		    const struct epoll_event *evs, int n, int tfd, int *event, int *idle)
+		    const struct epoll_event *evs, int n, int tfd, int *event, int *how,
+		    int *busy)
 {
-	int host_ready = p->host_cut && n == 0, fired, ev = -1;
+	int host_ready = 0, fired, ev = -1;
 
 	fired = p->opens != HRT_TIME_MAX && n == 0 && !p->host_cut;
 	if (sort_events(l, evs, n, tfd, &host_ready) && (ev = hrt__wake_ack(b)) < 0)
 		return ev;
+	/* Not busy once a sleep lasted to its planned end: a sleep of 0 or
+	 * one the host's deadline cut says nothing of the host's I/O. */
+	if (n == 0 && p->s.timeout > 0 && !p->host_cut)
+		*busy = 0;
 	if (l->host.fd >= 0 && (p->opens != HRT_TIME_MAX || p->host_end != HRT_TIME_MAX)) {
 		hrt_time_t after = hrt__clock_now(hrt__base_clock(b));
 
-		if (!fired && after >= p->opens)
+		if (host_ready && p->opens != HRT_TIME_MAX)
+			*busy = after < p->opens;
+		/* Open once a timer is soft-due, whatever the sleep's end (a
+		 * busy one's runs to the window's end). */
+		if (!fired && after >= (p->s.soft < p->opens ? p->s.soft : p->opens))
 			fired = 1;
 		/* hrt.h: not idle once the host's deadline passed (its timers
 		 * wait behind the pass), also when the window's sleep, its
@@ -256,13 +279,15 @@ static int classify(struct hrt_base *b, struct hrt_loop *l, const struct sleep_p
 		if (after >= p->host_end)
 			host_ready = 1;
 	}
-	*idle = !host_ready;
+	if (p->host_cut && n == 0)
+		host_ready = 1;
+	*how = pass_kind(l, host_ready);
 	if (ev == HRT_DEV_FIRED)
 		*event = ev;
 	else if (!fired)
 		*event = -1;
 	else
-		*event = p->timeout == 0 ? HRT_DEV_NOSLEEP : HRT_DEV_SLEPT;
+		*event = p->s.timeout == 0 ? HRT_DEV_NOSLEEP : HRT_DEV_SLEPT;
 	return 0;
 }
 
@@ -273,7 +298,7 @@ int hrt__loop_coalesced(struct hrt_base *b, struct hrt_loop *l, int tfd)
 	hrt__pwait2_fn fn;
 	void *ctx;
 	unsigned long own = hrt__slack_own();
-	int div = hrt__slack_div(), ret, n, ev, idle;
+	int div = hrt__slack_div(), ret, n, ev, how, busy = 0, after_host = 0;
 
 	loop_lock(l);
 	fn = l->pwait2 ? l->pwait2 : hrt__pwait2_sys;
@@ -282,13 +307,19 @@ int hrt__loop_coalesced(struct hrt_base *b, struct hrt_loop *l, int tfd)
 	for (;;) {
 		if ((ret = loop_turn(b, l, &p.host_end)))
 			return ret > 0 ? 0 : ret;
-		if (plan(b, div, own, &p))
+		/* The soft-due timers a pass left to the host's turn: theirs
+		 * now, with no poll in between (the budget bounds them). */
+		if (after_host) {
+			after_host = 0;
+			hrt__base_wakeup(b, HRT_DEV_NOSLEEP, pass_kind(l, 0));
+		}
+		if (plan(b, div, own, busy, &p))
 			return 1;       /* the timerfd path retries and reports */
 		n = wait(b, l, own, &p, fn, ctx, evs);
 		if (n < 0) {
 			if (errno == EINTR)
 				continue;
-			if (errno == ENOSYS && p.timeout >= 0) {
+			if (errno == ENOSYS && p.s.timeout >= 0) {
 				loop_lock(l);
 				l->nosys = 1;
 				loop_unlock(l);
@@ -296,10 +327,11 @@ int hrt__loop_coalesced(struct hrt_base *b, struct hrt_loop *l, int tfd)
 			}
 			return -errno;
 		}
-		if ((ret = classify(b, l, &p, evs, n, tfd, &ev, &idle)))
+		if ((ret = classify(b, l, &p, evs, n, tfd, &ev, &how, &busy)))
 			return ret;
 		if (ev >= 0)
-			hrt__base_wakeup(b, ev, idle);
+			hrt__base_wakeup(b, ev, how);
+		after_host = ev >= 0 && how == HRT_PASS_HARD;
 	}
 }
 
@@ -368,7 +400,7 @@ int hrt__loop_timerfd(struct hrt_base *b, struct hrt_loop *l, int tfd)
 		fired = sort_events(l, evs, n, tfd, &host_ready) || (n == 0 && !host_cut);
 		/* Arm errors are loop_timeout's business; read errors end it. */
 		if (fired) {
-			hrt__base_dispatch(b, !host_ready, &err);
+			hrt__base_dispatch(b, pass_kind(l, host_ready), &err);
 			if (err)
 				return err;
 		}

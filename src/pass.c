@@ -101,14 +101,20 @@ static void run_one(struct hrt_base *b, struct hrt_tset *ts, struct hrt_timer *t
 
 /*
  * Of every set's candidate, the one that runs first, into *on: each set's
- * first timer in queue order (leftmost: NULL unless it is due, which ends
- * the run) or its next soft-due one (the greedy walk), compared by hard
- * expiry in the base's clock, the earlier set on a tie - one order over
- * all sets, as the kernel's pass over its clock bases.  Each set searches
- * at its own now (set at pass_begin).  The first set's offset is 0, so its
- * keys need no conversion: a base with one set pays one test.
+ * first timer in queue order (leftmost: NULL unless it is due - soft-due,
+ * or hard-due for LM_HARD - which ends the run) or its next soft-due one
+ * (the greedy walk), compared by hard expiry in the base's clock, the
+ * earlier set on a tie - one order over all sets, as the kernel's pass
+ * over its clock bases.  Each set searches at its own now (set at
+ * pass_begin).  The first set's offset is 0, so its keys need no
+ * conversion: a base with one set pays one test.  Queue order is by hard
+ * expiry, so the hard-due timers are the leftmost run's first part.
  */
-static struct hrt_timer *first_of_sets(struct hrt_base *b, int leftmost, struct hrt_tset **on)
+#define LM_GREEDY 0
+#define LM_SOFT   1
+#define LM_HARD   2
+static struct hrt_timer *first_of_sets(struct hrt_base *b, int leftmost, hrt_time_t urgent,
+				       struct hrt_tset **on)
 {
 	struct hrt_timer *t = NULL, *c;
 	hrt_time_t best = HRT_TIME_MAX, v = HRT_TIME_MAX;
@@ -119,6 +125,9 @@ static struct hrt_timer *first_of_sets(struct hrt_base *b, int leftmost, struct 
 	base_for_each_set(b, ts) {
 		if (leftmost) {
 			c = hrt__tset_first_due(ts, hrt__tset_pass_now(ts), ends);
+			if (c && leftmost == LM_HARD &&
+			    c->hrt__hard > sat_add(hrt__tset_pass_now(ts), urgent))
+				c = NULL;
 		} else {
 			c = hrt__tset_next_due(ts, hrt__tset_pass_now(ts), &b->stats.nodes_visited);
 			v = c ? c->hrt__hard : HRT_TIME_MAX;
@@ -135,28 +144,45 @@ static struct hrt_timer *first_of_sets(struct hrt_base *b, int leftmost, struct 
 	return t;
 }
 
-/* The pass's bound (hrt_base_set_pass_limit), read as it begins. */
+/* The pass's bounds, read as it begins: the user's (hrt_base_set_pass_limit,
+ * every callback) and the loops' default budget (HRT_PASS_YIELD: soft-due
+ * callbacks only). */
 struct pass_limit {
 	unsigned max_run;               /* 0: none */
 	hrt_time_t until;               /* CLOCK_MONOTONIC; HRT_TIME_MAX: none */
+	hrt_time_t yield;               /* the same, for soft-due timers */
 };
 
-/* The bound reached after n callbacks, with another one to run: the pass
- * ends (at least one runs in every pass). */
-static int pass_cut(const struct pass_limit *pl, ssize_t n)
+/* The hosts' budget after a pass it bounded (base.h): doubled, up to the
+ * maximum, if it cut the pass; the default again if not. */
+static hrt_time_t budget_next(hrt_time_t cur, int cut)
 {
-	return (pl->max_run && (size_t)n >= pl->max_run) ||
-	       (pl->until != HRT_TIME_MAX && hrt__clock_now(CLOCK_MONOTONIC) >= pl->until);
+	if (!cut)
+		return 0;
+	cur = cur ? cur : HRT_PASS_BUDGET_NS;
+	return cur >= HRT_PASS_BUDGET_MAX_NS / 2 ? HRT_PASS_BUDGET_MAX_NS : 2 * cur;
 }
 
-/* Lock held (and held again on return): the pass at `now`, then the
- * re-arm; -EBUSY if a pass runs already (step 5 of the guard). */
-ssize_t hrt__base_run_locked(struct hrt_base *b, hrt_time_t now, int idle)
+/* The bound reached after n callbacks, with another one to run (`soft`:
+ * a soft-due one, which the budget also bounds): the pass ends (at least
+ * one runs in every pass). */
+static int pass_cut(const struct pass_limit *pl, ssize_t n, int soft)
+{
+	hrt_time_t end = soft && pl->yield < pl->until ? pl->yield : pl->until;
+
+	return (pl->max_run && (size_t)n >= pl->max_run) ||
+	       (end != HRT_TIME_MAX && hrt__clock_now(CLOCK_MONOTONIC) >= end);
+}
+
+/* Lock held (and held again on return): the pass at `now` of the kind
+ * `how` (base.h: HRT_PASS_*), then the re-arm; -EBUSY if a pass runs
+ * already (step 5 of the guard). */
+ssize_t hrt__base_run_locked(struct hrt_base *b, hrt_time_t now, int how)
 {
 	struct pass_limit pl;
 	struct hrt_tset *on;
 	struct hrt_timer *t;
-	hrt_time_t max_ns;
+	hrt_time_t max_ns, t0, urgent;
 	uint64_t id;
 	ssize_t n = 0;
 	int greedy, cut = 0;
@@ -169,10 +195,19 @@ ssize_t hrt__base_run_locked(struct hrt_base *b, hrt_time_t now, int idle)
 	/* The policy as the pass begins (set_greedy takes no lock): one a
 	 * callback sets takes effect at the next pass, as hrt.h says. */
 	greedy = __atomic_load_n(&b->greedy, __ATOMIC_RELAXED);
-	greedy = greedy == HRT_GREEDY_ALWAYS || (greedy == HRT_GREEDY_IDLE && idle);
+	greedy = !(how & HRT_PASS_HARD) && (greedy == HRT_GREEDY_ALWAYS ||
+					    (greedy == HRT_GREEDY_IDLE && (how & HRT_PASS_IDLE)));
 	pl.max_run = __atomic_load_n(&b->pass_max_run, __ATOMIC_RELAXED);
 	max_ns = __atomic_load_n(&b->pass_max_ns, __ATOMIC_RELAXED);
-	pl.until = max_ns ? sat_add(hrt__clock_now(CLOCK_MONOTONIC), max_ns) : HRT_TIME_MAX;
+	pl.until = pl.yield = HRT_TIME_MAX;
+	/* The user's limit replaces the default budget. */
+	if (max_ns || ((how & HRT_PASS_YIELD) && !pl.max_run)) {
+		t0 = hrt__clock_now(CLOCK_MONOTONIC);
+		if (max_ns)
+			pl.until = sat_add(t0, max_ns);
+		else
+			pl.yield = sat_add(t0, b->pass_budget ? b->pass_budget : HRT_PASS_BUDGET_NS);
+	}
 	if (base_is_virtual(b) && now > b->vnow)
 		__atomic_store_n(&b->vnow, now, __ATOMIC_RELAXED);
 	b->pass_thread = pthread_self();
@@ -192,21 +227,34 @@ ssize_t hrt__base_run_locked(struct hrt_base *b, hrt_time_t now, int idle)
 	}
 
 	/* Leftmost run: the stock kernel pass, over all sets in one order: it
-	 * ends at the first timer of any that is not due. */
-	while ((t = first_of_sets(b, 1, &on)) && !(cut = n && pass_cut(&pl, n))) {
+	 * ends at the first timer of any that is not due.  Its hard-due part
+	 * first, which the budget never cuts; the soft-due rest unless host
+	 * work waits (HRT_PASS_HARD). */
+	/* Beside a host, "hard-due" takes in those within HRT_PASS_URGENT_NS
+	 * of it: the budget must not make a deferred timer late. */
+	urgent = how & (HRT_PASS_HARD | HRT_PASS_YIELD) ? HRT_PASS_URGENT_NS : 0;
+	while ((t = first_of_sets(b, LM_HARD, urgent, &on)) && !(cut = n && pass_cut(&pl, n, 0))) {
+		run_one(b, on, t, hrt__tset_pass_now(on), now);
+		n++;
+	}
+	while (!(how & HRT_PASS_HARD) && !cut && (t = first_of_sets(b, LM_SOFT, 0, &on)) &&
+	       !(cut = n && pass_cut(&pl, n, 1))) {
 		run_one(b, on, t, hrt__tset_pass_now(on), now);
 		n++;
 	}
 
 	if (greedy && !cut) {
 		b->stats.greedy_walks++;
-		while ((t = first_of_sets(b, 0, &on)) && !(cut = n && pass_cut(&pl, n))) {
+		while ((t = first_of_sets(b, LM_GREEDY, 0, &on)) &&
+		       !(cut = n && pass_cut(&pl, n, 1))) {
 			run_one(b, on, t, hrt__tset_pass_now(on), now);
 			b->stats.expired_greedy++;
 			n++;
 		}
 	}
 	b->stats.passes_cut += cut;     /* the rest stays due: hrt.h */
+	if (pl.yield != HRT_TIME_MAX)
+		b->pass_budget = budget_next(b->pass_budget, cut);
 
 	/* The pass is over: the restarted timers become plain in place, the
 	 * pending ones join the queue in queueing order. */
@@ -221,73 +269,91 @@ ssize_t hrt__base_run_locked(struct hrt_base *b, hrt_time_t now, int idle)
 /*
  * One critical section per wake-up.  The clock is read after the device
  * was drained, so the pass never runs at an instant earlier than the
- * expiry that woke it: a late wake-up can only merge passes, never add one.
- * A device that fired before any hard expiry was due counts as early: the
- * lazy re-arm's price (wakeup.c).  An ack that found nothing (another
- * thread re-armed the device between the host's poll and the read) runs
- * no pass unless something is hard-due or the last arm failed: the device
- * did not fire, so there is no interrupt to answer.
+ * expiry that woke it: a late wake-up can only merge passes, never add
+ * one.  What the event means (counted, due or not) is wakeup.c's.
  */
-ssize_t hrt__base_wakeup(struct hrt_base *b, int event, int idle)
+ssize_t hrt__base_wakeup(struct hrt_base *b, int event, int how)
 {
-	struct hrt_wake *w = &b->wake;
 	hrt_time_t now;
 	ssize_t n = 0;
-	int due, err;
+	int err;
 
 	base_lock(b);
 	now = base_now(b);
-	if (event == HRT_DEV_FIRED) {
-		b->stats.wakeups++;
-		w->armed = HRT_TIME_MAX;        /* a timerfd is one-shot: it holds nothing */
-		if (hrt__base_next(b) > now)
-			b->stats.early_wakeups++;
-		due = 1;
-	} else if (event == HRT_DEV_SLEPT) {
-		b->stats.wakeups++;
-		due = 1;
-	} else if (event == HRT_DEV_NOSLEEP) {
-		due = 1;
-	} else if (event == -ECANCELED) {
-		b->stats.clock_jumps++;
-		if (b->split)                   /* told: any clean reading */
-			hrt__base_sync_offset(b, 1);
-		w->armed = HRT_ARMED_EXPIRED;   /* re-arm: renews CANCEL_ON_SET */
-		due = 1;
-	} else {
-		due = w->armed == HRT_ARMED_EXPIRED || hrt__base_next(b) <= now;
-	}
-	if (due)
-		n = hrt__base_run_locked(b, now, idle);   /* re-arms at its end */
+	if (hrt__wake_event(b, event, now))
+		n = hrt__base_run_locked(b, now, how);   /* re-arms at its end */
 	else
 		hrt__wake_update(b);    /* retries an arm that failed */
-	err = w->armed == HRT_ARMED_EXPIRED ? w->arm_err : 0;
+	err = hrt__wake_err(b);
 	base_unlock(b);
 	return err ? err : n;
 }
 
-ssize_t hrt__base_dispatch(struct hrt_base *b, int idle, int *read_err)
+ssize_t hrt__base_dispatch(struct hrt_base *b, int how, int *read_err)
 {
 	int err, ev;
 
 	*read_err = 0;
 	if ((err = base_guard(b, G_FD, 0)))
 		return err;
-	if (!hrt__base_device(b))
-		return base_is_virtual(b) ? -EOPNOTSUPP : -EINVAL;
 	ev = hrt__wake_ack(b);
 	if (ev < 0 && ev != -ECANCELED) {       /* EBADF: the host closed our fd */
 		*read_err = ev;
 		return ev;
 	}
-	return hrt__base_wakeup(b, ev, idle);
+	return hrt__base_wakeup(b, ev, how);
+}
+
+/*
+ * hrt_base_plan_sleep's pass, in one critical section: refused (-EBUSY,
+ * nothing made) while hrt_base_loop has the device or from a callback of
+ * this thread's pass of b; else the timerfd made, read only if it may have
+ * fired, and a pass of kind `how` if it fired, something is hard-due, an
+ * arm failed, or - coalescing - the timers' window has opened (the host
+ * woke for it, or for anything else once it had).  The callbacks run, or
+ * -errno.
+ */
+ssize_t hrt__base_pass_due(struct hrt_base *b, int how)
+{
+	hrt_time_t now, owner, soft, hard;
+	ssize_t n = 0;
+	int ev, due;
+
+	base_lock(b);
+	if (b->wake.who == HRT_WAKE_LOOP ||
+	    (hrt__tset_in_pass(&b->set) && pthread_equal(b->pass_thread, pthread_self()))) {
+		n = -EBUSY;
+		goto out;
+	}
+	if ((ev = hrt__wake_dev_locked(b)) < 0) {
+		n = ev;
+		goto out;
+	}
+	now = base_now(b);
+	ev = hrt__wake_ack_due(b, now);
+	if (ev < 0 && ev != -ECANCELED) {       /* EBADF: the host closed our fd */
+		n = ev;
+		goto out;
+	}
+	due = hrt__wake_event(b, ev, now);
+	if (!due && __atomic_load_n(&b->coalesce, __ATOMIC_RELAXED) == 1)
+		due = hrt__wake_window(b, &owner, &soft, &hard) && soft <= now;
+	if (due)
+		n = hrt__base_run_locked(b, now, how);
+	else
+		hrt__wake_update(b);
+	if ((ev = hrt__wake_err(b)))
+		n = ev;
+out:
+	base_unlock(b);
+	return n;
 }
 
 HRT_EXTERN ssize_t hrt_base_dispatch(struct hrt_base *b, int idle)
 {
 	int read_err;
 
-	return hrt__base_dispatch(b, idle, &read_err);
+	return hrt__base_dispatch(b, idle ? HRT_PASS_IDLE : 0, &read_err);
 }
 
 HRT_EXTERN ssize_t hrt_base_run(struct hrt_base *b, hrt_time_t now, int idle)
@@ -297,7 +363,7 @@ HRT_EXTERN ssize_t hrt_base_run(struct hrt_base *b, hrt_time_t now, int idle)
 	if (n)
 		return n;
 	base_lock(b);
-	n = hrt__base_run_locked(b, now, idle);
+	n = hrt__base_run_locked(b, now, idle ? HRT_PASS_IDLE : 0);
 	base_unlock(b);
 	return n;
 }

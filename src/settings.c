@@ -37,6 +37,11 @@ HRT_EXTERN int hrt_base_set_coalesce(struct hrt_base *b, int on)
 	return 0;
 }
 
+int hrt__base_coalesce(const struct hrt_base *b)
+{
+	return __atomic_load_n(&b->coalesce, __ATOMIC_RELAXED);
+}
+
 HRT_EXTERN int hrt_base_get_coalesce(const struct hrt_base *b)
 {
 	int err = base_guard(b, G_QUERY, 0);

@@ -26,6 +26,21 @@
 #include "guard.h"
 #include "timerfd.h"
 
+/* The wake-up of a new base: no device yet (hrt_base_fd makes it), so no
+ * wake-up to ask for; and its device closed with the base. */
+void hrt__wake_init(struct hrt_base *b)
+{
+	b->wake.armed = HRT_TIME_MAX;
+	b->wake.bound = HRT_WAKE_AWAKE;
+}
+
+void hrt__wake_close(struct hrt_base *b)
+{
+	if (b->wake.dev)
+		b->wake.dev->ops->close(b->wake.dev);
+	b->wake.dev = NULL;
+}
+
 /* Arming ---------------------------------------------------------------- */
 
 /* Lock held: program the device for `when`.  A failure marks it unknown,
@@ -160,6 +175,107 @@ void hrt__wake_earlier(struct hrt_base *b, hrt_time_t when)
 	arm_bound(w);
 }
 
+/* Wake-ups ----------------------------------------------------------- */
+
+/*
+ * Lock held: the bookkeeping of one wake-up `event` (an ack() result, or
+ * HRT_DEV_NOSLEEP / HRT_DEV_SLEPT from the loop) at `now`: counts it and
+ * returns whether a pass is due.  A device that fired before any hard
+ * expiry was due counts as early: the lazy re-arm's price.  An ack that
+ * found nothing (another thread re-armed the device between the host's
+ * poll and the read) is due only if something is hard-due or the last arm
+ * failed: the device did not fire, so there is no interrupt to answer.
+ */
+int hrt__wake_event(struct hrt_base *b, int event, hrt_time_t now)
+{
+	struct hrt_wake *w = &b->wake;
+
+	base_assert_locked(b);
+	switch (event) {
+	case HRT_DEV_FIRED:
+		b->stats.wakeups++;
+		w->armed = HRT_TIME_MAX;        /* a timerfd is one-shot: it holds nothing */
+		if (hrt__base_next(b) > now)
+			b->stats.early_wakeups++;
+		return 1;
+	case HRT_DEV_SLEPT:
+		b->stats.wakeups++;
+		return 1;
+	case HRT_DEV_NOSLEEP:
+		return 1;
+	case -ECANCELED:
+		b->stats.clock_jumps++;
+		if (b->split)                   /* told: any clean reading */
+			hrt__base_sync_offset(b, 1);
+		w->armed = HRT_ARMED_EXPIRED;   /* re-arm: renews CANCEL_ON_SET */
+		return 1;
+	default:
+		return w->armed == HRT_ARMED_EXPIRED || hrt__base_next(b) <= now;
+	}
+}
+
+/* The error a wake-up leaves: the arm's, while the device's state is unknown. */
+int hrt__wake_err(struct hrt_base *b)
+{
+	base_assert_locked(b);
+	return b->wake.armed == HRT_ARMED_EXPIRED ? b->wake.arm_err : 0;
+}
+
+/*
+ * Lock held: the device's ack, only if it may have fired by `now`.  A
+ * disarmed timerfd has nothing to read (timerfd_settime clears what it
+ * counted), nor has one armed for later on a clock nobody sets; a
+ * CLOCK_REALTIME one armed (CANCEL_ON_SET) may carry a clock set: read.
+ * So a host that plans each sleep (hrt_base_plan_sleep) reads the timerfd
+ * only when it fired, not once an iteration.  The ack never blocks.
+ */
+int hrt__wake_ack_due(struct hrt_base *b, hrt_time_t now)
+{
+	struct hrt_wake *w = &b->wake;
+
+	base_assert_locked(b);
+	if (!w->dev)
+		return base_is_virtual(b) ? -EOPNOTSUPP : -EINVAL;
+	if (w->armed == HRT_TIME_MAX || (b->clock != CLOCK_REALTIME && w->armed > now))
+		return HRT_DEV_NOTHING;
+	return w->dev->ops->ack(w->dev);
+}
+
+/*
+ * Lock held: the coalesced sleep's window over every set, in the base's
+ * clock (coalesce.c turns it into a sleep; base.h): the earliest hard
+ * expiry's, and the earliest soft start if greedy (a pass walks every
+ * set); else the owner's (greedy off, a pass runs the leftmost run of all
+ * sets in one order: nothing before the owner's soft expiry, another
+ * set's may be earlier but behind it).
+ */
+int hrt__wake_window(struct hrt_base *b, hrt_time_t *owner, hrt_time_t *soft, hrt_time_t *hard)
+{
+	int greedy = __atomic_load_n(&b->greedy, __ATOMIC_RELAXED) != HRT_GREEDY_OFF;
+	hrt_time_t o, s, h, off;
+	int have = 0;
+
+	base_assert_locked(b);
+	base_for_each_set(b, ts) {
+		if (!hrt__tset_window(ts, greedy, &o, &s, &h))
+			continue;
+		off = set_offset(ts);
+		o = key_to_base(o, off);
+		s = key_to_base(s, off);
+		h = key_to_base(h, off);
+		if (!have || h < *hard) {
+			*owner = o;
+			*hard = h;
+		}
+		if (!have || s < *soft)
+			*soft = s;
+		have = 1;
+	}
+	if (have && !greedy)
+		*soft = *owner;
+	return have;
+}
+
 /* Sleepers --------------------------------------------------------------- */
 
 int hrt__wake_take(struct hrt_base *b, int who, int note, hrt__kick_fn fn, void *ctx)
@@ -209,28 +325,26 @@ int hrt__wake_give(struct hrt_base *b, int who)
 	return err;
 }
 
-int hrt__wake_sleep(struct hrt_base *b, hrt_time_t by, hrt_time_t arm)
+int hrt__wake_sleep_locked(struct hrt_base *b, hrt_time_t by, hrt_time_t arm)
 {
 	struct hrt_wake *w = &b->wake;
-	int err = 0;
 
-	base_lock(b);
+	base_assert_locked(b);
 	w->bound = by;
 	if (arm != HRT_WAKE_KEEP && arm != w->armed && wake_usable(b) &&
 	    device_arm(b, arm) < 0)
-		err = w->arm_err;
-	base_unlock(b);
-	return err;
+		return w->arm_err;
+	return 0;
 }
 
-int hrt__wake_who(struct hrt_base *b)
+int hrt__wake_sleep(struct hrt_base *b, hrt_time_t by, hrt_time_t arm)
 {
-	int who;
+	int err;
 
 	base_lock(b);
-	who = b->wake.who;
+	err = hrt__wake_sleep_locked(b, by, arm);
 	base_unlock(b);
-	return who;
+	return err;
 }
 
 int hrt__wake_ack(struct hrt_base *b)
@@ -240,26 +354,6 @@ int hrt__wake_ack(struct hrt_base *b)
 	if (!d)
 		return base_is_virtual(b) ? -EOPNOTSUPP : -EINVAL;
 	return d->ops->ack(d);
-}
-
-int hrt__base_guard_fd(const struct hrt_base *b)
-{
-	return base_guard(b, G_FD, 0);
-}
-
-struct hrt_loop *hrt__base_loop(struct hrt_base *b)
-{
-	return b->loop;
-}
-
-struct hrt_host *hrt__base_host(struct hrt_base *b)
-{
-	return b->host;
-}
-
-int hrt__base_is_virtual(const struct hrt_base *b)
-{
-	return base_is_virtual(b);
 }
 
 struct hrt_device *hrt__base_device(struct hrt_base *b)
@@ -300,57 +394,79 @@ static int hold_disarm(struct hrt_base *b)
 	return 0;
 }
 
-HRT_EXTERN int hrt_base_hold_fd(struct hrt_base *b, int hold)
+int hrt__wake_hold_locked(struct hrt_base *b, int hold)
 {
-	struct hrt_wake *w;
-	int err = hrt_base_fd(b);       /* the guard; makes the timerfd */
+	struct hrt_wake *w = &b->wake;
 
-	if (err < 0)
-		return err;
-	w = &b->wake;
-	err = 0;
-	base_lock(b);
-	if (hold && w->who == HRT_WAKE_LOOP) {
-		err = -EBUSY;           /* hrt_base_loop's: it sleeps itself */
-	} else if (hold) {
+	base_assert_locked(b);
+	if (hold && w->who == HRT_WAKE_LOOP)
+		return -EBUSY;          /* hrt_base_loop's: it sleeps itself */
+	if (hold) {
 		w->who = HRT_WAKE_HOLD;
 		w->note = 1;
 		w->kick = hold_kick;
 		w->kick_ctx = b;
-		err = hold_disarm(b);   /* before the host's next sleep */
-	} else if (w->who == HRT_WAKE_HOLD) {
-		/* A disarmed timerfd heard of no set of the wall clock:
-		 * hrt__wake_update measures a split base's offset. */
-		err = give_locked(b);
+		return hold_disarm(b);  /* before the host's next sleep */
 	}
+	/* A disarmed timerfd heard of no set of the wall clock:
+	 * hrt__wake_update measures a split base's offset. */
+	return w->who == HRT_WAKE_HOLD ? give_locked(b) : 0;
+}
+
+int hrt__wake_hold(struct hrt_base *b, int hold)
+{
+	int err;
+
+	base_lock(b);
+	err = hrt__wake_dev_locked(b);
+	if (err >= 0)
+		err = hrt__wake_hold_locked(b, hold);
 	base_unlock(b);
 	return err;
 }
 
-HRT_EXTERN int hrt_base_fd(struct hrt_base *b)
+HRT_EXTERN int hrt_base_hold_fd(struct hrt_base *b, int hold)
+{
+	int err = base_guard(b, G_FD, 0);
+
+	return err ? err : hrt__wake_hold(b, hold);
+}
+
+int hrt__wake_dev_locked(struct hrt_base *b)
 {
 	struct hrt_device *d;
-	int fd = base_guard(b, G_FD, 0);
 
-	if (fd)
-		return fd;
+	base_assert_locked(b);
 	if (base_is_virtual(b))
 		return -EOPNOTSUPP;
-	base_lock(b);
 	if (!b->wake.dev) {
 		d = hrt__timerfd_new(b->clock, NULL);
-		if (!d) {
-			fd = -errno;
-			base_unlock(b);
-			return fd;
-		}
+		if (!d)
+			return -errno;
 		__atomic_store_n(&b->wake.dev, d, __ATOMIC_RELEASE);
 		b->wake.armed = HRT_TIME_MAX;   /* a new timerfd is disarmed */
 		hrt__wake_update(b);
 	}
-	fd = b->wake.dev->ops->fd(b->wake.dev);
+	return b->wake.dev->ops->fd(b->wake.dev);
+}
+
+int hrt__wake_fd(struct hrt_base *b)
+{
+	int fd;
+
+	if (base_is_virtual(b))
+		return -EOPNOTSUPP;
+	base_lock(b);
+	fd = hrt__wake_dev_locked(b);
 	base_unlock(b);
 	return fd;
+}
+
+HRT_EXTERN int hrt_base_fd(struct hrt_base *b)
+{
+	int fd = base_guard(b, G_FD, 0);
+
+	return fd ? fd : hrt__wake_fd(b);
 }
 
 int hrt__base_rearm(struct hrt_base *b)

@@ -7,7 +7,9 @@
 # block, top to bottom.  Fails if an object of $O/src is in no layer (or
 # in two), if a layer names an object that does not exist, if any object
 # needs one in its own layer or above (which also rules out every cycle),
-# or if a file of $SRC or of $TOOLS/*/ passes $MAX lines.  Prints the layers, top to
+# if an object calls a public hrt_ function of the library (one door: the
+# guard once per public call), or if a file of $SRC or of $TOOLS/*/ passes
+# $MAX lines.  Prints the layers, top to
 # bottom, each object with what it needs, so the log shows the picture.
 # Headers are edges nm cannot see: the base's insides (base_priv.h,
 # guard.h, clock.h: its struct, entry guard and clock) may be included
@@ -98,6 +100,16 @@ fi
 		exit bad
 	}' || fail=1
 
+# One door: no object of the library calls a public function (hrt_[a-z]).
+# A public call runs the entry guard again; the clients above ran theirs
+# and call base.h, each call one critical section.
+for o in $objs; do
+	pub=$(nm -P -u "$o" | awk '$1 ~ /^hrt_[a-z]/ { printf " %s", $1 }')
+	if [ -n "$pub" ]; then
+		echo "PUBLIC CALL: $(basename "$o") calls$pub: call base.h's internal door instead"
+		fail=1
+	fi
+done
 # The include rule: "L<n> <file>" from the picture, then each .c's includes.
 {
 	awk '/^<!-- layers -->/ { on = 1; next } /^<!-- \/layers -->/ { on = 0 }
