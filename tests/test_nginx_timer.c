@@ -9,6 +9,7 @@
  * wrapped: the timeout it was given is recorded, the call made).
  * nginx-tests on a real nginx: contrib/nginx/test.sh.
  */
+#include <sys/eventfd.h>
 #include <time.h>
 
 #include "unit.h"
@@ -310,7 +311,8 @@ static void test_epoll_hook_sleeps_until_the_window(void **state)
 {
 	struct epoll_event evs[4];
 	struct tev *a = &tevs[0];
-	int ep = epoll_create1(EPOLL_CLOEXEC), n;
+	int ep = epoll_create1(EPOLL_CLOEXEC), n, efd;
+	ngx_msec_t t;
 	ngx_queue_t posted;
 
 	(void)state;
@@ -332,6 +334,33 @@ static void test_epoll_hook_sleeps_until_the_window(void **state)
 
 	n = ngx_event_timer_epoll_wait(ep, evs, 4, 3, 0);   /* timer_resolution */
 	assert_int_equal(last_timeout, 3);
+
+	/* I/O ended the sleep: the next one is nginx's own, unplanned, until a
+	 * sleep ends with nothing to read. */
+	ngx_current_msec = mono_ms();
+	ngx_event_add_timer(&a->ev, 1000);
+	efd = eventfd(1, EFD_CLOEXEC | EFD_NONBLOCK);
+	assert_true(efd >= 0);
+	assert_int_equal(epoll_ctl(ep, EPOLL_CTL_ADD, efd, &(struct epoll_event){ .events = EPOLLIN }), 0);
+	t = ngx_event_find_timer();                     /* 1100: the hard expiry */
+	assert_true(t > 1000);
+	n = ngx_event_timer_epoll_wait(ep, evs, 4, t, NGX_UPDATE_TIME);
+	assert_int_equal(n, 1);
+	assert_true(last_timeout >= 0 && last_timeout < (int)t);       /* the plan's */
+	n = ngx_event_timer_epoll_wait(ep, evs, 4, t, NGX_UPDATE_TIME);
+	assert_int_equal(n, 1);
+	assert_int_equal(last_timeout, (int)t);                        /* nginx's */
+	ngx_hrt_rev.handler(&ngx_hrt_rev);      /* nginx's loop saw hrt's timerfd readable */
+	n = ngx_event_timer_epoll_wait(ep, evs, 4, t, NGX_UPDATE_TIME);
+	assert_true(last_timeout >= 0 && last_timeout < (int)t);       /* planned: it drains it */
+	n = ngx_event_timer_epoll_wait(ep, evs, 4, t, NGX_UPDATE_TIME);
+	assert_int_equal(last_timeout, (int)t);
+	close(efd);
+	n = ngx_event_timer_epoll_wait(ep, evs, 4, 0, NGX_UPDATE_TIME);
+	assert_int_equal(n, 0);
+	n = ngx_event_timer_epoll_wait(ep, evs, 4, t, NGX_UPDATE_TIME);
+	assert_true(last_timeout >= 0 && last_timeout < (int)t);       /* planned again */
+	ngx_event_del_timer(&a->ev);
 	ngx_event_add_timer(&a->ev, 1000);
 	posted.prev = posted.next = &ngx_posted_next_events;
 	ngx_posted_next_events.prev = ngx_posted_next_events.next = &posted;

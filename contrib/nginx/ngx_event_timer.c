@@ -39,6 +39,7 @@ static ngx_uint_t        ngx_hrt_non_cancelable;
 
 #if (NGX_HAVE_EPOLL)
 static int               ngx_hrt_watched_ep = -1;
+static ngx_uint_t        ngx_hrt_busy;         /* I/O ended the last sleep */
 static ngx_connection_t  ngx_hrt_conn;
 static ngx_event_t       ngx_hrt_rev, ngx_hrt_wev;
 #endif
@@ -257,6 +258,8 @@ static void
 ngx_hrt_fd_handler(ngx_event_t *ev)
 {
     (void) ev;
+
+    ngx_hrt_busy = 0;
 }
 
 
@@ -311,11 +314,24 @@ ngx_event_timer_epoll_wait(int ep, struct epoll_event *list, int n,
     ngx_msec_t  ms;
     hrt_time_t  delay;
 
-    /* timer_resolution (no NGX_UPDATE_TIME): the alarm ends the sleep */
+    /*
+     * timer_resolution (no NGX_UPDATE_TIME): the alarm ends the sleep.
+     * A loop that I/O woke last time sleeps to the earliest hard expiry
+     * (nginx's timeout) without a plan: I/O most likely ends this sleep
+     * too, and a plan costs system calls (the slack set and given back,
+     * the timerfd drained).  A sleep the timers ended, or the timerfd,
+     * makes the next one planned.
+     */
     if (ngx_hrt_base == NULL || !(flags & NGX_UPDATE_TIME)
         || ngx_hrt_watch(ep) != NGX_OK)
     {
         return epoll_wait(ep, list, n, (int) timer);
+    }
+
+    if (ngx_hrt_busy) {
+        events = epoll_wait(ep, list, n, (int) timer);
+        ngx_hrt_busy = events > 0;
+        return events;
     }
 
     rc = hrt_base_plan_sleep(ngx_hrt_base, NGX_HRT_NS_PER_MS, &delay);
@@ -341,6 +357,7 @@ ngx_event_timer_epoll_wait(int ep, struct epoll_event *list, int n,
 
     events = epoll_wait(ep, list, n, (int) ms);
     err = ngx_errno;
+    ngx_hrt_busy = events > 0;          /* the timerfd's handler clears it */
 
     if (rc >= 0) {
         (void) hrt_base_plan_wake(ngx_hrt_base);

@@ -16,7 +16,10 @@
 # Environment: OUT (default build/nginx, or build/nginx-asan), SANITIZE=1
 # (nginx and libhrt under ASan+UBSan for both builds; leaks not reported:
 # nginx frees its pools by exiting), PROVE_JOBS (default 2), JOBS (make),
-# CONFIGURE (the configure options; default build.sh's).  As root the
+# CONFIGURE (the configure options; default build.sh's), FILES (the .t
+# files to run, default all; FILES=timers: the timer-heavy ones, below),
+# KEEP_STOCK=1 (reuse OUT's stock build and its suite result, when both are
+# there: a second run for a changed hrt side).  As root the
 # workers run as root (TEST_NGINX_GLOBALS="user root;"), so that they can
 # read the suite's temporary files.  The servers listen on 127.0.0.1 only.
 # Without NGINX_SRC it skips (exit 77), naming what to set; exit 2 for bad
@@ -68,10 +71,19 @@ make -C "$root" -j"${JOBS:-2}" $hrt_make install PREFIX="$out/hrt" > "$out/hrt-i
 	{ tail -n 20 "$out/hrt-install.log" >&2; die "installing libhrt failed ($out/hrt-install.log)"; }
 export PKG_CONFIG_PATH="$out/hrt/lib/pkgconfig${PKG_CONFIG_PATH:+:$PKG_CONFIG_PATH}"
 
-for kind in stock hrt; do
+kinds="stock hrt"
+if [ -n "${KEEP_STOCK:-}" ] && [ -x "$out/stock/src/objs/nginx" ] && [ -s "$out/suite-stock.txt" ]; then
+	kinds=hrt
+	echo "$me: stock nginx and its result kept from $out (KEEP_STOCK)"
+fi
+for kind in $kinds; do
 	# shellcheck disable=SC2086 # CONFIGURE: options, split as given
 	"$here/build.sh" "$kind" "$src" "$out/$kind" ${CONFIGURE:-} || die "building $kind nginx failed"
 done
+
+# The files whose work is mostly timers (the issue names them).
+heavy='keepalive|limit_req|limit_rate|timeout|resolver|send_timeout|worker_shutdown|lingering|limit_conn'
+[ "${FILES:-}" != timers ] || FILES=$(cd "$tests" && printf '%s\n' ./*.t | grep -E "$heavy")
 
 globals=${TEST_NGINX_GLOBALS:-}
 [ "$(id -u)" = 0 ] && globals="user root; $globals"
@@ -82,8 +94,9 @@ run_suite() {	# kind
 	log=$out/suite-$1.log
 	echo "$me: nginx-tests on $1 nginx (prove -j${PROVE_JOBS:-2}; $log)"
 	start=$(date +%s)
+	# shellcheck disable=SC2086 # FILES: names, split as given
 	(cd "$tests" && TEST_NGINX_BINARY="$out/$1/src/objs/nginx" TEST_NGINX_GLOBALS="$globals" \
-		prove -j"${PROVE_JOBS:-2}" ./*.t) > "$log" 2>&1
+		prove -j"${PROVE_JOBS:-2}" ${FILES:-./*.t}) > "$log" 2>&1
 	echo "  $(grep '^Files=' "$log" | sed 's/,  *[0-9]* wallclock.*//'), $(( $(date +%s) - start )) s"
 	awk '
 	# per-file lines: "name.t ..... ok", "name.t .. skipped: why"
@@ -101,11 +114,10 @@ run_suite() {	# kind
 	END { for (f in st) print f, st[f], (f in which ? which[f] : "-") }' "$log" | sort > "$out/suite-$1.txt"
 }
 
-run_suite stock
-run_suite hrt
+for kind in $kinds; do
+	run_suite "$kind"
+done
 
-# The files whose work is mostly timers (the issue names them).
-heavy='keepalive|limit_req|limit_rate|timeout|resolver|send_timeout|worker_shutdown|lingering|limit_conn'
 echo "$me: timer-heavy files (stock | hrt):"
 join "$out/suite-stock.txt" "$out/suite-hrt.txt" | grep -E "^[^ ]*($heavy)[^ ]* " |
 	awk '{ printf "  %-40s %-8s %-6s| %-8s %s\n", $1, $2, ($3 == "-" ? "" : $3), $4, ($5 == "-" ? "" : $5) }'
@@ -118,7 +130,9 @@ for k in stock hrt; do
 	awk -v k="$k" '{ n[$2]++ } END { printf "%s: %d files: %d ok, %d skipped, %d failed\n",
 		k, NR, n["ok"], n["skipped"], n["failed"] }' "$out/suite-$k.txt"
 done
-[ -n "$ts" ] && [ "$ts" -gt 0 ] || die "no test ran on stock nginx ($out/suite-stock.log)"
+if [ -z "$ts" ] || [ "$ts" -eq 0 ]; then
+	die "no test ran on stock nginx ($out/suite-stock.log)"
+fi
 if [ -n "$diffs" ] || [ "$ts" != "$th" ]; then
 	echo "$me: DIFFERENT results (file: stock result, failed tests | hrt result, failed tests):"
 	printf '%s\n' "$diffs" | awk 'NF { printf "  %s: %s %s | %s %s\n", $1, $2, $3, $4, $5 }'
