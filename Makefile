@@ -246,6 +246,14 @@ $(O)/tests/%: tests/%.c $(wildcard tests/*.h) $(LIB_A) $(TOOL_A)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -o $@ $< $(TOOL_A) $(LIB_A) $(ALL_LDFLAGS) $(TEST_LDFLAGS_$*) $(TOOL_LDLIBS) $(HRT_LDLIBS)
 
+# contrib/nginx's timer module against the stub of nginx's interface (no
+# nginx source); epoll_wait wrapped to see the timeout its hook asks for.
+NGINX_CONTRIB := $(wildcard contrib/nginx/*.[ch] contrib/nginx/stub/*.h)
+$(O)/tests/test_nginx_timer: tests/test_nginx_timer.c tests/unit.h $(NGINX_CONTRIB) $(LIB_A)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -Icontrib/nginx/stub -Icontrib/nginx -o $@ $< $(LIB_A) $(ALL_LDFLAGS) \
+	  -Wl,--wrap=epoll_wait $(HRT_LDLIBS)
+
 $(O)/fuzz/%-replay: fuzz/%.c fuzz/fuzz_main.c $(wildcard fuzz/*.h) $(LIB_A) $(TOOL_A)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -o $@ $< fuzz/fuzz_main.c $(TOOL_A) $(LIB_A) $(ALL_LDFLAGS) $(TOOL_LDLIBS) $(HRT_LDLIBS)
@@ -299,7 +307,7 @@ TEST_SCRIPTS_TREE = tests/check_layers.sh tests/test_install.sh tests/test_confi
 	tests/test_exports.sh tests/test_abi.sh tests/test_cmake.sh tests/test_demo_quiet.sh tests/test_figures.sh \
 	tests/test_man.sh tests/test_svg_render.sh tests/test_output.sh tests/test_top.sh tests/test_run_slack.sh \
 	tests/test_slack_measure.sh tests/test_bench_shapes.sh tests/test_bench_server.sh tests/test_screens.sh \
-	tests/test_persist.sh
+	tests/test_persist.sh tests/test_nginx_scripts.sh tests/test_nginx_shellcheck.sh
 TEST_SCRIPTS = $(TEST_SCRIPTS_THREADED) $(if $(filter thread,$(SANITIZE)),,$(TEST_SCRIPTS_TREE))
 
 test check: $(LIB_A) $(LIB_SO) $(HRT_BIN) $(TEST_BINS) $(FUZZ_REPLAY) $(EXAMPLE_TESTS) $(O)/readme_example $(README_UV) $(O)/bench/coalesce $(O)/bench/shapes
@@ -379,7 +387,18 @@ bench-coalesce-docs: $(O)/bench/coalesce
 # bench/server/run.sh runs alternating pinned rounds at 1,000 and 10,000
 # connections, heartbeats only and loaded, and writes one table with the
 # ratios the issue targets.  make bench-server: a quick run (3 rounds of
-# 6 s) into $(PERF_DIR)/server.txt and .csv; bench-server-docs: longer
+# 6 s) into $(PERF_DIR)/server.txt and .csv; # nginx against nginx on hrt (contrib/nginx, bench/nginx/run.sh): NGINX_SRC
+# is an nginx source tree (github.com/nginx/nginx; 1.31.4 tested); without
+# it the target says SKIP and succeeds.
+NGINX_SRC ?=
+$(O)/bench/nginx-client: bench/nginx/client.c
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -O2 -o $@ $< $(ALL_LDFLAGS)
+
+bench-nginx: $(O)/bench/nginx-client
+	NGINX_SRC='$(NGINX_SRC)' CLIENT=$(O)/bench/nginx-client OUT=$(PERF_DIR)/nginx sh bench/nginx/run.sh
+
+bench-server-docs: longer
 # rounds into docs/perf (run it on a quiet machine, as root for the
 # timer interrupts).  SERVER_ROUNDS, SERVER_SECONDS, SERVER_CONNS,
 # SERVER_TRAFFIC, SERVER_VERSIONS, SERVER_WARMUP, SERVER_RAMP change a
@@ -427,7 +446,7 @@ $(SERVER_O)/server-sd-hrt: bench/server/server_sd.c $(SERVER_HDRS) $(LIB_A)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -DTIMERS_HRT -o $@ $< $(LIB_A) $(ALL_LDFLAGS) $(EXLIBS_sdevent_timers) $(HRT_LDLIBS)
 
-.PHONY: bench-server bench-server-docs
+.PHONY: bench-server bench-nginx bench-server-docs
 ifeq ($(HAVE_LIBUV),y)
 bench-server: $(SERVER_BINS)
 	@mkdir -p $(PERF_DIR)
