@@ -442,11 +442,14 @@ bench-server:
 	@echo "SKIP bench-server (install libuv1-dev)"
 endif
 
-# 3 rounds of 10 s (heartbeats only: 6 s, before the idle timeouts), about
-# 13 minutes; the raw lines stay in the build directory.
+# The default run into docs/perf (the raw lines stay in the build
+# directory), then bench/server/docs.sh: PERFORMANCE.md's tables between
+# its bench-server-docs markers written from it, and every figure README.md
+# and PERFORMANCE.md link to docs/perf/server.csv refreshed (read the words
+# around them again: the verdicts are the run's).
 bench-server-docs:
-	$(MAKE) bench-server PERF_DIR=$(CURDIR)/docs/perf SERVER_ROUNDS=3 SERVER_SECONDS=10 \
-	  SERVER_RAW=$(abspath $(O))/server-docs.rounds
+	$(MAKE) bench-server PERF_DIR=$(CURDIR)/docs/perf SERVER_RAW=$(abspath $(O))/server-docs.rounds
+	sh bench/server/docs.sh docs/perf/server README.md docs/PERFORMANCE.md
 
 # The README's "apply and measure" step on this machine (root, tracefs).
 bench-slack-docs: $(HRT_BIN) $(O)/slack_sleepers

@@ -152,7 +152,7 @@ grep -q '^hrt/libuv, the targets of issue 47 (loaded) and 42 (heartbeats)' "$t/s
 k=$(sed -n '/^hrt\/libuv,/,/^$/p' "$t/server.txt" |
 	grep -c 'target <= +\{0,1\}[0-9.]*  *\(met\|not met\|not judged (a figure is 0 or n\/a)\|not judged (not counted)\)\( .*\)\{0,1\}$')
 [ "$k" -eq 9 ] || fail "$k ratio lines with a verdict, want 9"
-grep -q "^$N,loaded,hrt/libuv,lat_p99_ratio,[0-9.n/a]*,1,\(met\|not met\|not judged\)" "$t/server.csv" ||
+grep -q "^$N,loaded,hrt/libuv,lat_p99_ratio,[0-9.n/a]*,1.0,\(met\|not met\|not judged\)" "$t/server.csv" ||
 	fail "no p99 latency ratio in server.csv"
 grep -q "^$N,loaded,hrt/libuv,lat_p999_ratio,[0-9.n/a]*,1.1,\(met\|not met\|not judged\)" "$t/server.csv" ||
 	fail "no p99.9 latency ratio in server.csv"
@@ -171,6 +171,34 @@ grep -c '^round=[0-9]* .* status=ok ' "$t/server.rounds" | grep -qx "$((nv * 2))
 grep '^round=.* status=ok ' "$t/server.rounds" |
 	grep -v " accepted=$N closed_peer=$N closed_idle=0 closed_slow=0 closed_error=0 closed_shutdown=0 heartbeats=[0-9]* requests=[0-9]* loop_iterations=[1-9]" |
 	grep -q . && fail "a server closed connections itself, did not accept $N, or counted no iteration"
+ok
+# bench/server/docs.sh puts this run into a document: the block between
+# its markers written from the run, each link to server.csv given the run's
+# value (check_figures.sh agrees), a link the run has no row for left as
+# it was and named, exit 1.
+mkdir -p "$t/docs/perf"
+cp "$t/server.csv" "$t/server.txt" "$t/docs/perf/"
+fail_log=$t/docs.err
+{
+	echo "Before [9.99](perf/server.csv \"$N,loaded,hrt/libuv,cpu_ratio\") after."
+	echo '<!-- bench-server-docs: begin -->'
+	echo 'an old table'
+	echo '<!-- bench-server-docs: end -->'
+	echo 'A figure of another file: [7](perf/other.csv "x").'
+} >"$t/docs/doc.md"
+sh bench/server/docs.sh "$t/docs/perf/server" "$t/docs/doc.md" 2>"$t/docs.err" || fail "docs.sh: exit $?"
+grep -q 'an old table' "$t/docs/doc.md" && fail "docs.sh left the old block"
+want=$(awk -F, -v k="$N,loaded,hrt/libuv,cpu_ratio" '$1 "," $2 "," $3 "," $4 == k { printf "%.2f", $5 }' "$t/server.csv")
+grep -q "^Before \[$want\](perf/server.csv \"$N,loaded,hrt/libuv,cpu_ratio\") after\.$" "$t/docs/doc.md" ||
+	fail "docs.sh did not refresh a link to $want"
+grep -q "^| $N | loaded | libuv | \[" "$t/docs/doc.md" || fail "docs.sh wrote no row of libuv"
+grep -q '^A figure of another file: \[7\](perf/other.csv "x")\.$' "$t/docs/doc.md" || fail "docs.sh changed another file's link"
+sh tests/check_figures.sh "$t/docs/doc.md" 2>&1 | grep -v 'perf/other.csv' | grep ':[0-9]*: ' >"$t/docs.err" &&
+	fail "check_figures.sh disagrees with docs.sh"
+echo "Stale [1.5](perf/server.csv \"$N,loaded,nosuch,cpu_ratio\")." >>"$t/docs/doc.md"
+sh bench/server/docs.sh "$t/docs/perf/server" "$t/docs/doc.md" 2>"$t/docs.err" && fail "docs.sh: exit 0 with a stale link"
+grep -q "no figure $N,loaded,nosuch,cpu_ratio in the run: left as 1.5" "$t/docs.err" || fail "the stale link not named"
+grep -q '^Stale \[1.5\]' "$t/docs/doc.md" || fail "docs.sh changed a link it has no figure for"
 ok
 [ -n "$counted" ] || {
 	case $why in

@@ -445,7 +445,7 @@ END {
 	nc = split(conns, Cn, " "); nt = split(traffic, T, " "); nv = split(versions, V, " ")
 	print "connections,traffic,version,metric,value,target,verdict" > csv
 	if (loadlo != "") printf "load average (1 min) at the runs starts: %.2f-%.2f\n\n", loadlo, loadhi
-	hdr = "%-11s %-10s %-9s %10s %8s %6s %6s %9s %7s %7s %7s %9s %9s %9s %17s %6s %s\n"
+	hdr = "%-11s %-10s %-13s %10s %8s %6s %6s %9s %7s %7s %7s %9s %9s %9s %17s %6s %s\n"
 	printf hdr, "connections", "traffic", "version", "wake-ups/s", "iter/s", "CPU %", "run %",
 		"irq/s CPU" cpu, "hb p50", "hb p99", "lat n", "lat p50", "lat p99", "lat p99.9",
 		"p99 of the rounds", "served", "lost"
@@ -454,21 +454,21 @@ END {
 	for (a = 1; a <= nc; a++) for (b = 1; b <= nt; b++) for (c = 1; c <= nv; c++) {
 		g = Cn[a] SUBSEP T[b] SUBSEP V[c]
 		if (g in skipped) {
-			printf "%-11s %-10s %-9s skipped (install %s)\n", Cn[a], T[b], V[c], skipped[g]
+			printf "%-11s %-10s %-13s skipped (install %s)\n", Cn[a], T[b], V[c], skipped[g]
 			continue
 		}
 		if (!(g in ok) && (g in behind) && !(g in bad)) {
-			printf "%-11s %-10s %-9s not measured (the client fell behind in every round: a busy machine)\n", Cn[a], T[b], V[c]
+			printf "%-11s %-10s %-13s not measured (the client fell behind in every round: a busy machine)\n", Cn[a], T[b], V[c]
 			continue
 		}
 		if (!(g in ok)) {
-			printf "%-11s %-10s %-9s failed (every round; the log above says why)\n", Cn[a], T[b], V[c]
+			printf "%-11s %-10s %-13s failed (every round; the log above says why)\n", Cn[a], T[b], V[c]
 			continue
 		}
 		for (i = 1; i <= 10; i++) M[g, m[i]] = med(g SUBSEP m[i])
 		n = P[g, "lat_n"] + 0
 		spread = n && ((g, "lat_p99_us") in lo) ? fmt(lo[g, "lat_p99_us"], 1) "-" fmt(hi[g, "lat_p99_us"], 1) : "n/a"
-		printf "%-11s %-10s %-9s %10s %8s %6s %6s %9s %7s %7s %7d %9s %9s %9s %17s %6s %s%s\n", Cn[a], T[b], V[c],
+		printf "%-11s %-10s %-13s %10s %8s %6s %6s %9s %7s %7s %7d %9s %9s %9s %17s %6s %s%s\n", Cn[a], T[b], V[c],
 			fmt(M[g, "srv_wakeups_per_s"], 1), fmt(M[g, "srv_iters_per_s"], 1),
 			fmt(M[g, "cpu_pct"], 1), fmt(M[g, "run_pct"], 1),
 			fmt(M[g, "srv_cpu_loc_per_s"], 0), fmt(M[g, "hb_jit_p50_ms"], 2),
@@ -504,20 +504,20 @@ END {
 	# The counting rounds.
 	print ""
 	print "System calls per loop iteration (the counting round):"
-	hdr = "%-11s %-10s %-9s %8s %9s %9s %10s  %s\n"
+	hdr = "%-11s %-10s %-13s %8s %9s %9s %10s  %s\n"
 	printf hdr, "connections", "traffic", "version", "iter/s", "calls/s", "calls/it", "loop/it", "per iteration, by call"
 	for (a = 1; a <= nc; a++) for (b = 1; b <= nt; b++) for (c = 1; c <= nv; c++) {
 		g = Cn[a] SUBSEP T[b] SUBSEP V[c]
 		if (!(g in counted)) {
 			if (g in countbad)
-				printf "%-11s %-10s %-9s counting round %s (the log above says why)\n", Cn[a], T[b], V[c], countbad[g]
+				printf "%-11s %-10s %-13s counting round %s (the log above says why)\n", Cn[a], T[b], V[c], countbad[g]
 			else if (!(g in skipped))
-				printf "%-11s %-10s %-9s not counted\n", Cn[a], T[b], V[c]
+				printf "%-11s %-10s %-13s not counted\n", Cn[a], T[b], V[c]
 			continue
 		}
 		it = C[g, "iters"] + 0
 		if (it == 0 || C[g, "s"] + 0 == 0) {
-			printf "%-11s %-10s %-9s no iteration counted\n", Cn[a], T[b], V[c]
+			printf "%-11s %-10s %-13s no iteration counted\n", Cn[a], T[b], V[c]
 			continue
 		}
 		k = split(C[g, "calls"], L, ",")
@@ -531,7 +531,7 @@ END {
 			if (x >= 0.005) list = list (list == "" ? "" : ", ") nc2[1] " " sprintf("%.2f", x)
 		}
 		SI[g] = C[g, "total"] / it; LI[g] = loopc / it
-		printf "%-11s %-10s %-9s %8.1f %9.1f %9.2f %10.2f  %s\n", Cn[a], T[b], V[c], it / C[g, "s"],
+		printf "%-11s %-10s %-13s %8.1f %9.1f %9.2f %10.2f  %s\n", Cn[a], T[b], V[c], it / C[g, "s"],
 			C[g, "total"] / C[g, "s"], SI[g], LI[g], list
 		print Cn[a] "," T[b] "," V[c] ",count_iters_per_s," sprintf("%.1f", it / C[g, "s"]) >> csv
 		print Cn[a] "," T[b] "," V[c] ",sys_per_s," sprintf("%.1f", C[g, "total"] / C[g, "s"]) >> csv
@@ -551,7 +551,7 @@ END {
 		g = Cn[a] SUBSEP "loaded" SUBSEP V[c]
 		if (!(g in pooled)) continue
 		n = P[g, "lat_n"] + 0
-		printf "  %-24s %-9s %7d  %s\n", Cn[a] " loaded", V[c], n, (n >= want ? "enough" : "too few")
+		printf "  %-24s %-13s %7d  %s\n", Cn[a] " loaded", V[c], n, (n >= want ? "enough" : "too few")
 	}
 
 	# The ratios.
@@ -568,24 +568,18 @@ END {
 				continue
 			}
 			g0n = Cn[a]; g0t = T[b]; gl = Cn[a] " " T[b]
-			if (T[b] == "heartbeats") {
-				round_ratios(x, y, "srv_wakeups_per_s")
-				judge(gl, "wake-ups", "wakeups_ratio", ratio(M[x, "srv_wakeups_per_s"], M[y, "srv_wakeups_per_s"]), 0.05, rlo, rhi)
-				round_ratios(x, y, "srv_cpu_s")
-				judge("", "CPU", "cpu_ratio", ratio(M[x, "srv_cpu_s"], M[y, "srv_cpu_s"]), 0.3, rlo, rhi)
-				round_ratios(x, y, "srv_run_s")
-				judge("", "(run time)", "run_ratio", ratio(M[x, "srv_run_s"], M[y, "srv_run_s"]), 0.3, rlo, rhi)
-			} else {
-				round_ratios(x, y, "srv_cpu_s")
-				judge(gl, "CPU", "cpu_ratio", ratio(M[x, "srv_cpu_s"], M[y, "srv_cpu_s"]), 0.8, rlo, rhi)
-				round_ratios(x, y, "srv_run_s")
-				judge("", "(run time)", "run_ratio", ratio(M[x, "srv_run_s"], M[y, "srv_run_s"]), 0.8, rlo, rhi)
-				round_ratios(x, y, "lat_p99_us")
-				judge("", "p99 latency", "lat_p99_ratio", ratio(P[x, "lat_p99_us"], P[y, "lat_p99_us"]), 1.0, rlo, rhi)
-				round_ratios(x, y, "lat_p999_us")
-				judge("", "p99.9 latency", "lat_p999_ratio", ratio(P[x, "lat_p999_us"], P[y, "lat_p999_us"]), 1.1, rlo, rhi)
+			# metric|figure|what|target each: the targets of issue 42 (heartbeats), 47 (loaded)
+			nj = split(T[b] == "heartbeats" ? \
+				"wakeups_ratio|srv_wakeups_per_s|wake-ups|0.05;cpu_ratio|srv_cpu_s|CPU|0.3;run_ratio|srv_run_s|(run time)|0.3" : \
+				"cpu_ratio|srv_cpu_s|CPU|0.8;run_ratio|srv_run_s|(run time)|0.8;lat_p99_ratio|lat_p99_us|p99 latency|1.0;lat_p999_ratio|lat_p999_us|p99.9 latency|1.1", J, ";")
+			for (j = 1; j <= nj; j++) {
+				split(J[j], w, "|")
+				round_ratios(x, y, w[2])
+				# latency: the pooled percentiles; the rest: medians of the rounds
+				q = w[2] ~ /^lat_/ ? ratio(P[x, w[2]], P[y, w[2]]) : ratio(M[x, w[2]], M[y, w[2]])
+				judge(j == 1 ? gl : "", w[3], w[1], q, w[4], rlo, rhi)
 			}
-			judge_diff(T[b] == "heartbeats" ? "" : "", "loop calls per iteration", "loop_sys_per_iter_diff",
+			judge_diff("", "loop calls per iteration", "loop_sys_per_iter_diff",
 				(x in LI) ? LI[x] : "", (y in LI) ? LI[y] : "", 1)
 		}
 	}
