@@ -331,8 +331,8 @@ labels=${labels# }
 	echo "per run: connect over $RAMP s, $WARMUP s warm-up, then measured (heartbeats only:" \
 		"$(measure_for 1 heartbeats) s, before the 10 s idle timeouts; loaded: $MEASURE s or" \
 		"more, for $SAMPLES latency samples over the $ROUNDS rounds:" \
-		"$(for n in $CONNS; do printf '%s s at %s ' "$(measure_for "$n" loaded)" "$n"; done)" \
-		"connections); loaded: $RATE_PER_CONN requests/s per connection"
+		"$(for n in $CONNS; do printf '%s s at %s, ' "$(measure_for "$n" loaded)" "$n"; done |
+			sed 's/, $//') connections); loaded: $RATE_PER_CONN requests/s per connection"
 	echo "system calls: $counting (one counting round apart from the latency rounds)"
 	echo "timers: idle 10 s re-armed on every request, heartbeat 1 s; hrt windows and" \
 		"sd-event accuracies idle 1 s, heartbeat 100 ms; libuv exact (ms)"
