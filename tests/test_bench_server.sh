@@ -183,7 +183,7 @@ mkdir -p "$t/docs/perf"
 cp "$t/server.csv" "$t/server.txt" "$t/docs/perf/"
 fail_log=$t/docs.err
 {
-	echo "Before [9.99](perf/server.csv \"$N,loaded,hrt/libuv,cpu_ratio\") after."
+	echo "Before [9.99](perf/server.csv \"$N,loaded,hrt/libuv,run_ratio\") after."
 	echo '<!-- bench-server-docs: begin -->'
 	echo 'an old table'
 	echo '<!-- bench-server-docs: end -->'
@@ -191,8 +191,8 @@ fail_log=$t/docs.err
 } >"$t/docs/doc.md"
 sh bench/server/docs.sh "$t/docs/perf/server" "$t/docs/doc.md" 2>"$t/docs.err" || fail "docs.sh: exit $?"
 grep -q 'an old table' "$t/docs/doc.md" && fail "docs.sh left the old block"
-want=$(awk -F, -v k="$N,loaded,hrt/libuv,cpu_ratio" '$1 "," $2 "," $3 "," $4 == k { printf "%.2f", $5 }' "$t/server.csv")
-grep -q "^Before \[$want\](perf/server.csv \"$N,loaded,hrt/libuv,cpu_ratio\") after\.$" "$t/docs/doc.md" ||
+want=$(awk -F, -v k="$N,loaded,hrt/libuv,run_ratio" '$1 "," $2 "," $3 "," $4 == k { printf "%.2f", $5 }' "$t/server.csv")
+grep -q "^Before \[$want\](perf/server.csv \"$N,loaded,hrt/libuv,run_ratio\") after\.$" "$t/docs/doc.md" ||
 	fail "docs.sh did not refresh a link to $want"
 grep -q "^| $N | loaded | libuv | \[" "$t/docs/doc.md" || fail "docs.sh wrote no row of libuv"
 grep -q '^A figure of another file: \[7\](perf/other.csv "x")\.$' "$t/docs/doc.md" || fail "docs.sh changed another file's link"
