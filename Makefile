@@ -385,40 +385,37 @@ bench-coalesce-docs: $(O)/bench/coalesce
 # (server-hrt-plan: one epoll call a wake-up), as sd-event time sources (server-sd-event) and as hrt's
 # with sd-event inside hrt_base_loop_host (server-sd-hrt); one client.
 # bench/server/run.sh runs alternating pinned rounds at 1,000 and 10,000
-# connections, heartbeats only and loaded, and writes one table with the
-# ratios the issue targets.  make bench-server: a quick run (3 rounds of
-# 6 s) into $(PERF_DIR)/server.txt and .csv; # nginx against nginx on hrt (contrib/nginx, bench/nginx/run.sh): NGINX_SRC
-# is an nginx source tree (github.com/nginx/nginx; 1.31.4 tested); without
-# it the target says SKIP and succeeds.
-NGINX_SRC ?=
-$(O)/bench/nginx-client: bench/nginx/client.c
-	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) -O2 -o $@ $< $(ALL_LDFLAGS)
-
-bench-nginx: $(O)/bench/nginx-client
-	NGINX_SRC='$(NGINX_SRC)' CLIENT=$(O)/bench/nginx-client OUT=$(PERF_DIR)/nginx sh bench/nginx/run.sh
-
-bench-server-docs: longer
-# rounds into docs/perf (run it on a quiet machine, as root for the
-# timer interrupts).  SERVER_ROUNDS, SERVER_SECONDS, SERVER_CONNS,
-# SERVER_TRAFFIC, SERVER_VERSIONS, SERVER_WARMUP, SERVER_RAMP change a
-# run.  Without libuv1-dev it says so and exits 0; without
-# libsystemd-dev the sd-event rows say so.
+# connections, heartbeats only and loaded, pools each version's latency
+# samples (>= SERVER_SAMPLES loaded), counts system calls per loop
+# iteration in a round of its own (perf, as root), and writes one report
+# with the ratios the issues target.  make bench-server: 5 rounds of
+# libuv, hrt and hrt-plan (about 14 minutes) into $(PERF_DIR)/server.txt
+# and .csv; bench-server-docs: the same into docs/perf, then the figures
+# README.md and docs/PERFORMANCE.md quote from it (run it on a quiet
+# machine, as root).  SERVER_ROUNDS, SERVER_SECONDS (the least a round
+# measures), SERVER_SAMPLES, SERVER_COUNT (the counting round's seconds,
+# 0: none), SERVER_CONNS, SERVER_TRAFFIC, SERVER_VERSIONS (add sd-event
+# sd-hrt for sd-event's rows; NAME=PROGRAM for a server built elsewhere),
+# SERVER_WARMUP, SERVER_RAMP change a run.  Without libuv1-dev it says so
+# and exits 0; without libsystemd-dev the sd-event rows say so.
 SERVER_O        = $(O)/server
 SERVER_HDRS     = $(wildcard bench/server/*.h) include/hrt.h examples/uv_host.h $(CONFIG)
 HAVE_SDEVENT    = $(if $(filter sdevent_timers,$(EXAMPLES_MISSING)),,y)
 SERVER_BINS     = $(SERVER_O)/client $(SERVER_O)/server-libuv $(SERVER_O)/server-hrt \
 	$(SERVER_O)/server-hrt-plan \
 	$(if $(HAVE_SDEVENT),$(SERVER_O)/server-sd-event $(SERVER_O)/server-sd-hrt)
-SERVER_ROUNDS   ?= 3
+SERVER_ROUNDS   ?= 5
 SERVER_SECONDS  ?= 6
+SERVER_SAMPLES  ?= 30000
+SERVER_COUNT    ?= 3
 SERVER_CONNS    ?= 1000 10000
 SERVER_TRAFFIC  ?= heartbeats loaded
-SERVER_VERSIONS ?= libuv hrt hrt-plan sd-event sd-hrt
+SERVER_VERSIONS ?= libuv hrt hrt-plan
 SERVER_WARMUP   ?= 2
 SERVER_RAMP     ?= 1
 SERVER_RAW      ?= $(PERF_DIR)/server.rounds
 SERVER_RUN = BIN=$(SERVER_O) OUT=$(PERF_DIR)/server RAW=$(SERVER_RAW) ROUNDS=$(SERVER_ROUNDS) MEASURE=$(SERVER_SECONDS) \
+	SAMPLES=$(SERVER_SAMPLES) COUNT=$(SERVER_COUNT) \
 	CONNS='$(SERVER_CONNS)' TRAFFIC='$(SERVER_TRAFFIC)' VERSIONS='$(SERVER_VERSIONS)' \
 	WARMUP=$(SERVER_WARMUP) RAMP=$(SERVER_RAMP) sh bench/server/run.sh
 
@@ -456,11 +453,25 @@ bench-server:
 	@echo "SKIP bench-server (install libuv1-dev)"
 endif
 
-# 3 rounds of 10 s (heartbeats only: 6 s, before the idle timeouts), about
-# 13 minutes; the raw lines stay in the build directory.
+# The default run into docs/perf (the raw lines stay in the build
+# directory), then bench/server/docs.sh: PERFORMANCE.md's tables between
+# its bench-server-docs markers written from it, and every figure README.md
+# and PERFORMANCE.md link to docs/perf/server.csv refreshed (read the words
+# around them again: the verdicts are the run's).
 bench-server-docs:
-	$(MAKE) bench-server PERF_DIR=$(CURDIR)/docs/perf SERVER_ROUNDS=3 SERVER_SECONDS=10 \
-	  SERVER_RAW=$(abspath $(O))/server-docs.rounds
+	$(MAKE) bench-server PERF_DIR=$(CURDIR)/docs/perf SERVER_RAW=$(abspath $(O))/server-docs.rounds
+	sh bench/server/docs.sh docs/perf/server README.md docs/PERFORMANCE.md
+
+# nginx against nginx on hrt (contrib/nginx, bench/nginx/run.sh): NGINX_SRC
+# is an nginx source tree (github.com/nginx/nginx; 1.31.4 tested); without
+# it the target says SKIP and succeeds.
+NGINX_SRC ?=
+$(O)/bench/nginx-client: bench/nginx/client.c
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -O2 -o $@ $< $(ALL_LDFLAGS)
+
+bench-nginx: $(O)/bench/nginx-client
+	NGINX_SRC='$(NGINX_SRC)' CLIENT=$(O)/bench/nginx-client OUT=$(PERF_DIR)/nginx sh bench/nginx/run.sh
 
 # The README's "apply and measure" step on this machine (root, tracefs).
 bench-slack-docs: $(HRT_BIN) $(O)/slack_sleepers

@@ -4,7 +4,8 @@
  * server benchmark (run.sh): one thread, epoll, the protocol of proto.h.
  *
  *   client --port P --conns N [--rate R] [--ramp S] [--warmup S]
- *          [--seconds S] [--drain S] [--pid PID] [--cpu C]
+ *          [--seconds S] [--drain S] [--pid PID] [--cpu C] [--iters FILE]
+ *          [--lat-out FILE] [--perf-ctl FIFO --perf-ack FIFO]
  *
  * Phases, from its start t0:
  *   ramp     N connections to 127.0.0.1:P, evenly spread over S seconds
@@ -37,6 +38,15 @@
  * (/proc/PID/task/TID/schedstat, exact); with --cpu C the local timer
  * interrupts of CPU C (/proc/interrupts, row LOC: every interrupt of that
  * CPU's timer, whoever armed it), "n/a" where the file cannot be read.
+ * With --iters FILE (the file the server counts its loop iterations in:
+ * proto.h), the iterations in the window too.  With --perf-ctl and
+ * --perf-ack (the control and ack FIFOs of a `perf stat --control
+ * fifo:CTL,ACK -D -1` attached to the server), the counting is enabled
+ * just before the first sample and disabled just after the last, each
+ * acknowledged before the client goes on: perf counts the window the
+ * iterations were counted in (and the moments the commands take).
+ * --lat-out FILE: every latency sample of the window, ns, one a line
+ * (run.sh pools the rounds' samples).
  *
  * Output: one line of key=value (run.sh reads it); exit 0, or 1 with what
  * failed and where on stderr (a connection refused or reset during the
@@ -54,6 +64,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <poll.h>
 #include <sys/epoll.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
@@ -79,12 +90,17 @@ struct srv_sample {
 	int64_t t;
 	unsigned long long vcs, nvcs, ticks, run_ns;
 	long long loc;          /* -1: unknown */
+	unsigned long long iters;       /* the server's loop iterations */
 };
 
 static struct {
 	int port, conns, pid, cpu;
 	double rate, ramp, warmup, seconds, drain;
+	const char *iters, *lat_out, *perf_ctl, *perf_ack;
 } opt = { .cpu = -1, .ramp = 1, .warmup = 2, .seconds = 5, .drain = 2 };
+
+static volatile uint64_t *srv_iters;    /* --iters: the server's counter */
+static int perf_ctl = -1, perf_ack = -1;
 
 static struct cconn *cc;
 static int epfd = -1;
@@ -193,6 +209,7 @@ static void sample_server(struct srv_sample *s)
 
 	memset(s, 0, sizeof(*s));
 	s->t = mono_ns();
+	s->iters = srv_iters ? *srv_iters : 0;
 	s->loc = loc_irqs(opt.cpu);
 	snprintf(path, sizeof(path), "/proc/%d/task", opt.pid);
 	dir = opendir(path);
@@ -228,6 +245,54 @@ static void sample_server(struct srv_sample *s)
 				&ut, &st) == 2)
 			s->ticks = ut + st;
 		fclose(f);
+	}
+}
+
+/* --- perf stat's control (--perf-ctl, --perf-ack) ------------------------- */
+
+/* Opens both FIFOs without waiting for perf (O_RDWR never blocks on a
+ * FIFO); perf reads the commands when it is ready. */
+static void perf_open(void)
+{
+	if (!opt.perf_ctl)
+		return;
+	perf_ctl = open(opt.perf_ctl, O_RDWR | O_CLOEXEC);
+	if (perf_ctl < 0)
+		die(opt.perf_ctl, errno);
+	perf_ack = open(opt.perf_ack, O_RDWR | O_NONBLOCK | O_CLOEXEC);
+	if (perf_ack < 0)
+		die(opt.perf_ack, errno);
+}
+
+/* Sends "enable" or "disable" and waits (up to 20 s: perf opens one
+ * event per system call first) for perf's "ack". */
+static void perf_command(const char *cmd)
+{
+	char buf[64];
+	size_t len = strlen(cmd), got = 0;
+	struct pollfd p = { .fd = perf_ack, .events = POLLIN };
+
+	if (perf_ctl < 0)
+		return;
+	if (write(perf_ctl, cmd, len) != (ssize_t)len || write(perf_ctl, "\n", 1) != 1)
+		die("writing to perf's control FIFO", errno);
+	while (got < 4) {
+		ssize_t n;
+
+		if (poll(&p, 1, 20000) != 1) {
+			fprintf(stderr, "client: perf did not acknowledge \"%s\" within 20 s\n", cmd);
+			exit(1);
+		}
+		n = read(perf_ack, buf + got, sizeof(buf) - 1 - got);
+		if (n < 0 && errno != EAGAIN && errno != EINTR)
+			die("reading perf's ack FIFO", errno);
+		if (n > 0)
+			got += (size_t)n;
+	}
+	buf[got] = 0;
+	if (strncmp(buf, "ack\n", 4) != 0) {
+		fprintf(stderr, "client: perf answered \"%s\" to \"%s\"\n", buf, cmd);
+		exit(1);
 	}
 }
 
@@ -418,14 +483,39 @@ static void parse(int argc, char **argv)
 			opt.pid = (int)num(v, k);
 		else if (strcmp(k, "--cpu") == 0)
 			opt.cpu = (int)num(v, k);
+		else if (strcmp(k, "--iters") == 0)
+			opt.iters = v;
+		else if (strcmp(k, "--lat-out") == 0)
+			opt.lat_out = v;
+		else if (strcmp(k, "--perf-ctl") == 0)
+			opt.perf_ctl = v;
+		else if (strcmp(k, "--perf-ack") == 0)
+			opt.perf_ack = v;
 		else
 			break;
 	}
-	if (i != argc || opt.port <= 0 || opt.port > 65535 || opt.conns <= 0 || opt.seconds <= 0) {
+	if (i != argc || opt.port <= 0 || opt.port > 65535 || opt.conns <= 0 || opt.seconds <= 0 ||
+	    !opt.perf_ctl != !opt.perf_ack || ((opt.perf_ctl || opt.iters) && !opt.pid)) {
 		fprintf(stderr, "usage: client --port P --conns N [--rate R] [--ramp S] [--warmup S]"
-			" [--seconds S] [--drain S] [--pid PID] [--cpu C]\n");
+			" [--seconds S] [--drain S] [--pid PID] [--cpu C] [--iters FILE]"
+			" [--lat-out FILE] [--perf-ctl FIFO --perf-ack FIFO]\n"
+			"  (--iters and --perf-ctl need --pid; --perf-ctl needs --perf-ack)\n");
 		exit(2);
 	}
+}
+
+/* Every sample, ns, one a line. */
+static void write_samples(const char *path, const struct samples *s)
+{
+	FILE *f = fopen(path, "w");
+	size_t i;
+
+	if (!f)
+		die(path, errno);
+	for (i = 0; i < s->n; i++)
+		fprintf(f, "%lld\n", (long long)s->v[i]);
+	if (fclose(f) != 0)
+		die(path, errno);
 }
 
 static void print_ms(const char *key, int64_t ns)
@@ -464,6 +554,9 @@ int main(int argc, char **argv)
 	if (epfd < 0)
 		die("epoll_create1", errno);
 	prctl(PR_SET_TIMERSLACK, 1UL, 0, 0, 0);  /* requests go out on time */
+	if (opt.iters && !(srv_iters = iters_map(opt.iters, 0)))
+		die(opt.iters, errno);
+	perf_open();
 
 	t0 = mono_ns();
 	t_ramp = t0 + (int64_t)(opt.ramp * NS_PER_S);
@@ -478,6 +571,7 @@ int main(int argc, char **argv)
 		       t0 + (int64_t)((double)(t_ramp - t0) * next_conn / opt.conns) <= now)
 			conn_open(next_conn++);
 		if (!measuring && now >= t_meas0 && now < t_meas1) {
+			perf_command("enable");
 			if (opt.pid)
 				sample_server(&s0);
 			measuring = 1;
@@ -506,6 +600,8 @@ int main(int argc, char **argv)
 	behind = !measuring;
 	if (opt.pid && !behind)
 		sample_server(&s1);
+	if (!behind)
+		perf_command("disable");
 	measuring = 0;
 	for (i = 0; i < opt.conns; i++)
 		hb_conns += cc[i].hb_in_window > 0;
@@ -524,6 +620,8 @@ int main(int argc, char **argv)
 
 	if (lat.n)                      /* qsort(NULL, 0) is undefined */
 		qsort(lat.v, lat.n, sizeof(*lat.v), cmp64);
+	if (opt.lat_out)
+		write_samples(opt.lat_out, &lat);
 	if (jit.n)
 		qsort(jit.v, jit.n, sizeof(*jit.v), cmp64);
 	printf("conns=%d connected=%llu closed_by_server=%llu measure_s=%.3f rate=%.1f"
@@ -543,6 +641,9 @@ int main(int argc, char **argv)
 		       (double)(s1.nvcs - s0.nvcs) / secs,
 		       (double)(s1.ticks - s0.ticks) / (double)sysconf(_SC_CLK_TCK),
 		       (double)(s1.run_ns - s0.run_ns) / 1e9);
+		if (srv_iters)
+			printf(" srv_iters=%llu srv_iters_per_s=%.1f", s1.iters - s0.iters,
+			       (double)(s1.iters - s0.iters) / secs);
 		if (s0.loc >= 0 && s1.loc >= 0)
 			printf(" srv_cpu_loc_per_s=%.1f", (double)(s1.loc - s0.loc) / secs);
 		else

@@ -4,7 +4,8 @@
  * comes due or its message arrives, whatever the loop: a heartbeat is
  * sent, an idle timeout closes the connection, a request is echoed and
  * re-arms the idle timeout; anything else is a protocol error; and the
- * command line both take.  Included
+ * command line both take, the loop's iteration counter and the counts
+ * both print at the end.  Included
  * by server_uv.c and server_sd.c after their struct conn, count, conn_of,
  * conn_send, conn_close and fail_err (err: a negative errno), which differ
  * by loop.
@@ -50,16 +51,24 @@ static int on_msg(void *arg, const struct msg *m)
 	return 0;
 }
 
+/* The loop's iterations, one per iteration of the loop that polls (each
+ * server says which hook counts them): in the file --iters names, which
+ * the client reads (proto.h), else here. */
+static uint64_t iters_own;
+static volatile uint64_t *iters = &iters_own;
+
 static int usage(void)
 {
-	fprintf(stderr, "usage: server-%s [--conns N] [--port P]\n", SERVER_NAME);
+	fprintf(stderr, "usage: server-%s [--conns N] [--port P] [--iters FILE]\n", SERVER_NAME);
 	return 2;
 }
 
-/* The command line both servers take: *port, and RLIMIT_NOFILE raised for
- * --conns N.  0, 1 (the limit could not be raised: said) or 2 (usage). */
+/* The command line both servers take: *port, RLIMIT_NOFILE raised for
+ * --conns N, the counter mapped for --iters FILE.  0, 1 (the limit could
+ * not be raised, or FILE not mapped: said) or 2 (usage). */
 static int server_args(int argc, char **argv, int *port)
 {
+	const char *iters_path = NULL;
 	long want = 0;
 	int i;
 
@@ -69,6 +78,8 @@ static int server_args(int argc, char **argv, int *port)
 			want = atol(argv[++i]);
 		else if (i + 1 < argc && strcmp(argv[i], "--port") == 0)
 			*port = atoi(argv[++i]);
+		else if (i + 1 < argc && strcmp(argv[i], "--iters") == 0)
+			iters_path = argv[++i];
 		else
 			return usage();
 	}
@@ -76,7 +87,25 @@ static int server_args(int argc, char **argv, int *port)
 		return usage();
 	if (want > 0 && raise_nofile("server-" SERVER_NAME, (rlim_t)want + 64) < 0)
 		return 1;
+	if (iters_path && !(iters = iters_map(iters_path, 1))) {
+		fprintf(stderr, "server-%s: --iters %s: %s\n", SERVER_NAME, iters_path,
+			strerror(errno));
+		return 1;
+	}
 	return 0;
+}
+
+/* The server's last line: its counts, the loop's iterations, hrt's. */
+static void print_counts(void)
+{
+	printf("server=%s accepted=%llu closed_peer=%llu closed_idle=%llu closed_slow=%llu"
+	       " closed_error=%llu closed_shutdown=%llu heartbeats=%llu requests=%llu"
+	       " loop_iterations=%llu",
+	       SERVER_NAME, count.accepted, count.closed_peer, count.closed_idle,
+	       count.closed_slow, count.closed_error, count.closed_shutdown, count.heartbeats,
+	       count.requests, (unsigned long long)*iters);
+	tm_print_stats(stdout);
+	printf("\n");
 }
 
 #endif /* HRT_BENCH_SERVER_HANDLERS_H */

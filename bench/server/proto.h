@@ -28,8 +28,11 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
+#include <fcntl.h>
+#include <sys/mman.h>
 #include <sys/resource.h>
 #include <time.h>
+#include <unistd.h>
 
 #define MSG_SIZE 16
 #define MSG_REQUEST 'R'
@@ -121,6 +124,34 @@ static inline int raise_nofile(const char *who, rlim_t want)
 		return -err;
 	}
 	return 0;
+}
+
+/* The server's loop iterations, counted in a file both map (--iters FILE):
+ * the server adds one per iteration of its loop with a plain store into
+ * the shared page (no system call), the client reads it at the
+ * measurement's edges.  write: the server's side, which creates the file.
+ * The counter, or NULL with errno set. */
+static inline volatile uint64_t *iters_map(const char *path, int write)
+{
+	int fd = open(path, write ? O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC : O_RDONLY | O_CLOEXEC,
+		      0600);
+	void *p;
+	int err;
+
+	if (fd < 0)
+		return NULL;
+	if (write && ftruncate(fd, sizeof(uint64_t)) < 0) {
+		err = errno;
+		close(fd);
+		errno = err;
+		return NULL;
+	}
+	p = mmap(NULL, sizeof(uint64_t), write ? PROT_READ | PROT_WRITE : PROT_READ, MAP_SHARED,
+		 fd, 0);
+	err = errno;
+	close(fd);
+	errno = err;
+	return p == MAP_FAILED ? NULL : p;
 }
 
 #endif /* HRT_BENCH_SERVER_PROTO_H */
