@@ -297,7 +297,7 @@ TEST_SCRIPTS_TREE = tests/check_layers.sh tests/test_install.sh tests/test_confi
 	tests/test_exports.sh tests/test_abi.sh tests/test_cmake.sh tests/test_demo_quiet.sh tests/test_figures.sh \
 	tests/test_man.sh tests/test_svg_render.sh tests/test_output.sh tests/test_top.sh tests/test_run_slack.sh \
 	tests/test_slack_measure.sh tests/test_bench_shapes.sh tests/test_bench_server.sh tests/test_screens.sh \
-	tests/test_persist.sh
+	tests/test_persist.sh tests/test_synopsis.sh
 TEST_SCRIPTS = $(TEST_SCRIPTS_THREADED) $(if $(filter thread,$(SANITIZE)),,$(TEST_SCRIPTS_TREE))
 
 test check: $(LIB_A) $(LIB_SO) $(HRT_BIN) $(TEST_BINS) $(FUZZ_REPLAY) $(EXAMPLE_TESTS) $(O)/readme_example $(README_UV) $(O)/bench/coalesce $(O)/bench/shapes
