@@ -36,7 +36,8 @@
 #   make install PREFIX=/usr/local [DESTDIR=...]   (hrt.pc and the CMake
 #                        package written then, for that PREFIX/LIBDIR; man
 #                        pages to MANDIR; the host-loop glue to EXAMPLESDIR;
-#                        ldconfig when root, no DESTDIR)
+#                        ldconfig when root, no DESTDIR, and LIBDIR one
+#                        the dynamic linker searches)
 #   make uninstall       the same files, and hrt's own directories if empty
 #
 # The library, the tool and the core tests need only a C toolchain.  Optional
@@ -307,7 +308,7 @@ TEST_SCRIPTS_TREE = tests/check_layers.sh tests/test_install.sh tests/test_confi
 	tests/test_exports.sh tests/test_abi.sh tests/test_cmake.sh tests/test_demo_quiet.sh tests/test_figures.sh \
 	tests/test_man.sh tests/test_svg_render.sh tests/test_output.sh tests/test_top.sh tests/test_run_slack.sh \
 	tests/test_slack_measure.sh tests/test_bench_shapes.sh tests/test_bench_server.sh tests/test_screens.sh \
-	tests/test_persist.sh tests/test_nginx_scripts.sh tests/test_nginx_shellcheck.sh
+	tests/test_persist.sh tests/test_nginx_scripts.sh tests/test_nginx_shellcheck.sh tests/test_synopsis.sh
 TEST_SCRIPTS = $(TEST_SCRIPTS_THREADED) $(if $(filter thread,$(SANITIZE)),,$(TEST_SCRIPTS_TREE))
 
 test check: $(LIB_A) $(LIB_SO) $(HRT_BIN) $(TEST_BINS) $(FUZZ_REPLAY) $(EXAMPLE_TESTS) $(O)/readme_example $(README_UV) $(O)/bench/coalesce $(O)/bench/shapes
@@ -579,28 +580,30 @@ install: lib tools
 	install -m 644 $(HOST_GLUE) $(DESTDIR)$(EXAMPLESDIR)
 	@$(ldconfig_step)
 
-# As libtool does: an install into the live system (no DESTDIR) refreshes
-# the dynamic linker's cache when run as root, or a program built with
-# -lhrt fails to start (libhrt.so.1: cannot open shared object file).  If
-# LIBDIR is then still not in the cache, say why and what works instead:
-# as root ldconfig ran, so LIBDIR is not a directory it searches (a private
-# prefix); not root, ldconfig could not run.  Staged installs (DESTDIR:
-# packages) leave the cache to the package manager.
+# An install into the live system (no DESTDIR) into a directory the dynamic
+# linker searches refreshes its cache when run as root, as libtool does, or
+# a program built with -lhrt fails to start (libhrt.so.1: cannot open
+# shared object file).  A private prefix (LIBDIR not among the directories
+# `ldconfig -v` lists) is left alone: the system's cache has no use for it,
+# and it says what works instead.  Not root, ldconfig cannot run: say so.
+# Staged installs (DESTDIR: packages) leave the cache to the package manager.
 LDCONFIG ?= /sbin/ldconfig
 define ldconfig_step
 if [ -z "$(DESTDIR)" ]; then \
-	  root=; if [ "$$(id -u)" -eq 0 ]; then root=1; echo "$(LDCONFIG)"; $(LDCONFIG) || exit 1; fi; \
-	  if ! $(LDCONFIG) -p 2>/dev/null | grep -qF "=> $(LIBDIR)/libhrt.so.$(SOVERSION)"; then \
-	    if [ -n "$$root" ]; then \
-	      echo "note: ldconfig ran, but $(LIBDIR) is not a directory the dynamic linker searches"; \
-	      echo "  (a private prefix; /etc/ld.so.conf.d could list it)."; \
-	    else \
-	      echo "note: $(LIBDIR) is not in the dynamic linker's cache: not root, ldconfig did not run."; \
-	      echo "  A system directory: make install as root (or run ldconfig as root)."; \
-	    fi; \
-	    printf '%s\n' "  A private prefix: link with -Wl,-rpath,$(LIBDIR)" \
-	      "  or run with LD_LIBRARY_PATH=$(LIBDIR); CMake finds the package with" \
+	  lib=$$(readlink -f "$(LIBDIR)"); searched=; \
+	  for d in $$($(LDCONFIG) -v -N -X 2>/dev/null | sed -n 's,^\(/[^:]*\):.*,\1,p'); do \
+	    [ "$$(readlink -f "$$d" 2>/dev/null)" = "$$lib" ] && searched=1; \
+	  done; \
+	  if [ -z "$$searched" ]; then \
+	    echo "note: $(LIBDIR) is not a directory the dynamic linker searches (a private"; \
+	    echo "  prefix), so ldconfig was not run: link with -Wl,-rpath,$(LIBDIR)"; \
+	    printf '%s\n' "  or run with LD_LIBRARY_PATH=$(LIBDIR); CMake finds the package with" \
 	      "  -DCMAKE_PREFIX_PATH=$(PREFIX), pkg-config with PKG_CONFIG_PATH=$(PKGCONFIGDIR)."; \
+	  elif [ "$$(id -u)" -eq 0 ]; then \
+	    echo "$(LDCONFIG)"; $(LDCONFIG) || exit 1; \
+	  else \
+	    echo "note: not root, so ldconfig did not run: until it does (as root), a program"; \
+	    echo "  linked with -lhrt does not find libhrt.so.$(SOVERSION) in $(LIBDIR)."; \
 	  fi; \
 	fi
 endef

@@ -9,9 +9,9 @@
 # the man pages and the host-loop glue are installed; make uninstall leaves
 # no file behind, nor hrt's own directories.
 # Last, an install into a private prefix with no DESTDIR, as a user does:
-# make runs ldconfig when root (a stand-in LDCONFIG records it here) and,
-# the prefix not being in the linker's cache, says to link with an rpath
-# (and, when ldconfig ran, not to run it) and how CMake finds the package;
+# make does not run ldconfig (a stand-in LDCONFIG records it here) for a
+# directory the linker does not search, says to link with an rpath and how
+# CMake finds the package, and runs it as root for one it searches;
 # the README example built that way runs with no LD_LIBRARY_PATH.
 set -eu
 . "$(dirname "$0")/lib.sh"
@@ -96,29 +96,35 @@ check_prefix() { # prefix libdir
 }
 
 # A private prefix, no DESTDIR: LDCONFIG is a stand-in that logs its calls
-# and knows no library (a real one would not list $stage/p/lib either).
+# and lists, for -v, the directories the linker searches: not $stage/p/lib
+# (so it must not run: the system's cache has no use for a private prefix),
+# then, for a second install, that one (as root it must run then).
 check_private() {
 	prefix=$stage/p
-	printf '#!/bin/sh\necho "$*" >> %s/ldconfig.log\n' "$stage" > "$stage/ldconfig"
+	printf '#!/bin/sh\necho "$*" >> %s/ldconfig.log\n[ "$1" != -v ] || printf "%%s\\n" /lib: $SEARCHED\n' \
+		"$stage" > "$stage/ldconfig"
 	chmod +x "$stage/ldconfig"
-	make -s install O="$O" PREFIX="$prefix" LDCONFIG="$stage/ldconfig" > "$stage/install.out"
+	SEARCHED= make -s install O="$O" PREFIX="$prefix" LDCONFIG="$stage/ldconfig" > "$stage/install.out"
 	fail_log=$stage/install.out
-	if [ "$(id -u)" -eq 0 ]; then
-		grep -qx '' "$stage/ldconfig.log" || fail "make install as root did not run ldconfig"
-	else
-		! grep -qx '' "$stage/ldconfig.log" 2>/dev/null || fail "make install ran ldconfig, not root"
-	fi
+	! grep -qx '' "$stage/ldconfig.log" || fail "make install to a private prefix ran ldconfig"
+	grep -q "is not a directory the dynamic linker searches" "$stage/install.out" ||
+		fail "make install to a private prefix did not say why ldconfig did not run"
 	ok
 	grep -qF -- "-Wl,-rpath,$prefix/lib" "$stage/install.out" ||
 		fail "make install to a private prefix did not say to link with an rpath"
 	grep -qF -- "-DCMAKE_PREFIX_PATH=$prefix" "$stage/install.out" ||
 		fail "make install to a private prefix did not say how CMake finds it"
-	if [ "$(id -u)" -eq 0 ]; then	# ldconfig ran: not "run it as root"
-		! grep -q 'run ldconfig as root' "$stage/install.out" ||
-			fail "make install ran ldconfig as root, then said to run ldconfig as root"
-		grep -q 'ldconfig ran, but' "$stage/install.out" ||
-			fail "make install as root: why the library is not found is not said"
+	: > "$stage/ldconfig.log"
+	SEARCHED="$prefix/lib:" make -s install O="$O" PREFIX="$prefix" LDCONFIG="$stage/ldconfig" \
+		> "$stage/install2.out"
+	fail_log=$stage/install2.out
+	if [ "$(id -u)" -eq 0 ]; then
+		grep -qx '' "$stage/ldconfig.log" || fail "make install as root into a searched directory did not run ldconfig"
+	else
+		! grep -qx '' "$stage/ldconfig.log" || fail "make install ran ldconfig, not root"
+		grep -q "not root, so ldconfig did not run" "$stage/install2.out" || fail "not root: not said"
 	fi
+	! grep -q "rpath" "$stage/install2.out" || fail "a searched directory still got the private-prefix note"
 	ok
 	fail_log=
 	if command -v pkg-config >/dev/null 2>&1; then

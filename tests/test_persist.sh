@@ -94,6 +94,26 @@ for bad in "1x --persist hrt-t.service" "1ms --persist ../x.service" "1ms --pers
 	expect 2 "slack $bad" "$HRT" slack $bad
 	[ "$(wc -l <"$fail_log")" -eq 1 ] || fail "slack $bad: not one line"
 done
+# unit names as long as a file name may be: UNIT.d must fit uncut (255
+# bytes), so 253 characters is the longest; never a cut directory name
+long253=$(printf '%0245d' 0 | tr 0 u).service
+expect 0 "--persist a 253-character unit" sh -c "'$HRT' slack 1ms --persist $long253 >/dev/null"
+[ -f "$r/etc/systemd/system/$long253.d/hrt-slack.conf" ] || fail "the 253-character unit's drop-in"
+"$HRT" slack --list | grep -q "^  $long253 " || fail "--list lacks the 253-character unit"
+expect 0 "--unpersist a 253-character unit" sh -c "'$HRT' slack --unpersist $long253 >/dev/null"
+[ ! -e "$r/etc/systemd/system/$long253.d" ] || fail "--unpersist left the long unit's directory"
+ok
+for len in 254 255 300; do
+	u=$(printf "%0$((len - 8))d" 0 | tr 0 v).service
+	expect 2 "--persist a $len-character unit" "$HRT" slack 1ms --persist "$u"
+	grep -q "$len characters: its drop-in directory UNIT.d would be longer than the 255 bytes" \
+		"$fail_log" || fail "$len characters: no reason"
+	[ "$(wc -l <"$fail_log")" -eq 1 ] || fail "$len characters: not one line"
+	expect 2 "--unpersist a $len-character unit" "$HRT" slack --unpersist "$u"
+done
+snap after3
+cmp -s "$d/after" "$d/after3" || fail "a long unit name changed the root: $(diff "$d/after" "$d/after3")"
+ok
 expect 2 "--root that is no directory" "$HRT" slack --list --root /dev/null
 grep -q "^hrt slack: --root '/dev/null': expected a directory" "$fail_log" || fail "--root: message"
 snap after2
@@ -119,7 +139,7 @@ sp=$!
 trap 'kill "$sp" 2>/dev/null; rm -rf "$d"' EXIT
 snap before
 expect 1 "--persist a process in no service" "$HRT" slack 1ms --persist "$sp"
-grep -q "refused: .*not a system service, so there is no unit to keep its slack in; hrt slack 1ms $sp" \
+grep -q "refused: .*, so there is no system service to keep its slack in; hrt slack 1ms $sp" \
 	"$fail_log" || fail "--persist PID outside a service: no reason"
 [ "$(cat "/proc/$sp/timerslack_ns")" != 1000000 ] || fail "a refused --persist set the slack"
 snap after

@@ -4,6 +4,7 @@
  * D and P%, bad values, and every output format on a hand-written perf
  * trace whose optima are worked out below.
  */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -652,12 +653,43 @@ static void test_persist_finds_the_service_of_a_cgroup(void **state)
 		"0::/system.slice/other.service\n", UNIT_SERVICE, "cron.service");
 	assert_int_equal(persist_unit_of_cgroup("", &k, u, sizeof(u)), -1);
 	assert_int_equal(persist_unit_of_cgroup("12:pids:/x\n", &k, u, sizeof(u)), -1);
-	assert_true(persist_unit_name_ok("nginx.service"));
-	assert_true(persist_unit_name_ok("getty@tty1.service"));
-	assert_false(persist_unit_name_ok(".service"));
-	assert_false(persist_unit_name_ok("../x.service"));
-	assert_false(persist_unit_name_ok("a/b.service"));
-	assert_false(persist_unit_name_ok("nginx.socket"));
+	assert_int_equal(persist_unit_name_ok("nginx.service"), 0);
+	assert_int_equal(persist_unit_name_ok("getty@tty1.service"), 0);
+	assert_int_equal(persist_unit_name_ok(".service"), -EINVAL);
+	assert_int_equal(persist_unit_name_ok("../x.service"), -EINVAL);
+	assert_int_equal(persist_unit_name_ok("a/b.service"), -EINVAL);
+	assert_int_equal(persist_unit_name_ok("nginx.socket"), -EINVAL);
+}
+
+/* A cgroup path names a unit of this system only below its slices: a
+ * container's cgroup holds the container's units, whatever their names,
+ * and a nested ssh.service there is not the host's. */
+static void test_persist_names_no_host_unit_for_a_containers_cgroup(void **state)
+{
+	(void)state;
+	unit_is("0::/lxc.payload.c1/system.slice/ssh.service\n", UNIT_FOREIGN,
+		"/lxc.payload.c1/system.slice/ssh.service");
+	unit_is("0::/machine.slice/libpod-abc.scope/system.slice/ssh.service\n", UNIT_SCOPE,
+		"libpod-abc.scope");
+	unit_is("0::/docker/0123abcd/system.slice/cron.service\n", UNIT_FOREIGN,
+		"/docker/0123abcd/system.slice/cron.service");
+	unit_is("0::/mygroup/app.service\n", UNIT_FOREIGN, "/mygroup/app.service");
+	unit_is("0::/system.slice/sub.slice/x.service/inner\n", UNIT_SERVICE, "x.service");
+	unit_is("0::/init.scope\n", UNIT_SCOPE, "init.scope");
+}
+
+/* UNIT.d is a file name: a unit name whose directory would exceed 255
+ * bytes is refused as too long, never cut to another name. */
+static void test_persist_refuses_a_unit_whose_directory_name_cannot_fit(void **state)
+{
+	char name[300];
+
+	(void)state;
+	for (size_t len = 250; len < sizeof(name); len++) {
+		memset(name, 'a', len - 8);
+		memcpy(name + len - 8, ".service", 9);
+		assert_int_equal(persist_unit_name_ok(name), len <= 253 ? 0 : -ENAMETOOLONG);
+	}
 }
 
 int main(void)
@@ -681,6 +713,8 @@ int main(void)
 		cmocka_unit_test(test_slack_follows_relative_sleep_chains),
 		cmocka_unit_test(test_optimum_bounds_every_policy_with_sleep_chains),
 		cmocka_unit_test(test_persist_finds_the_service_of_a_cgroup),
+		cmocka_unit_test(test_persist_names_no_host_unit_for_a_containers_cgroup),
+		cmocka_unit_test(test_persist_refuses_a_unit_whose_directory_name_cannot_fit),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -131,6 +131,33 @@ grep -q '^\* kernel undercounted: [1-9][0-9]* armings' "$tmp/lost.out" ||
 	{ cat "$tmp/lost.out"; fail "top --input: no footnote for the mark"; }
 ok
 
+# One arming lost: said in the singular.
+grep -v 'hrtimer_\(cancel\|expire_entry\): hrtimer=00000000aaaa0001' tests/data/tracefs-small.txt \
+	>"$tmp/one.txt"
+"$HRT" top --input "$tmp/one.txt" -b -w 0 -d 100 >"$tmp/one.out" 2>"$fail_log" || fail "top --input one.txt"
+grep -qx '\* kernel undercounted: 1 arming lost its expiry (lost events)' "$tmp/one.out" ||
+	{ cat "$tmp/one.out"; fail "top: one lost arming not in the singular"; }
+ok
+
+# The default screen says what to do next when its columns say nothing:
+# greedy saving nothing anywhere, it points at --slack; saving something
+# (the article's set with C cancelled: off 3 wake-ups, always 2), the
+# greedy- column is the news and the legend only names --slack.
+"$HRT" top --input tests/data/tracefs-real.txt.gz -b -w 0 -d 100 >"$tmp/same.out" 2>"$fail_log" ||
+	fail "top --input tracefs-real"
+col "$tmp/same.out" greedy- | grep -qv ',0\.0$' && { cat "$tmp/same.out"; fail "the real trace's greedy- is not 0"; }
+grep -q '^Next: hrt top --slack 1ms shows what timer slack would save' "$tmp/same.out" ||
+	{ cat "$tmp/same.out"; fail "top: no next step when nothing differs"; }
+printf '# hrt-trace v1\n0 0 start 1 5000 10000\n0 0 start 2 7500 20000\n0 0 start 3 25000 30000\n%s\n' \
+	'0 0 start 4 7500 40000' >"$tmp/art.txt"
+printf '0 0 start 5 35000 50000\n0 0 start 6 42500 60000\n0 0 start 7 45000 70000\n%s\n' \
+	'15000 0 cancel 3' >>"$tmp/art.txt"
+echo '100000 0 idle' >>"$tmp/art.txt"
+"$HRT" top --input "$tmp/art.txt" -b -w 0 -d 100 >"$tmp/art.out" 2>"$fail_log" || fail "top --input art.txt"
+grep -q 'greedy-: off - always.  What timer slack would save: hrt top --slack 1ms' "$tmp/art.out" &&
+	! grep -q '^Next:' "$tmp/art.out" || { cat "$tmp/art.out"; fail "top: greedy saves, legend wrong"; }
+ok
+
 # On a terminal (script(1) gives top one of ROWSxCOLS): the frame fits - no
 # line longer than the terminal less one column, no more lines than it has
 # - with the title, both heads and the legend on it.  (Rows were 84

@@ -29,7 +29,12 @@ static int ends_with(const char *s, size_t n, const char *suf)
 	return n >= m && !memcmp(s + n - m, suf, m);
 }
 
-/* The unit of one cgroup path ("/system.slice/foo.service/sub"). */
+/* The unit of one cgroup path ("/system.slice/foo.service/sub").  systemd
+ * lays its units out as slices down from the root, then the unit: only a
+ * path of that shape names a unit of this system's manager.  A path that
+ * starts anywhere else (a container's "/lxc.payload.c1/system.slice/
+ * ssh.service", a cgroup made by hand) is not this system's: its
+ * ssh.service is the container's, and the host's must not be named. */
 static void unit_of_path(const char *p, enum unit_kind *kind, char *unit, size_t len)
 {
 	int user = 0;
@@ -40,25 +45,29 @@ static void unit_of_path(const char *p, enum unit_kind *kind, char *unit, size_t
 		const char *c = p + strspn(p, "/"), *e = c + strcspn(c, "/");
 		size_t n = (size_t)(e - c);
 
-		if (n && ends_with(c, n, ".scope")) {
-			*kind = UNIT_SCOPE;
-			snprintf(unit, len, "%.*s", (int)n, c);
-			return;
-		}
-		if (n && ends_with(c, n, ".service")) {
+		p = e;
+		if (!n || ends_with(c, n, ".slice"))
+			continue;
+		if (ends_with(c, n, ".scope")) {
+			*kind = user ? UNIT_USER_SERVICE : UNIT_SCOPE;
+		} else if (ends_with(c, n, ".service")) {
 			/* a user's manager (user@UID.service) holds that user's
-			 * units: the next service down is one of them */
+			 * units below its own slices: the next one down is one */
 			if (!user && n > 5 && !memcmp(c, "user@", 5) && *e) {
 				user = 1;
-				snprintf(unit, len, "%.*s", (int)n, c);
 				*kind = UNIT_SERVICE;
-			} else {
-				*kind = user ? UNIT_USER_SERVICE : UNIT_SERVICE;
 				snprintf(unit, len, "%.*s", (int)n, c);
-				return;
+				continue;
 			}
+			*kind = user ? UNIT_USER_SERVICE : UNIT_SERVICE;
+		} else if (!user) {
+			*kind = UNIT_FOREIGN;   /* not below systemd's slices */
+			return;
+		} else {
+			return;                 /* the user's manager's own cgroup */
 		}
-		p = e;
+		snprintf(unit, len, "%.*s", (int)n, c);
+		return;
 	}
 }
 
@@ -102,13 +111,14 @@ int persist_unit_name_ok(const char *name)
 {
 	size_t n = strlen(name);
 
-	if (n <= 8 || n > 255 || name[0] == '.' || !ends_with(name, n, ".service"))
-		return 0;
+	if (n <= 8 || name[0] == '.' || !ends_with(name, n, ".service"))
+		return -EINVAL;
 	for (size_t i = 0; i < n; i++)
 		if (!strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789:_.@-",
 			    name[i]))
-			return 0;
-	return 1;
+			return -EINVAL;
+	/* UNIT.d must be a file name too: cut, it would be another name */
+	return n + 2 > PERSIST_NAME_MAX ? -ENAMETOOLONG : 0;
 }
 
 /* Paths below the root ------------------------------------------------------ */
@@ -133,6 +143,12 @@ static int walk(const char *root, const char *sub, int create, int *parent)
 		size_t n = strcspn(p, "/");
 		int nfd;
 
+		/* a component is never cut: cut, it names another file */
+		if (n > PERSIST_NAME_MAX || strlen(done) + 1 + n >= sizeof(done)) {
+			fprintf(stderr, "hrt slack: %s/%.*s: %s; nothing written\n", done, (int)n, p,
+				strerror(ENAMETOOLONG));
+			goto fail;
+		}
 		snprintf(comp, sizeof(comp), "%.*s", (int)n, p);
 		p += n + (p[n] == '/');
 		snprintf(done + strlen(done), sizeof(done) - strlen(done), "%s%s",

@@ -43,15 +43,21 @@ enum unit_kind {
 	UNIT_USER_SERVICE,      /* a service of a user's manager (user@UID) */
 	UNIT_SCOPE,             /* a scope (a login session, a transient run) */
 	UNIT_NONE,              /* the root cgroup, a slice, or no systemd */
+	UNIT_FOREIGN,           /* a cgroup not below this system's slices (a
+				 * container's: its units are not the host's) */
 };
 /* The unit of the cgroup line(s) TEXT (cgroup v2 "0::PATH", or v1's
  * "N:name=systemd:PATH"): its kind and its name in unit[len] (for
- * UNIT_NONE, the cgroup path).  0, or -1 when TEXT holds no cgroup. */
+ * UNIT_NONE and UNIT_FOREIGN, the cgroup path).  0, or -1 when TEXT holds no cgroup. */
 int persist_unit_of_cgroup(const char *text, enum unit_kind *kind, char *unit, size_t len);
 /* The same for process PID.  0 or -errno. */
 int persist_unit_of_pid(pid_t pid, enum unit_kind *kind, char *unit, size_t len);
-/* Whether NAME is a service name hrt writes for: NAME.service of
- * [A-Za-z0-9:_.@-] characters, at most 255, no leading '.'. */
+/* A file name's longest (NAME_MAX): UNIT.d must be one, uncut. */
+#define PERSIST_NAME_MAX 255
+/* Whether NAME is a service name hrt writes for: 0 for NAME.service of
+ * [A-Za-z0-9:_.@-] characters, no leading '.'; -EINVAL if it is not one,
+ * -ENAMETOOLONG if UNIT.d would be longer than a file name may be (253
+ * characters at most, where systemd takes 255). */
 int persist_unit_name_ok(const char *name);
 
 /* Writes UNIT's drop-in under ROOT with the slack NS.  0, or -1 after a

@@ -293,7 +293,8 @@ static int on_opt(void *ctx, int c, const char *arg)
 static int find_unit(struct target *t, uint64_t ns)
 {
 	enum unit_kind k;
-	char cg[256], d[32] = "D";
+	char cg[4096], d[32] = "D";
+	const char *what, *why = "";
 	int e;
 
 	if (!t->pid)
@@ -303,8 +304,8 @@ static int find_unit(struct target *t, uint64_t ns)
 			(int)t->pid, strerror(-e));
 		return 1;
 	}
-	if (k == UNIT_SERVICE && persist_unit_name_ok(cg)) {
-		snprintf(t->unit, sizeof(t->unit), "%s", cg);
+	if (k == UNIT_SERVICE && !(e = persist_unit_name_ok(cg))) {
+		memcpy(t->unit, cg, strlen(cg) + 1);    /* <= 253: name_ok */
 		return 0;
 	}
 	if (ns)
@@ -312,13 +313,31 @@ static int find_unit(struct target *t, uint64_t ns)
 	for (char *c = d; *c; c++)      /* "1 ms" -> "1ms", as the option takes it */
 		if (*c == ' ')
 			memmove(c, c + 1, strlen(c));
-	fprintf(stderr, "hrt slack: %d (%s): refused: %s%s%s, not a system service, so there "
-		"is no unit to keep its slack in%s; hrt slack %s %d sets it until it exits, hrt "
-		"run --slack %s -- CMD starts a program with it\n", (int)t->pid, t->comm,
-		k == UNIT_NONE ? "its cgroup is " : k == UNIT_SCOPE ? "it runs in the scope " :
-		"it is the user service ", cg, k == UNIT_NONE ? " (no systemd unit)" : "",
-		k == UNIT_USER_SERVICE ? " (a user's units are that user's: ~/.config/systemd/"
-		"user/UNIT.d)" : "", d, (int)t->pid, d);
+	switch (k) {
+	case UNIT_SERVICE:
+		what = "its service is ";
+		why = e == -ENAMETOOLONG ? " (a name too long for its drop-in directory UNIT.d)" :
+			" (a name hrt does not write for)";
+		break;
+	case UNIT_SCOPE:
+		what = "it runs in the scope ";
+		break;
+	case UNIT_USER_SERVICE:
+		what = "it is the user service ";
+		why = " (a user's units are that user's: ~/.config/systemd/user/UNIT.d)";
+		break;
+	case UNIT_FOREIGN:
+		what = "its cgroup is ";
+		why = " (not below this system's slices: a container's units are its own)";
+		break;
+	default:
+		what = "its cgroup is ";
+		why = " (no systemd unit)";
+	}
+	fprintf(stderr, "hrt slack: %d (%s): refused: %s%s%s, so there is no system service to "
+		"keep its slack in; hrt slack %s %d sets it until it exits, hrt run --slack %s -- "
+		"CMD starts a program with it\n", (int)t->pid, t->comm, what, cg, why, d,
+		(int)t->pid, d);
 	return 1;
 }
 
@@ -448,7 +467,15 @@ int hrt_cmd_slack(int argc, char **argv)
 		size_t l = strlen(argv[i]);
 
 		if ((o.persist || o.unpersist) && l > 8 && !strcmp(argv[i] + l - 8, ".service")) {
-			if (!persist_unit_name_ok(argv[i])) {
+			int ok = persist_unit_name_ok(argv[i]);
+
+			if (ok == -ENAMETOOLONG) {
+				fprintf(stderr, "hrt slack: '%.20s...': %zu characters: its drop-in "
+					"directory UNIT.d would be longer than the %d bytes a file name "
+					"may have (%d characters at most)\n", argv[i], l,
+					PERSIST_NAME_MAX, PERSIST_NAME_MAX - 2);
+				st = 2;
+			} else if (ok) {
 				fprintf(stderr, "hrt slack: '%s': not a service name (letters, digits "
 					"and :_.@- before .service)\n", argv[i]);
 				st = 2;

@@ -159,6 +159,12 @@ static const char legend[] =
 	"walk; always: greedy expiry; optimum: no policy needs fewer.  h: more help\n";
 static const char legend_greedy[] =
 	"greedy-: off - always.  What timer slack would save: hrt top --slack 1ms\n";
+/* ... when greedy saves nothing anywhere on the screen: the columns then
+ * all say the same, so say so, and what to look at next. */
+static const char legend_same[] =
+	"greedy-: off - always, 0 here: greedy expiry saves nothing on these timers.\n"
+	"Next: hrt top --slack 1ms shows what timer slack would save, and who should\n"
+	"add it.\n";
 static const char legend_slack[] =
 	"slack-: what --slack saves; of it now-: sleeps, poll, futex (apply now with\n"
 	"hrt slack D PID, or hrt run --slack D), code-: timerfd, POSIX timers\n";
@@ -202,6 +208,7 @@ void top_print_text(FILE *f, const struct top_view *v, long frame, const struct 
 {
 	struct top_row *r, all;
 	char title[256], head[96];
+	const char *tail;
 	size_t n, ncpu, shown;
 	int legend_lines = 0, avail = 0;
 
@@ -211,7 +218,7 @@ void top_print_text(FILE *f, const struct top_view *v, long frame, const struct 
 	/* a full ring buffer drops events: the figures then undercount */
 	if (v->lost)
 		snprintf(title + strlen(title), sizeof(title) - strlen(title),
-			 "; %" PRIu64 " events lost", v->lost);
+			 "; %" PRIu64 " event%s lost", v->lost, v->lost == 1 ? "" : "s");
 	if (max_lines >= 0)
 		text_cell(f, title, 79 < (int)text_cols(title) ? 79 : (int)text_cols(title));
 	else
@@ -221,9 +228,6 @@ void top_print_text(FILE *f, const struct top_view *v, long frame, const struct 
 		fprintf(f, "out of memory\n");
 		return;
 	}
-	if (max_lines < 0 ? frame == 1 : 1)
-		legend_lines = lines_of(legend) + (v->slack ? lines_of(legend_slack) :
-						   lines_of(legend_greedy));
 	memset(&all, 0, sizeof(all));
 	all.span = b->t - (a ? a->t : b->t);
 	for (size_t i = 0; i < ncpu; i++) {
@@ -235,6 +239,10 @@ void top_print_text(FILE *f, const struct top_view *v, long frame, const struct 
 		for (int c = 0; c < RP_NACT; c++)
 			all.saved_act[c] += r[i].saved_act[c];
 	}
+	tail = v->slack ? legend_slack : all.c[RP_OFF] == all.c[RP_ALWAYS] ? legend_same :
+		legend_greedy;
+	if (max_lines < 0 ? frame == 1 : 1)
+		legend_lines = lines_of(legend) + lines_of(tail);
 	/* a screen: title, two heads, all CPUs, a blank, the lost note, the
 	 * legend; of what is left, a third at most for the CPUs */
 	shown = ncpu;
@@ -254,8 +262,8 @@ void top_print_text(FILE *f, const struct top_view *v, long frame, const struct 
 	text_line(f, v, head, &all);
 	free(r);
 	if (all.unresolved)
-		fprintf(f, "* kernel undercounted: %" PRIu64 " armings lost their expiry (lost "
-			"events)\n", all.unresolved);
+		fprintf(f, "* kernel undercounted: %" PRIu64 " %s (lost events)\n", all.unresolved,
+			all.unresolved == 1 ? "arming lost its expiry" : "armings lost their expiry");
 	fputc('\n', f);
 	if (top_rows(v, v->by, a, b, &r, &n)) {
 		fprintf(f, "out of memory\n");
@@ -274,7 +282,7 @@ void top_print_text(FILE *f, const struct top_view *v, long frame, const struct 
 	free(r);
 	if (legend_lines) {
 		fputs(legend, f);
-		fputs(v->slack ? legend_slack : legend_greedy, f);
+		fputs(tail, f);
 	}
 }
 
