@@ -20,7 +20,7 @@ branch=${1:-$(git -C "$repo" rev-parse --abbrev-ref HEAD)}
 DEV="libcmocka-dev libuv1-dev libev-dev libevent-dev libsystemd-dev libtracefs-dev libtraceevent-dev"
 # Tool packages: their programs are hidden.  Not xz-utils, make, binutils,
 # patch, perl...: build-essential brings them (dpkg-dev depends on xz-utils).
-TOOLS="graphviz linux-perf chromium man-db groff-base gnuplot-nox pkgconf pkgconf-bin pkg-config
+TOOLS="graphviz linux-perf chromium man-db groff-base gnuplot-nox shellcheck pkgconf pkgconf-bin pkg-config
 	abigail-tools cmake cmake-data lintian debhelper"
 
 for k in ${KEEP:-}; do
