@@ -420,7 +420,7 @@ SERVER_RUN = BIN=$(SERVER_O) OUT=$(PERF_DIR)/server RAW=$(SERVER_RAW) ROUNDS=$(S
 	CONNS='$(SERVER_CONNS)' TRAFFIC='$(SERVER_TRAFFIC)' VERSIONS='$(SERVER_VERSIONS)' \
 	WARMUP=$(SERVER_WARMUP) RAMP=$(SERVER_RAMP) sh bench/server/run.sh
 
-$(SERVER_O)/client: bench/server/client.c bench/server/proto.h $(CONFIG)
+$(SERVER_O)/client: bench/server/client.c bench/server/proto.h bench/procstat.h $(CONFIG)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -o $@ $< $(ALL_LDFLAGS)
 
@@ -467,7 +467,7 @@ bench-server-docs:
 # is an nginx source tree (github.com/nginx/nginx; 1.31.4 tested); without
 # it the target says SKIP and succeeds.
 NGINX_SRC ?=
-$(O)/bench/nginx-client: bench/nginx/client.c
+$(O)/bench/nginx-client: bench/nginx/client.c bench/procstat.h
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -O2 -o $@ $< $(ALL_LDFLAGS)
 

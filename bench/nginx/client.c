@@ -40,6 +40,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "../procstat.h"
+
 #define NS_PER_S 1000000000LL
 
 struct conn {
@@ -87,81 +89,13 @@ struct sample {
 	long long loc;
 };
 
-static unsigned long long field(const char *path, const char *key)
-{
-	char line[256];
-	size_t kl = strlen(key);
-	unsigned long long v = 0;
-	FILE *f = fopen(path, "r");
-
-	if (!f)
-		return 0;
-	while (fgets(line, sizeof(line), f))
-		if (strncmp(line, key, kl) == 0 && line[kl] == ':') {
-			v = strtoull(line + kl + 1, NULL, 10);
-			break;
-		}
-	fclose(f);
-	return v;
-}
-
-/* CPU `cpu`'s LOC count from /proc/interrupts, -1 if unknown. */
-static long long loc(int cpu)
-{
-	char line[4096], name[16], *p, *tok, *save;
-	int col = -1, i = 0;
-	long long v = -1;
-	FILE *f = cpu < 0 ? NULL : fopen("/proc/interrupts", "r");
-
-	if (!f)
-		return -1;
-	snprintf(name, sizeof(name), "CPU%d", cpu);
-	if (fgets(line, sizeof(line), f))
-		for (tok = strtok_r(line, " \t\n", &save); tok; tok = strtok_r(NULL, " \t\n", &save), i++)
-			if (strcmp(tok, name) == 0)
-				col = i;
-	while (col >= 0 && fgets(line, sizeof(line), f)) {
-		for (p = line; isspace((unsigned char)*p); p++)
-			;
-		if (strncmp(p, "LOC:", 4) != 0)
-			continue;
-		p += 4;
-		for (i = 0; i <= col; i++)
-			v = strtoll(p, &p, 10);
-		break;
-	}
-	fclose(f);
-	return v;
-}
-
 static void sample(struct sample *s)
 {
-	char path[320];
-	struct dirent *d;
-	DIR *dir;
-	FILE *f;
-
 	memset(s, 0, sizeof(*s));
 	s->t = now_ns();
-	s->loc = loc(opt.cpu);
-	snprintf(path, sizeof(path), "/proc/%d/task", opt.pid);
-	if (!(dir = opendir(path)))
+	s->loc = procstat_loc(opt.cpu);
+	if (procstat_tasks(opt.pid, &s->vcs, NULL, &s->run_ns))
 		die("reading the server's /proc/PID/task (--pid)", errno);
-	while ((d = readdir(dir))) {
-		unsigned long long run = 0;
-
-		if (d->d_name[0] == '.')
-			continue;
-		snprintf(path, sizeof(path), "/proc/%d/task/%s/status", opt.pid, d->d_name);
-		s->vcs += field(path, "voluntary_ctxt_switches");
-		snprintf(path, sizeof(path), "/proc/%d/task/%s/schedstat", opt.pid, d->d_name);
-		if ((f = fopen(path, "r"))) {
-			if (fscanf(f, "%llu", &run) == 1)
-				s->run_ns += run;
-			fclose(f);
-		}
-	}
-	closedir(dir);
 }
 
 /* --- HTTP ---------------------------------------------------------------------- */

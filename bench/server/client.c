@@ -71,6 +71,7 @@
 #include <unistd.h>
 
 #include "proto.h"
+#include "../procstat.h"
 
 struct cconn {
 	int fd;                 /* -1: not connected, or closed */
@@ -150,87 +151,17 @@ static int64_t pct(const struct samples *s, double p)
 
 /* --- the server's counters from /proc ------------------------------------- */
 
-/* The number after `key` in a "key: value" file, or 0. */
-static unsigned long long status_field(const char *path, const char *key)
-{
-	char line[256];
-	size_t kl = strlen(key);
-	unsigned long long v = 0;
-	FILE *f = fopen(path, "r");
-
-	if (!f)
-		return 0;
-	while (fgets(line, sizeof(line), f))
-		if (strncmp(line, key, kl) == 0 && line[kl] == ':') {
-			v = strtoull(line + kl + 1, NULL, 10);
-			break;
-		}
-	fclose(f);
-	return v;
-}
-
-/* CPU `cpu`'s column of the LOC row of /proc/interrupts, or -1. */
-static long long loc_irqs(int cpu)
-{
-	char line[4096], name[16];
-	int col = -1, i = 0;
-	long long v = -1;
-	FILE *f;
-	char *p, *tok, *save;
-
-	if (cpu < 0 || !(f = fopen("/proc/interrupts", "r")))
-		return -1;
-	snprintf(name, sizeof(name), "CPU%d", cpu);
-	if (fgets(line, sizeof(line), f))       /* "CPU0 CPU1 ...": online CPUs */
-		for (tok = strtok_r(line, " \t\n", &save); tok; tok = strtok_r(NULL, " \t\n", &save), i++)
-			if (strcmp(tok, name) == 0)
-				col = i;
-	while (col >= 0 && fgets(line, sizeof(line), f)) {
-		p = line;
-		while (isspace((unsigned char)*p))
-			p++;
-		if (strncmp(p, "LOC:", 4) != 0)
-			continue;
-		p += 4;
-		for (i = 0; i <= col; i++)
-			v = strtoll(p, &p, 10);
-		break;
-	}
-	fclose(f);
-	return v;
-}
-
 static void sample_server(struct srv_sample *s)
 {
-	char path[320], buf[1024];      /* d_name: up to 255 bytes */
-	struct dirent *d;
-	DIR *dir;
+	char path[64], buf[1024];
 	FILE *f;
 
 	memset(s, 0, sizeof(*s));
 	s->t = mono_ns();
 	s->iters = srv_iters ? *srv_iters : 0;
-	s->loc = loc_irqs(opt.cpu);
-	snprintf(path, sizeof(path), "/proc/%d/task", opt.pid);
-	dir = opendir(path);
-	if (!dir)
+	s->loc = procstat_loc(opt.cpu);
+	if (procstat_tasks(opt.pid, &s->vcs, &s->nvcs, &s->run_ns))
 		die("reading the server's /proc/PID/task (is --pid right?)", errno);
-	while ((d = readdir(dir))) {
-		unsigned long long run = 0;
-
-		if (d->d_name[0] == '.')
-			continue;
-		snprintf(path, sizeof(path), "/proc/%d/task/%s/status", opt.pid, d->d_name);
-		s->vcs += status_field(path, "voluntary_ctxt_switches");
-		s->nvcs += status_field(path, "nonvoluntary_ctxt_switches");
-		snprintf(path, sizeof(path), "/proc/%d/task/%s/schedstat", opt.pid, d->d_name);
-		if ((f = fopen(path, "r"))) {
-			if (fscanf(f, "%llu", &run) == 1)
-				s->run_ns += run;
-			fclose(f);
-		}
-	}
-	closedir(dir);
 	/* utime and stime: fields 14 and 15, counted after the ")" that ends
 	 * the command name (which may hold spaces); the process's total. */
 	snprintf(path, sizeof(path), "/proc/%d/stat", opt.pid);
