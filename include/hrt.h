@@ -282,14 +282,20 @@ HRT_EXTERN int hrt_base_now(const struct hrt_base *base, hrt_time_t *now);
 HRT_EXTERN int hrt_base_set_time(struct hrt_base *base, hrt_time_t now);
 
 /* Earliest hard expiry queued, in *when: when a wake-up is due.  1 if a
- * timer is queued, 0 if none (*when = HRT_TIME_MAX), or -errno.  Exact,
- * far timers included: the wheel of far timers keeps each slot's earliest
- * hard expiry, found again in O(1) when its timer leaves if the slot's
- * timers came in order (same-length timeouts, pushed-back ones); a slot
- * whose timers came out of order is scanned after its earliest left if it
- * is small (at most 128 timers a call: stats.wheel_scanned), else moved
- * into the tree, once per start of each (an internal cache, under the
- * lock).  In the base's clock, relative timers of a CLOCK_REALTIME base
+ * timer is queued, 0 if none (*when = HRT_TIME_MAX), or -errno.  Never
+ * late, and exact but in one case: the wheel of far timers keeps each
+ * slot's earliest hard expiry, found again in O(1) when its timer leaves
+ * if the slot's timers came in order (same-length timeouts, pushed-back
+ * ones); a slot whose timers came out of order is scanned after its
+ * earliest left if it is small (at most 128 timers a call:
+ * stats.wheel_scanned); a bigger one answers with the earliest hard
+ * expiry it held (since 1.3; 1.2 scanned it whole, on every call): early,
+ * at or after the slot's start, which is at least ~17 ms past the last
+ * pass.  A pass at that instant (the one early wake-up, counted in
+ * stats.early_wakeups when the fd or a loop woke for it) cascades the
+ * slot into smaller ones and the answer is exact again.  So no sequence
+ * of calls makes one O(n) - the kernel's timer wheel gives up exactness
+ * the same way.  In the base's clock, relative timers of a CLOCK_REALTIME base
  * too (their monotonic expiry moved by the offset of the wall clock the
  * base last measured: at each pass, on every set of the clock the kernel
  * reports, and when its timerfd is armed after being disarmed or held
@@ -316,7 +322,11 @@ HRT_EXTERN ssize_t hrt_base_count(const struct hrt_base *base);
  *
  * Within a pass each timer runs at most once: the leftmost run (timers in
  * queue order while soft <= now), then, if greedy, every queued timer with
- * soft <= now in queue order, re-evaluated after each callback.
+ * soft <= now in queue order, re-evaluated after each callback.  A big
+ * slot of far timers whose earliest is unknown (hrt_base_next_event) ends
+ * the leftmost run at its bound as a timer there would: a soft-due timer
+ * whose hard expiry lies past that bound waits for the greedy walk or for
+ * the wake-up at the bound, which comes before its hard expiry.
  *
  * Queue order (the tie rule): by hard expiry; equal hard expiries by soft
  * expiry; equal both in the order they were queued (a start, or a

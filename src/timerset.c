@@ -133,33 +133,17 @@ static struct hrt_timer *tree_first(const struct hrt_tset *ts)
 	return earlier(hrt__queue_first(&ts->queue), hrt__queue_first(&ts->pend));
 }
 
-/* Slot `key` of the wheel (or its park), whose least a search needs and
- * a bounded scan could not find (W5), whole into the trees: each of its
- * timers pays an insert once, and the search then reads the tree. */
-static void flush(struct hrt_tset *ts, int key)
-{
-	struct hrt_list_node out;
-
-	hrt__list_init(&out);
-	hrt__wheel_flush(&ts->wheel, (unsigned)key, &out);
-	hrt__tset_add_out(ts, &out);
-}
-
 hrt_time_t hrt__tset_next(struct hrt_tset *ts)
 {
-	for (;;) {
-		struct hrt_timer *t = tree_first(ts);
-		hrt_time_t next = t ? t->hrt__hard : HRT_TIME_MAX;
-		int key;
+	struct hrt_timer *t = tree_first(ts);
+	hrt_time_t next = t ? t->hrt__hard : HRT_TIME_MAX;
+	int key;
 
-		/* Each lowers next if it has earlier. */
-		hrt__wheel_min_within(&ts->wheel, &next, &key);
-		if (key < 0)
-			hrt__wheel_park_min_within(&ts->wheel, &next, &key);
-		if (key < 0)
-			return next;
-		flush(ts, key);
-	}
+	/* Each lowers next if it has earlier: a timer's hard expiry, or a
+	 * slot's bound (W5: early, never late). */
+	hrt__wheel_min_within(&ts->wheel, &next, &key);
+	hrt__wheel_park_min_within(&ts->wheel, &next, &key);
+	return next;
 }
 
 /* The pass ------------------------------------------------------------- */
@@ -180,30 +164,25 @@ void hrt__tset_pass_begin(struct hrt_tset *ts, uint64_t id, hrt_time_t now)
 
 struct hrt_timer *hrt__tset_first_due(struct hrt_tset *ts, hrt_time_t now, hrt_time_t *ends)
 {
-	for (;;) {
-		struct hrt_timer *t = first_untaken(ts), *w;
-		hrt_time_t hard = t ? t->hrt__hard : HRT_TIME_MAX;
-		int key;
+	struct hrt_timer *t = first_untaken(ts), *w;
+	hrt_time_t hard = t ? t->hrt__hard : HRT_TIME_MAX;
+	int key;
 
-		/* Without ends: nothing due in the trees is the answer (no
-		 * wheel timer is soft-expired: S3), and the wheel need not be
-		 * searched. */
-		if (!ends && (!t || t->hrt__soft > now))
-			return NULL;
-		/* A wheel timer with an earlier hard expiry comes first and
-		 * is not due (S3), which ends the run; the restarted ones
-		 * wait in the park, which the run passes over (S2).  One with
-		 * an equal hard expiry has a later soft expiry than a due t
-		 * (> now), so comes after it. */
-		w = hrt__wheel_min_within(&ts->wheel, &hard, &key);
-		if (key >= 0) {
-			flush(ts, key);
-			continue;
-		}
-		if (ends)
-			*ends = w ? w->hrt__hard : t ? t->hrt__hard : HRT_TIME_MAX;
-		return !w && t && t->hrt__soft <= now ? t : NULL;
-	}
+	/* Without ends: nothing due in the trees is the answer (no wheel
+	 * timer is soft-expired: S3), and the wheel need not be searched. */
+	if (!ends && (!t || t->hrt__soft > now))
+		return NULL;
+	/* A wheel timer with an earlier hard expiry comes first and is not
+	 * due (S3), which ends the run; so does a slot's bound below t's
+	 * (W5: its unknown least may come first; t, if due, runs by its
+	 * hard expiry all the same, since the wake-up comes at the bound).
+	 * The restarted ones wait in the park, which the run passes over
+	 * (S2).  One with an equal hard expiry has a later soft expiry than
+	 * a due t (> now), so comes after it. */
+	w = hrt__wheel_min_within(&ts->wheel, &hard, &key);
+	if (ends)
+		*ends = hard;
+	return !w && key < 0 && t && t->hrt__soft <= now ? t : NULL;
 }
 
 struct hrt_timer *hrt__tset_next_due(struct hrt_tset *ts, hrt_time_t now, uint64_t *visited)
@@ -271,25 +250,27 @@ int hrt__tset_window(struct hrt_tset *ts, int greedy, hrt_time_t *owner,
 
 	/* The first in queue order may be a wheel timer: one with an earlier
 	 * hard expiry, or an equal one and an earlier soft expiry (a tree
-	 * timer can have a far soft expiry: a walk gathered it, or W5). */
-	for (;;) {
-		t = first_untaken(ts);
-		h = t ? t->hrt__hard : HRT_TIME_MAX;
-		if (h < HRT_TIME_MAX)
-			h++;
-		w = hrt__wheel_min_within(&ts->wheel, &h, &key);
-		if (key < 0)
-			break;
-		flush(ts, key);
+	 * timer can have a far soft expiry: a walk gathered it). */
+	t = first_untaken(ts);
+	h = t ? t->hrt__hard : HRT_TIME_MAX;
+	if (h < HRT_TIME_MAX)
+		h++;
+	w = hrt__wheel_min_within(&ts->wheel, &h, &key);
+	if (key >= 0) {
+		/* A slot's bound (W5) stands for its unknown least: a window
+		 * from the slot's start to the bound, early, never late. */
+		*owner = *soft = hrt__wheel_slot_time(&ts->wheel, (unsigned)key);
+		*hard = h;
+	} else {
+		if (w && (!t || hrt__queue_before(w, t)))
+			t = w;
+		else if (!t)    /* every timer's hard expiry is "never": by soft, W1 */
+			t = hrt__wheel_least_soft(&ts->wheel, HRT_TIME_MAX, UINT_MAX);
+		if (!t)
+			return 0;
+		*owner = *soft = t->hrt__soft;
+		*hard = t->hrt__hard;
 	}
-	if (w && (!t || hrt__queue_before(w, t)))
-		t = w;
-	else if (!t)    /* every timer's hard expiry is "never": by soft, W1 */
-		t = hrt__wheel_least_soft(&ts->wheel, HRT_TIME_MAX, UINT_MAX);
-	if (!t)
-		return 0;
-	*owner = *soft = t->hrt__soft;
-	*hard = t->hrt__hard;
 	/* The wheel's soft expiries are all past the trees' (W1), and a
 	 * bounded search may give an upper bound: the trees suffice. */
 	if (!greedy)

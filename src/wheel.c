@@ -7,7 +7,7 @@
  * level before it reaches the tree.  The earliest hard expiry comes from
  * the slots' bounds (W2), so asking for it moves no timer; a slot in
  * queue order finds its least again by itself (W4), any other is scanned
- * within a search's budget or moved into the tree (W5).  The park
+ * within a search's budget or answers with its bound (W5).  The park
  * (wheel.h) is a slot no search looks at.
  */
 #include <string.h>
@@ -43,12 +43,14 @@ void hrt__wheel_init(struct hrt_wheel *w, hrt_time_t now)
 	w->cascades = 0;
 	w->scans = 0;
 	w->scanned = 0;
+	w->bounds = 0;
 	w->last_move = 0;
 	w->seq = 0;
 	hrt__wheel_fast(w, 1);
 	memset(w->occupied, 0, sizeof(w->occupied));
 	memset(w->unsorted, 0, sizeof(w->unsorted));
 	memset(w->unordered, 0, sizeof(w->unordered));
+	memset(w->big, 0, sizeof(w->big));
 	for (k = 0; k <= HRT_WHEEL_PARK; k++) {
 		hrt__list_init(&w->slot[k].head);
 		w->slot[k].min = NULL;
@@ -148,6 +150,7 @@ void hrt__wheel_renumber(struct hrt_wheel *w)
 	/* Start order in each slot now (W3); a scan finds its bound, and
 	 * whether that is also queue order (W4). */
 	memset(w->unsorted, 0, sizeof(w->unsorted));
+	memset(w->big, 0, sizeof(w->big));     /* each scanned whole below */
 	for (key = 0; key <= HRT_WHEEL_PARK; key++)
 		if (!hrt__list_empty(&w->slot[key].head))
 			scan_slot(w, key);
@@ -172,6 +175,7 @@ static void take_slot(struct hrt_wheel *w, unsigned key, struct hrt_list_node *o
 	list_splice_tail(out, h);
 	w->occupied[key / HRT_WHEEL_SLOTS] &= ~bit;
 	w->unordered[key / HRT_WHEEL_SLOTS] &= ~bit;
+	w->big[key / HRT_WHEEL_SLOTS] &= ~bit;
 	w->last[key].hard = w->last[key].soft = INT64_MIN;
 	sl->min = NULL;
 	sl->hard = HRT_TIME_MAX;
@@ -408,8 +412,8 @@ static void scan_slot(struct hrt_wheel *w, unsigned key)
 
 /* W2 exact again for slot `key`, whose least left: an ordered slot's first
  * timer (O(1), W4), else a scan within *budget (W5): 0 if the slot holds
- * more than that (nothing changed), and then *flush = key. */
-static int find_min(struct hrt_wheel *w, unsigned key, uint64_t *budget, int *flush)
+ * more than that (nothing changed). */
+static int find_min(struct hrt_wheel *w, unsigned key, uint64_t *budget)
 {
 	struct hrt_wheel_slot *sl = &w->slot[key];
 
@@ -418,24 +422,32 @@ static int find_min(struct hrt_wheel *w, unsigned key, uint64_t *budget, int *fl
 		sl->hard = sl->min->hrt__hard;
 		return 1;
 	}
+	/* Given up on once: its bound, with no scan that would give up
+	 * again (a search each op, 128 timers each, for nothing). */
+	if (w->big[key / HRT_WHEEL_SLOTS] & hrt__wheel_bit(key))
+		return 0;
 	if (scan_slot_within(w, key, budget))
 		return 1;
-	*flush = (int)key;
+	w->big[key / HRT_WHEEL_SLOTS] |= hrt__wheel_bit(key);
 	return 0;
 }
 
-static struct hrt_timer *wheel_min(struct hrt_wheel *w, hrt_time_t *limit, int *flush)
+/*
+ * The slots' least below *limit, or (bound != NULL) a slot's bound that
+ * stands for it (W5): *bound = the slot, *limit = its bound, NULL.  A
+ * later slot may still hold a timer below that bound: the search goes on,
+ * and a timer found there is the exact answer again.
+ */
+static struct hrt_timer *wheel_min(struct hrt_wheel *w, hrt_time_t *limit, int *bound)
 {
 	struct hrt_timer *best = NULL;
 	struct slot_iter it;
 	hrt_time_t lim = *limit;
-	uint64_t budget = flush ? HRT_WHEEL_SCAN_MAX : UINT64_MAX;
-	int key;
+	uint64_t budget = bound ? HRT_WHEEL_SCAN_MAX : UINT64_MAX;
+	int key, by = -1;
 
-	if (flush)
-		*flush = -1;
 	if (!w->count)
-		return NULL;
+		goto out;
 	/* The first slot starting at or after the best so far ends it. */
 	slot_iter_init(w, &it);
 	while ((key = slot_next(w, &it, lim)) >= 0) {
@@ -443,15 +455,25 @@ static struct hrt_timer *wheel_min(struct hrt_wheel *w, hrt_time_t *limit, int *
 
 		if (sl->hard >= lim)
 			continue;       /* a bound: nothing here is below */
-		if (!sl->min && !find_min(w, (unsigned)key, &budget, flush))
-			return NULL;
+		if (!sl->min && !find_min(w, (unsigned)key, &budget)) {
+			lim = sl->hard; /* only a bound: W5 */
+			best = NULL;
+			by = key;
+			continue;
+		}
 		if (sl->hard < lim) {
 			lim = sl->hard;
 			best = sl->min;
+			by = -1;
 		}
 	}
-	if (best)
+	if (best || by >= 0)
 		*limit = lim;
+	if (by >= 0)
+		w->bounds++;
+out:
+	if (bound)
+		*bound = by;
 	return best;
 }
 
@@ -460,22 +482,26 @@ struct hrt_timer *hrt__wheel_min(struct hrt_wheel *w, hrt_time_t *limit)
 	return wheel_min(w, limit, NULL);
 }
 
-struct hrt_timer *hrt__wheel_min_within(struct hrt_wheel *w, hrt_time_t *limit, int *flush)
+struct hrt_timer *hrt__wheel_min_within(struct hrt_wheel *w, hrt_time_t *limit, int *bound)
 {
-	return wheel_min(w, limit, flush);
+	return wheel_min(w, limit, bound);
 }
 
-static struct hrt_timer *park_min(struct hrt_wheel *w, hrt_time_t *limit, int *flush)
+static struct hrt_timer *park_min(struct hrt_wheel *w, hrt_time_t *limit, int *bound)
 {
 	struct hrt_wheel_slot *sl = &w->slot[HRT_WHEEL_PARK];
-	uint64_t budget = flush ? HRT_WHEEL_SCAN_MAX : UINT64_MAX;
+	uint64_t budget = bound ? HRT_WHEEL_SCAN_MAX : UINT64_MAX;
 
-	if (flush)
-		*flush = -1;
+	if (bound)
+		*bound = -1;
 	if (sl->hard >= *limit)
 		return NULL;
-	if (!sl->min && !find_min(w, HRT_WHEEL_PARK, &budget, flush))
+	if (!sl->min && !find_min(w, HRT_WHEEL_PARK, &budget)) {
+		*limit = sl->hard;              /* only a bound: W5 */
+		*bound = HRT_WHEEL_PARK;
+		w->bounds++;
 		return NULL;
+	}
 	if (sl->hard >= *limit)
 		return NULL;
 	*limit = sl->hard;
@@ -487,22 +513,14 @@ struct hrt_timer *hrt__wheel_park_min(struct hrt_wheel *w, hrt_time_t *limit)
 	return park_min(w, limit, NULL);
 }
 
-struct hrt_timer *hrt__wheel_park_min_within(struct hrt_wheel *w, hrt_time_t *limit, int *flush)
+struct hrt_timer *hrt__wheel_park_min_within(struct hrt_wheel *w, hrt_time_t *limit, int *bound)
 {
-	return park_min(w, limit, flush);
+	return park_min(w, limit, bound);
 }
 
-/*
- * Slot `key` (or the park) whole to out, in start order, for the tree
- * (W5).  The park's timers tie with those of the slots they will go to:
- * so in a pass every parked timer goes too, relinked into its slot first,
- * and every slot one went to with it, each sorted by sequence - the tree
- * then takes all ties in start order (S1), and the park, which a later
- * search could not pass over in a tree, is empty.
- */
-/* Each parked timer to its slot, keeping its sequence (its slot's bit
- * set in touched[], if given), or to out if the horizon passed it. */
-static void unpark(struct hrt_wheel *w, struct hrt_list_node *out, uint64_t *touched)
+/* Each parked timer to its slot, keeping its sequence, or to out if the
+ * horizon passed it. */
+void hrt__wheel_unpark(struct hrt_wheel *w, struct hrt_list_node *out)
 {
 	struct hrt_list_node park;
 
@@ -514,72 +532,11 @@ static void unpark(struct hrt_wheel *w, struct hrt_list_node *out, uint64_t *tou
 		int key = hrt__wheel_key(w, t->hrt__soft);
 
 		hrt__wheel_list_del(l);
-		if (key < 0) {
+		if (key < 0)
 			hrt__wheel_list_add(out, l);
-			continue;
-		}
-		relink(w, t, (unsigned)key);
-		if (touched)
-			touched[key / HRT_WHEEL_SLOTS] |= hrt__wheel_bit((unsigned)key);
+		else
+			relink(w, t, (unsigned)key);
 	}
-}
-
-/*
- * The timers of list `in`, all of one slot of `level`, to the end of out
- * in order of their soft jiffy, each jiffy's in list order (a stable
- * distribution into the 64 parts of each level below: in start order
- * still, W3).  So the tree takes a flushed slot nearly in key order, each
- * insert down a path the one before it warmed: 10^6 timers in list
- * order cost a cache miss per level each (seconds), as advance's comment
- * says of a slot taken whole.  At most 7 levels of 64 heads on the stack.
- */
-static void spread(struct hrt_list_node *in, unsigned level, struct hrt_list_node *out)
-{
-	struct hrt_list_node part[HRT_WHEEL_SLOTS];
-	unsigned i, shift = (level - 1) * HRT_WHEEL_BITS;
-
-	if (!level || in->hrt__next == in->hrt__prev) {
-		list_splice_tail(out, in);
-		return;
-	}
-	for (i = 0; i < HRT_WHEEL_SLOTS; i++)
-		hrt__list_init(&part[i]);
-	while (!hrt__list_empty(in)) {
-		struct hrt_list_node *l = in->hrt__next;
-
-		hrt__wheel_list_del(l);
-		i = (unsigned)(hrt__wheel_jiffy(hrt__wheel_timer(l)->hrt__soft) >> shift) &
-		    (HRT_WHEEL_SLOTS - 1);
-		hrt__wheel_list_add(&part[i], l);
-	}
-	for (i = 0; i < HRT_WHEEL_SLOTS; i++)
-		if (!hrt__list_empty(&part[i]))
-			spread(&part[i], level - 1, out);
-}
-
-void hrt__wheel_flush(struct hrt_wheel *w, unsigned key, struct hrt_list_node *out)
-{
-	uint64_t touched[HRT_WHEEL_LEVELS] = { 0 };
-	struct hrt_list_node all;
-	unsigned level;
-
-	hrt__list_init(&all);
-	unpark(w, out, touched);
-	if (key != HRT_WHEEL_PARK)
-		touched[key / HRT_WHEEL_SLOTS] |= hrt__wheel_bit(key);
-	for (level = 0; level < HRT_WHEEL_LEVELS; level++)
-		while (touched[level]) {
-			unsigned idx = (unsigned)__builtin_ctzll(touched[level]);
-
-			touched[level] &= touched[level] - 1;
-			take_slot(w, level * HRT_WHEEL_SLOTS + idx, &all, 1);
-			spread(&all, level, out);
-		}
-}
-
-void hrt__wheel_unpark(struct hrt_wheel *w, struct hrt_list_node *out)
-{
-	unpark(w, out, NULL);
 }
 
 struct hrt_timer *hrt__wheel_least_soft(const struct hrt_wheel *w, hrt_time_t below,
@@ -638,6 +595,8 @@ const char *hrt__wheel_check(const struct hrt_wheel *w,
 			return "wheel occupancy bit wrong";
 		if (!bit && (!sorted || !ordered))
 			return "empty wheel slot marked out of order";
+		if (!bit && (w->big[level] & hrt__wheel_bit(key)))
+			return "empty wheel slot marked big";
 		if (!bit && (ls->hard != INT64_MIN || ls->soft != INT64_MIN))
 			return "empty wheel slot with last keys";
 		for (l = h->hrt__next; l != h; prev = l, l = l->hrt__next) {
@@ -683,4 +642,9 @@ const char *hrt__wheel_check(const struct hrt_wheel *w,
 			return "empty wheel slot with a bound";
 	}
 	return count == w->count ? NULL : "wheel count wrong";
+}
+
+hrt_time_t hrt__wheel_slot_time(const struct hrt_wheel *w, unsigned key)
+{
+	return hrt__wheel_time(slot_start(w->hz, key / HRT_WHEEL_SLOTS, key % HRT_WHEEL_SLOTS));
 }

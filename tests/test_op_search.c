@@ -29,9 +29,12 @@
  * then most tree work an op) and keeps what scores no lower.
  *     build/tests/test_op_search [SEED]
  * replays a run; a failure names the program and the op.
- * A second test: a flush in a pass, with a restarted timer in the park
- * that ties with a timer of the slot, keeps the tie rule (S1) both ways
- * round (the park's timer restarted before or after the other started).
+ * After every op but a pass: no far timer moved into the tree, at most 2
+ * tree ops (the op's own).
+ * A second test: a big slot in no order whose earliest left answers the
+ * next event with its bound, early, never late, and is exact after one
+ * wake-up there (W5), in a pass with a tied timer in the park (S1) and
+ * outside one.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -244,6 +247,17 @@ static void run_program(const struct program *p, int real, struct score *sc, con
 				 op_name[s->op], s->arg, (unsigned long long)scanned,
 				 (unsigned long long)(searches * HRT_WHEEL_SCAN_MAX),
 				 (unsigned long long)searches, HRT_WHEEL_SCAN_MAX);
+		/* W5: no op but a pass moves far timers into the tree (the
+		 * flush of 1.3's first cut moved a whole slot in one query);
+		 * the op's own start, re-arm or cancel is at most 2 tree ops,
+		 * and a callback's meddling is in a pass. */
+		if (s->op != O_PASS && s->op != O_JUMP &&
+		    (s1.wheel_moves != s0.wheel_moves || s1.tree_ops - s0.tree_ops > 2))
+			fail_msg("%s (%s base), op %d (%s, arg %u): %llu far timers moved into the "
+				 "tree, %llu tree ops (bound 0 and 2 outside a pass)", label,
+				 real ? "fd" : "virtual", k, op_name[s->op], s->arg,
+				 (unsigned long long)(s1.wheel_moves - s0.wheel_moves),
+				 (unsigned long long)(s1.tree_ops - s0.tree_ops));
 		sc->passes += s->op == O_PASS || s->op == O_JUMP;
 	}
 	z = stats();
@@ -412,7 +426,7 @@ static void test_no_searched_op_program_scans_past_the_bound(void **state)
 	report(&sb, "worst found by the hill-climb", 0);
 }
 
-/* W5's flush in a pass and the tie rule (S1) --------------------------- */
+/* W5's bound: early, never late, and one wake-up makes it exact -------- */
 
 #define NF 300                  /* far timers in one slot: more than a search scans */
 static struct hrt_timer far[NF], tie_x, tie_p;
@@ -421,6 +435,7 @@ static hrt_time_t tie_at;
 static int tie_case;            /* 0: x started before p's restart; 1: after */
 static char order[4];
 static int n_order;
+static hrt_time_t asked;        /* the next event p's callback was told */
 
 static enum hrt_restart note(struct hrt_timer *t, hrt_time_t now)
 {
@@ -436,35 +451,53 @@ static enum hrt_restart far_cb(struct hrt_timer *t, hrt_time_t now)
 	return HRT_NORESTART;
 }
 
+/* The far timer with the least hard expiry still queued, or -1. */
+static int far_least(void)
+{
+	int least = -1;
+
+	for (int i = 0; i < NF; i++)
+		if (hrt_timer_is_queued(&far[i]) == 1 &&
+		    (least < 0 || tv_hard(&far[i]) < tv_hard(&far[least])))
+			least = i;
+	return least;
+}
+
 /* p's first run: it starts itself again at the tie (it ran in this pass:
  * the park), x is started after it in case 1, then the slot's earliest
- * far timer is cancelled and the next event asked, which moves the slot
- * (more than a search scans, in no order) into the tree with the park. */
+ * far timer is cancelled and the next event asked: the slot (more than a
+ * search scans, in no order) answers with its bound, and nothing moves. */
 static int p_ran;
 
 static enum hrt_restart p_first(struct hrt_timer *t, hrt_time_t now)
 {
-	hrt_time_t when = 0;
-	int least = 0;
-
 	if (p_ran++)
 		return note(t, now);
 	assert_int_equal(hrt_timer_start(t, tb, tie_at, HRT_MODE_ABS), 0);
 	if (tie_case == 1)
 		assert_int_equal(hrt_timer_start(&tie_x, tb, tie_at, HRT_MODE_ABS), 0);
-	for (int i = 1; i < NF; i++)
-		if (tv_hard(&far[i]) < tv_hard(&far[least]))
-			least = i;
-	assert_int_equal(hrt_timer_cancel(&far[least]), 1);
-	assert_int_equal(hrt_base_next_event(tb, &when), 1);
+	assert_int_equal(hrt_timer_cancel(&far[far_least()]), 1);
+	assert_int_equal(hrt_base_next_event(tb, &asked), 1);
 	return HRT_NORESTART;
 }
 
-static void test_a_flush_in_a_pass_keeps_ties_in_start_order(void **state)
+/*
+ * A slot of NF far timers in no order loses its earliest, in a pass (with
+ * a restarted timer in the park that ties with another: the tie rule, S1,
+ * both ways round) and outside one.  The next event is the slot's bound:
+ * at or before the true one (never late), past the horizon, with no far
+ * timer moved and at most a search's scan; a pass at that instant (the
+ * one early wake-up) moves the horizon past the slot's start, and the
+ * next event is exact again.  The cases that broke the rule in 1.3's
+ * first cut: one query moved the slot whole into the tree.
+ */
+static void test_a_big_slot_answers_early_never_late_then_exact(void **state)
 {
 	(void)state;
 	for (tie_case = 0; tie_case < 2; tie_case++) {
 		struct hrt_stats s0, s1;
+		hrt_time_t when = 0, exact;
+		int least;
 
 		tb = tv_virtual(0);
 		assert_non_null(tb);
@@ -484,8 +517,27 @@ static void test_a_flush_in_a_pass_keeps_ties_in_start_order(void **state)
 		p_ran = 0;
 		assert_int_equal(hrt_base_get_stats(tb, &s0, sizeof(s0)), 0);
 		assert_int_equal(hrt_base_run(tb, MS, 0), 1);
+		/* In the pass: early (the cancelled one's), never late. */
+		least = far_least();
+		assert_true(asked <= tv_hard(&far[least]));
+		assert_true(asked >= 30 * SEC);
+		/* Outside it: the same bound, again with no scan past the
+		 * budget and no far timer moved. */
+		assert_int_equal(hrt_base_next_event(tb, &when), 1);
+		assert_true(when <= tv_hard(&far[least]) && when >= 30 * SEC);
+		assert_int_equal(hrt_timer_cancel(&far[least]), 1);
+		least = far_least();
+		exact = tv_hard(&far[least]);
+		assert_int_equal(hrt_base_next_event(tb, &when), 1);
+		assert_true(when <= exact && when >= 30 * SEC);
 		assert_int_equal(hrt_base_get_stats(tb, &s1, sizeof(s1)), 0);
-		assert_true(s1.wheel_moves - s0.wheel_moves >= NF - 1);   /* the slot flushed */
+		assert_int_equal(s1.wheel_moves - s0.wheel_moves, 0);
+		assert_true(s1.wheel_scanned - s0.wheel_scanned <= 3 * HRT_WHEEL_SCAN_MAX);
+		assert_int_equal(hrt_base_check(tb, NULL, 0), 0);
+		/* The early wake-up: nothing due, and exact after it. */
+		assert_int_equal(hrt_base_run(tb, when, 0), 0);
+		assert_int_equal(hrt_base_next_event(tb, &when), 1);
+		assert_int_equal(when, exact);
 		assert_int_equal(hrt_base_check(tb, NULL, 0), 0);
 		assert_true(hrt_base_run(tb, tie_at, 0) >= 2);
 		order[n_order] = 0;
@@ -502,7 +554,7 @@ int main(int argc, char **argv)
 {
 	static const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_no_searched_op_program_scans_past_the_bound),
-		cmocka_unit_test(test_a_flush_in_a_pass_keeps_ties_in_start_order),
+		cmocka_unit_test(test_a_big_slot_answers_early_never_late_then_exact),
 	};
 
 	if (argc > 1)

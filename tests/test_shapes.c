@@ -202,8 +202,8 @@ static void test_periodic_restart_into_a_big_slot_costs_the_pass_nothing(void **
  * random instants, next_event after each: a slot of timers in no order
  * is scanned only when its earliest leaves, one op in n or so, so the
  * scans stay within a few timers per op.  (A slot of timers in no order
- * whose earliest is taken every time goes into the tree instead of being
- * scanned every time: wheel.h, W5; tests/test_op_search.c.) */
+ * too big for one search answers with its bound, and is not scanned
+ * again until it leaves: wheel.h, W5; tests/test_op_search.c.) */
 static void test_random_rearms_scan_amortised_constant(void **state)
 {
 	(void)state;

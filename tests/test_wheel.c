@@ -449,6 +449,9 @@ static void test_wheel_check_catches(void **state)
 	w.unsorted[1] |= 2;             /* slot 65 is empty */
 	assert_string_equal(hrt__wheel_check(&w, state_ok, NULL), "empty wheel slot marked out of order");
 	w.unsorted[1] &= ~UINT64_C(2);
+	w.big[1] |= 2;
+	assert_string_equal(hrt__wheel_check(&w, state_ok, NULL), "empty wheel slot marked big");
+	w.big[1] &= ~UINT64_C(2);
 	w.last[65].hard = 5;
 	assert_string_equal(hrt__wheel_check(&w, state_ok, NULL), "empty wheel slot with last keys");
 	w.last[65].hard = INT64_MIN;
@@ -637,6 +640,86 @@ static void test_server_shapes_find_each_bound_without_a_scan(void **state)
 	assert_int_equal(w.scans, scans);
 }
 
+/*
+ * W5: a slot of more than a search scans, in no order, whose least left:
+ * a bounded search answers with the slot's bound (at or before every
+ * timer's hard expiry, at or after the slot's start), moves nothing, and
+ * marks the slot big, so the next search scans nothing; an unbounded
+ * one (hrt__wheel_min) is still exact; the slot leaving (a take by the
+ * horizon) clears the mark.  Then the slot's bound is exact again as soon
+ * as a timer below it comes in.
+ */
+static void test_big_slot_answers_with_its_bound_once_scanned(void **state)
+{
+	enum { n = 3 * HRT_WHEEL_SCAN_MAX };
+	hrt_time_t t0 = (hrt_time_t)1 << 32, lim, least = HRT_TIME_MAX;
+	struct hrt_timer *min = NULL, *exact;
+	unsigned key;
+	uint64_t scanned;
+	int bound;
+
+	(void)state;
+	hrt__wheel_init(&w, 0);
+	for (int i = 0; i < n; i++) {           /* one slot, in no order */
+		timers[i].hrt__soft = t0 + (hrt_time_t)(i * 7919 % n) * 1000;
+		timers[i].hrt__hard = timers[i].hrt__soft + 1000000;
+		link_new(&timers[i]);
+		if (timers[i].hrt__hard < least) {
+			least = timers[i].hrt__hard;
+			min = &timers[i];
+		}
+	}
+	key = hrt__wheel_key_of(&timers[0]);
+	assert_int_equal(hrt__wheel_key_of(&timers[n - 1]), key);
+	assert_true(slot_bit(w.unordered, key));
+	hrt__wheel_del(&w, min);                /* the least leaves */
+	lim = HRT_TIME_MAX;
+	exact = hrt__wheel_min(&w, &lim);       /* unbounded: exact (and a scan) */
+	assert_non_null(exact);
+	w.slot[key].min = NULL;                 /* as if it had not looked */
+	w.slot[key].hard = least;
+	scanned = w.scanned;
+	lim = HRT_TIME_MAX;
+	assert_null(hrt__wheel_min_within(&w, &lim, &bound));
+	assert_int_equal(bound, (int)key);
+	assert_int_equal(lim, least);           /* the old least's: early */
+	assert_true(lim <= exact->hrt__hard);
+	assert_true(lim >= hrt__wheel_slot_time(&w, key));
+	assert_true(w.scanned - scanned <= HRT_WHEEL_SCAN_MAX);
+	assert_true(slot_bit(w.big, key));
+	assert_null(hrt__wheel_check(&w, state_ok, NULL));
+	scanned = w.scanned;
+	lim = HRT_TIME_MAX;
+	assert_null(hrt__wheel_min_within(&w, &lim, &bound));   /* no scan again */
+	assert_int_equal(w.scanned, scanned);
+	assert_int_equal(bound, (int)key);
+	lim = least;                            /* a limit at the bound: nothing below */
+	assert_null(hrt__wheel_min_within(&w, &lim, &bound));
+	assert_int_equal(bound, -1);
+	assert_int_equal(lim, least);
+	/* A timer below the bound comes in: the exact least again. */
+	timers[n].hrt__soft = hrt__wheel_slot_time(&w, key);
+	timers[n].hrt__hard = least - 1;
+	link_new(&timers[n]);
+	assert_int_equal(hrt__wheel_key_of(&timers[n]), key);
+	lim = HRT_TIME_MAX;
+	assert_ptr_equal(hrt__wheel_min_within(&w, &lim, &bound), &timers[n]);
+	assert_int_equal(bound, -1);
+	/* The horizon past the slot: it leaves whole, and the mark with it. */
+	{
+		struct hrt_list_node out;
+		size_t left = w.count;
+
+		hrt__list_init(&out);
+		hrt__wheel_advance(&w, hrt__wheel_jiffy(exact->hrt__hard) + 64 * 64, &out);
+		assert_false(slot_bit(w.big, key));
+		while (!hrt__list_empty(&out))
+			(void)hrt__wheel_out_take(&w, &out);
+		assert_null(hrt__wheel_check(&w, state_ok, NULL));
+		assert_true(w.count < left);
+	}
+}
+
 int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
@@ -645,6 +728,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_wide_window_stays_in_wheel),
 		cmocka_unit_test(test_rearm_into_own_slot_stays_or_goes_last),
 		cmocka_unit_test(test_server_shapes_find_each_bound_without_a_scan),
+		cmocka_unit_test(test_big_slot_answers_with_its_bound_once_scanned),
 	};
 
 	return cmocka_run_seeded_tests(tests, argc, argv, 200000);
