@@ -381,7 +381,13 @@ static void test_plan_path_busy_iteration_makes_no_system_call(void **state)
 	/* Two a plan (the pass, the plan), two more a callback (after it,
 	 * and its own hrt_timer_forward); the stats' read one. */
 	assert_int_equal(locks, 2 * ITERS + 2 * ran + 1);
-	assert_int_equal(counts_total(), 0);
+	/* None but the slack's pair where the host was not busy after all: a
+	 * thread preempted between its plan and its wait (a loaded machine,
+	 * the suite at nice 19) finds the window open before its I/O woke
+	 * it, and the next plan sleeps with the window's slack, as it should.
+	 * A few in 500 seen so; a61a9b3 made 5 calls on every iteration. */
+	assert_int_equal(counts_total(), cnt[C_PRCTL]);
+	assert_true(cnt[C_PRCTL] <= ITERS / 25);
 	assert_int_equal(hrt_base_plan_done(b), 0);
 	hrt_timer_cancel(&far);
 	hrt_timer_cancel(&per);
