@@ -21,7 +21,9 @@
 # KEEP_STOCK=1 (reuse OUT's stock build and its suite result, when both are
 # there: a second run for a changed hrt side).  As root the
 # workers run as root (TEST_NGINX_GLOBALS="user root;"), so that they can
-# read the suite's temporary files.  The servers listen on 127.0.0.1 only.
+# read the suite's temporary files; proxy_bind_transparent.t, which sets
+# its own user, then fails to start on both sides alike (a duplicate).
+# The servers listen on 127.0.0.1 only.
 # Without NGINX_SRC it skips (exit 77), naming what to set; exit 2 for bad
 # usage, 1 if the results differ or a step failed.
 set -u
