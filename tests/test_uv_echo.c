@@ -22,6 +22,18 @@
  * The server is $O/examples/uv_echo (O: the build directory, as make test
  * sets it), or HRT_UV_ECHO.  Without it (no libuv1-dev) the test skips by
  * name.
+ *
+ * Measuring, not testing (docs/PORTING.md's figures; never run by make
+ * test):
+ *   test_uv_echo --hold N [--seconds S]
+ * runs bench-server's heartbeat rows' workload against the server with its
+ * own timers (uv_echo's defaults: idle 10 s, heartbeat 1 s; HRT_UV_ECHO may
+ * name a bench/server server, which takes the same --port 0): N
+ * connections over 1 s, 2 s warm-up, S s measured (default 6, before the
+ * idle timeouts), nothing sent; then prints the server's wake-ups a second
+ * (its threads' voluntary context switches) and CPU % (utime+stime, and
+ * the schedstat run time), as bench/server/client.c counts them.  The
+ * client runs at nice +10 after starting the server at its own nice.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -30,12 +42,14 @@
 #include <arpa/inet.h>
 #include <poll.h>
 #include <signal.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "unit.h"
+#include "../bench/procstat.h"
 
 #define NS_PER_MS 1000000LL
 #define IDLE_MS 300             /* the short timers of the brief's run */
@@ -81,6 +95,7 @@ static void server_start(int idle_ms, int heartbeat_ms)
 	}
 	snprintf(idle, sizeof(idle), "%d", idle_ms);
 	snprintf(hb, sizeof(hb), "%d", heartbeat_ms);
+	fflush(stdout);
 	assert_int_equal(pipe(out), 0);
 	server_pid = fork();
 	assert_true(server_pid >= 0);
@@ -88,8 +103,11 @@ static void server_start(int idle_ms, int heartbeat_ms)
 		dup2(out[1], 1);
 		close(out[0]);
 		close(out[1]);
-		execl(server_path, server_path, "--port", "0", "--idle-ms", idle,
-		      "--heartbeat-ms", hb, (char *)NULL);
+		if (idle_ms > 0)
+			execl(server_path, server_path, "--port", "0", "--idle-ms", idle,
+			      "--heartbeat-ms", hb, (char *)NULL);
+		else            /* its own timers (--hold) */
+			execl(server_path, server_path, "--port", "0", (char *)NULL);
 		_exit(127);
 	}
 	close(out[1]);
@@ -420,7 +438,77 @@ static void test_sigterm_closes_and_frees_every_connection(void **state)
 			fail_msg("peer %d: still open after the server exited", i);
 }
 
-int main(void)
+/* The server's voluntary context switches, run time (ns) and utime+stime
+ * (ticks). */
+static void sample(unsigned long long *vcs, unsigned long long *run, unsigned long long *ticks)
+{
+	char path[64], buf[1024], *p;
+	unsigned long long ut = 0, st = 0;
+	FILE *f;
+
+	*vcs = *run = 0;
+	procstat_tasks(server_pid, vcs, NULL, run);
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)server_pid);
+	f = fopen(path, "r");
+	if (f && fgets(buf, sizeof(buf), f) && (p = strrchr(buf, ')')))
+		/* after the name: state ppid pgrp session tty tpgid flags minflt
+		 * cminflt majflt cmajflt utime stime */
+		sscanf(p + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu", &ut, &st);
+	if (f)
+		fclose(f);
+	*ticks = ut + st;
+}
+
+static int hold(int n, double seconds)
+{
+	struct peer *ps = calloc((size_t)n, sizeof(*ps));
+	unsigned long long v0, r0, t0, v1, r1, t1;
+	double hz = (double)sysconf(_SC_CLK_TCK);
+	int64_t start, m0, m1;
+	int i, closed = 0;
+
+	if (!ps || access(server_path, X_OK) != 0) {
+		fprintf(stderr, "test_uv_echo --hold: no %s\n", server_path);
+		return 1;
+	}
+	server_start(0, 0);
+	if (setpriority(PRIO_PROCESS, 0, 10) < 0)
+		perror("test_uv_echo --hold: nice +10");
+	start = now_ns();
+	for (i = 0; i < n; i++) {       /* spread over 1 s, as bench-server's ramp */
+		int64_t at = start + (int64_t)i * 1000 * NS_PER_MS / n, d = at - now_ns();
+
+		if (d > 0)
+			usleep((useconds_t)(d / 1000));
+		peer_open(&ps[i]);
+	}
+	m0 = start + 3000 * NS_PER_MS;  /* 1 s ramp, 2 s warm-up */
+	while (now_ns() < m0)
+		usleep(10000);
+	sample(&v0, &r0, &t0);
+	m1 = now_ns() + (int64_t)(seconds * 1e9);
+	while (now_ns() < m1)
+		usleep(10000);
+	sample(&v1, &r1, &t1);
+	seconds = (double)(now_ns() - m0) / 1e9;
+	for (i = 0; i < n; i++) {       /* the heartbeats read now: closed? */
+		char buf[4096];
+		ssize_t r;
+
+		while ((r = recv(ps[i].fd, buf, sizeof(buf), 0)) > 0)
+			;
+		closed += r == 0;
+		peer_close(&ps[i]);
+	}
+	printf("server=%s conns=%d seconds=%.2f wakeups_per_s=%.1f cpu_pct=%.2f run_pct=%.2f"
+	       " closed_early=%d exit=%d\n", server_path, n, seconds, (v1 - v0) / seconds,
+	       100.0 * (double)(t1 - t0) / hz / seconds, 100.0 * (double)(r1 - r0) / 1e9 / seconds,
+	       closed, server_stop());
+	free(ps);
+	return closed != 0;
+}
+
+int main(int argc, char **argv)
 {
 	const char *o = getenv("O"), *path = getenv("HRT_UV_ECHO");
 	const struct CMUnitTest tests[] = {
@@ -438,5 +526,12 @@ int main(void)
 	else
 		snprintf(server_path, sizeof(server_path), "%s/examples/uv_echo", o ? o : "build");
 	signal(SIGPIPE, SIG_IGN);
+	if (argc >= 3 && strcmp(argv[1], "--hold") == 0)
+		return hold(atoi(argv[2]), argc >= 5 && strcmp(argv[3], "--seconds") == 0 ?
+			    atof(argv[4]) : 6);
+	if (argc > 1) {
+		fprintf(stderr, "usage: test_uv_echo [--hold N [--seconds S]]\n");
+		return 2;
+	}
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
