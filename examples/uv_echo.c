@@ -133,8 +133,8 @@ static void on_connection(uv_stream_t *srv, int status)
 {
 	struct conn *c = status < 0 ? NULL : calloc(1, sizeof(*c));
 
-	if (!c)
-		return;                 /* the peer waits in the backlog */
+	if (!c)                         /* status: libuv's error (it handles EMFILE) */
+		return;                 /* out of memory: left unaccepted */
 	uv_tcp_init(&loop, &c->tcp);
 	c->tcp.data = c;
 	hrt_repeat_init(&c->idle, on_idle);
