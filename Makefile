@@ -59,11 +59,12 @@ INCLUDEDIR   ?= $(PREFIX)/include
 PKGCONFIGDIR ?= $(LIBDIR)/pkgconfig
 CMAKEDIR     ?= $(LIBDIR)/cmake/hrt
 MANDIR       ?= $(PREFIX)/share/man
-# The host-loop glue README points to (examples/uv_host.h, ev_host.h): not
-# installed headers (hrt.h is the only one) but examples to copy.
+# The host-loop glue README points to (examples/uv_plan.h, uv_host.h,
+# ev_host.h): not installed headers (hrt.h is the only one) but examples
+# to copy.
 DOCDIR       ?= $(PREFIX)/share/doc/hrt
 EXAMPLESDIR  ?= $(DOCDIR)/examples
-HOST_GLUE    := examples/uv_host.h examples/ev_host.h
+HOST_GLUE    := examples/uv_plan.h examples/uv_host.h examples/ev_host.h
 
 CC      ?= cc
 CFLAGS  ?= -O2 -g
@@ -131,6 +132,7 @@ EXLIBS_ev_timers      = -lev
 EXLIBS_sdevent_timers = $(shell pkg-config --libs libsystemd 2>/dev/null || echo -lsystemd)
 EXLIBS_epoll_timers   =
 EXLIBS_uv_cross_thread = $(EXLIBS_uv_timers)
+EXLIBS_uv_echo         = $(EXLIBS_uv_timers)
 EXLIBS_ev_cross_thread = $(EXLIBS_ev_timers)
 
 # Optional packages, probed once per make run: $(call have_lib,HEADER,FUNC,LIBS)
@@ -156,6 +158,9 @@ EXHDR_ev_cross_thread = ev.h
 EXFN_uv_cross_thread  = uv_default_loop
 EXFN_ev_cross_thread  = ev_run
 EXPKG_uv_cross_thread = libuv1-dev
+EXHDR_uv_echo         = uv.h
+EXFN_uv_echo          = uv_default_loop
+EXPKG_uv_echo         = libuv1-dev
 EXPKG_ev_cross_thread = libev-dev
 EXAMPLE_NAMES := $(EXAMPLE_SRCS:examples/%.c=%)
 EXAMPLES_NEEDING := $(foreach e,$(EXAMPLE_NAMES),$(if $(EXPKG_$(e)),$(e)))
@@ -169,8 +174,11 @@ TRACEFS_CFLAGS   := $(shell pkg-config --cflags libtracefs libtraceevent 2>/dev/
 TRACEFS_LIBS     := $(shell pkg-config --libs libtracefs libtraceevent 2>/dev/null)
 HAVE_TRACEFS     := $(call have_lib,tracefs.h,tracefs_iterate_raw_events,$(TRACEFS_CFLAGS) $(TRACEFS_LIBS))
 TRACEFS_PKG      := libtracefs-dev libtraceevent-dev
+# Examples that serve until stopped: make test runs each from a test of its
+# own (uv_echo: tests/test_uv_echo.c, which skips by name without it).
+EXAMPLE_SERVERS := uv_echo
 # What `make test` cannot build, as NAME:PACKAGE for tests/run.sh.
-TEST_SKIPPED := $(foreach e,$(EXAMPLES_MISSING),$(e):$(EXPKG_$(e))) \
+TEST_SKIPPED := $(foreach e,$(filter-out $(EXAMPLE_SERVERS),$(EXAMPLES_MISSING)),$(e):$(EXPKG_$(e))) \
 	$(if $(HAVE_LIBUV),,readme_uv:libuv1-dev)
 ifeq ($(HAVE_TRACEFS),y)
   TOOL_LDLIBS = $(TRACEFS_LIBS)
@@ -289,7 +297,8 @@ $(O)/readme_example: README.md $(LIB_A)
 	sed -n '/<!-- example -->/,/<!-- end -->/p' README.md | sed '/^```/d;/^<!--/d' > $(O)/readme_example.c
 	$(CC) $(ALL_CFLAGS) -o $@ $(O)/readme_example.c $(LIB_A) $(ALL_LDFLAGS) $(HRT_LDLIBS)
 
-EXAMPLE_TESTS := $(EXAMPLES_OK:%=$(O)/examples/%)
+EXAMPLE_TESTS := $(patsubst %,$(O)/examples/%,$(filter-out $(EXAMPLE_SERVERS),$(EXAMPLES_OK)))
+EXAMPLE_SERVER_BINS := $(patsubst %,$(O)/examples/%,$(filter $(EXAMPLE_SERVERS),$(EXAMPLES_OK)))
 README_UV     := $(if $(HAVE_LIBUV),$(O)/readme_uv.o)
 
 # ... and so must the libuv lines in "Event loops and threads".
@@ -311,7 +320,7 @@ TEST_SCRIPTS_TREE = tests/check_layers.sh tests/test_install.sh tests/test_confi
 	tests/test_persist.sh tests/test_nginx_scripts.sh tests/test_nginx_shellcheck.sh tests/test_synopsis.sh
 TEST_SCRIPTS = $(TEST_SCRIPTS_THREADED) $(if $(filter thread,$(SANITIZE)),,$(TEST_SCRIPTS_TREE))
 
-test check: $(LIB_A) $(LIB_SO) $(HRT_BIN) $(TEST_BINS) $(FUZZ_REPLAY) $(EXAMPLE_TESTS) $(O)/readme_example $(README_UV) $(O)/bench/coalesce $(O)/bench/shapes
+test check: $(LIB_A) $(LIB_SO) $(HRT_BIN) $(TEST_BINS) $(FUZZ_REPLAY) $(EXAMPLE_TESTS) $(EXAMPLE_SERVER_BINS) $(O)/readme_example $(README_UV) $(O)/bench/coalesce $(O)/bench/shapes
 	O=$(O) HRT=$(HRT_BIN) SAN_FLAGS='$(SAN_FLAGS)' SKIPPED='$(strip $(TEST_SKIPPED))' sh tests/run.sh \
 	  $(TEST_BINS) $(FUZZ_REPLAY) $(EXAMPLE_TESTS) $(O)/readme_example $(TEST_SCRIPTS)
 
@@ -400,7 +409,7 @@ bench-coalesce-docs: $(O)/bench/coalesce
 # SERVER_WARMUP, SERVER_RAMP change a run.  Without libuv1-dev it says so
 # and exits 0; without libsystemd-dev the sd-event rows say so.
 SERVER_O        = $(O)/server
-SERVER_HDRS     = $(wildcard bench/server/*.h) include/hrt.h examples/uv_host.h $(CONFIG)
+SERVER_HDRS     = $(wildcard bench/server/*.h) include/hrt.h examples/uv_host.h examples/uv_plan.h $(CONFIG)
 HAVE_SDEVENT    = $(if $(filter sdevent_timers,$(EXAMPLES_MISSING)),,y)
 SERVER_BINS     = $(SERVER_O)/client $(SERVER_O)/server-libuv $(SERVER_O)/server-hrt \
 	$(SERVER_O)/server-hrt-plan \

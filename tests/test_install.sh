@@ -6,7 +6,8 @@
 # against the installed header, library and hrt.pc through pkg-config (or,
 # without pkg-config, through the .pc file's own lines read here) and run.
 # Also: the shared library exports hrt_ symbols only, with the right soname;
-# the man pages and the host-loop glue are installed; make uninstall leaves
+# the man pages and the host-loop glue are installed (the glue compiles
+# against the installed hrt.h where libuv or libev is there); make uninstall leaves
 # no file behind, nor hrt's own directories.
 # Last, an install into a private prefix with no DESTDIR, as a user does:
 # make does not run ldconfig (a stand-in LDCONFIG records it here) for a
@@ -41,8 +42,8 @@ check_prefix() { # prefix libdir
 	make -s install O="$O" PREFIX="$prefix" LIBDIR="$libdir" DESTDIR="$dest" >/dev/null
 	for f in "$prefix/include/hrt.h" "$libdir/libhrt.a" "$libdir/libhrt.so" \
 		"$libdir/pkgconfig/hrt.pc" "$prefix/bin/hrt" "$prefix/share/man/man1/hrt.1" \
-		"$prefix/share/man/man3/libhrt.3" "$prefix/share/doc/hrt/examples/uv_host.h" \
-		"$prefix/share/doc/hrt/examples/ev_host.h"; do
+		"$prefix/share/man/man3/libhrt.3" "$prefix/share/doc/hrt/examples/uv_plan.h" \
+		"$prefix/share/doc/hrt/examples/uv_host.h" "$prefix/share/doc/hrt/examples/ev_host.h"; do
 		test -e "$dest$f" || fail "missing after install: $f"
 		ok
 	done
@@ -74,6 +75,16 @@ check_prefix() { # prefix libdir
 	test "$(grep -c '^run ' "$stage/out")" -eq 3 || fail "the README example did not run 3 timers"
 	fail_log=
 	ok
+	# the installed glue compiles against the installed hrt.h (where its
+	# loop's header is: libuv1-dev, libev-dev)
+	for h in uv_plan.h uv_host.h ev_host.h; do
+		case $h in uv_*) loop=uv.h ;; *) loop=ev.h ;; esac
+		printf '#include <%s>\n' "$loop" | cc -E -x c - >/dev/null 2>&1 || continue
+		printf '#include "%s"\n' "$dest$prefix/share/doc/hrt/examples/$h" |
+			cc -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror $cflags -fsyntax-only -x c - ||
+			fail "the installed $h does not compile against the installed hrt.h"
+		ok
+	done
 	so="$dest$libdir/libhrt.so"
 	soname=$(objdump -p "$so" | awk '/SONAME/ { print $2 }')
 	test "$soname" = libhrt.so.1 || fail "soname $soname"

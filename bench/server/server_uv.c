@@ -13,7 +13,7 @@
  *                 100 ms) on one base, and libuv runs inside
  *                 hrt_base_loop_host through examples/uv_host.h.
  *   server-hrt-plan (TIMERS_HRT, HOST_PLAN) the same timers; libuv sleeps
- *                 in its own uv_run and hrt plans the sleep (uv_plan_host.h:
+ *                 in its own uv_run and hrt plans the sleep (examples/uv_plan.h:
  *                 one epoll call per wake-up).
  * Everything else - I/O, framing, counting, shutdown - is the same code.
  *
@@ -40,8 +40,8 @@
 #if defined TIMERS_HRT && defined HOST_PLAN
 #define SERVER_NAME "hrt-plan"
 #include "timers_hrt.h"
-#include "uv_plan_host.h"
-static struct uv_plan_host plan_host;
+#include "../../examples/uv_plan.h"
+static struct uv_plan plan_host;
 #elif defined TIMERS_HRT
 #define SERVER_NAME "hrt"
 #include "timers_hrt.h"

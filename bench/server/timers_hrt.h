@@ -12,7 +12,7 @@
  * heartbeat's own callback too (a send that failed): the cancel wins over
  * that callback's HRT_RESTART (hrt.h, since 1.2), so the connection may be
  * freed right after.  The host loops' glue is beside it
- * (examples/uv_host.h, sd_host.h).
+ * (examples/uv_host.h, examples/uv_plan.h, sd_host.h).
  *
  * The includer embeds a struct conn_timers in its connection and defines
  * the two calls declared below, which find the connection from its timers
