@@ -12,6 +12,7 @@
 #include "clock.h"
 #include "expiry.h"
 #include "guard.h"
+#include "running.h"
 
 /* Pass numbers are unique across bases, so "ran in this pass" needs no
  * base comparison. */
@@ -61,11 +62,15 @@ static void run_one(struct hrt_base *b, struct hrt_tset *ts, struct hrt_timer *t
 		    hrt_time_t now, hrt_time_t cb_now)
 {
 	hrt_callback fn = t->hrt__fn;
+	struct hrt_run_node run;
 	enum hrt_restart r;
 
 	base_assert_locked(b);
 	hrt__tset_take(ts, t);
 	verify_set(ts);
+	/* Registered before the lock drops, so a cancel that finds the timer
+	 * not queued knows without the base that its callback runs. */
+	hrt__run_enter(&run, t, ts, b->unlocked);
 	b->running = t;
 	b->running_stopped = 0;
 	b->stats.expired++;
@@ -96,6 +101,7 @@ static void run_one(struct hrt_base *b, struct hrt_tset *ts, struct hrt_timer *t
 			b->stats.restarts++;
 		}
 	}
+	hrt__run_leave(&run, b->unlocked);      /* after the restart: running.h */
 	hrt__bl_wake(&b->bl);
 }
 
