@@ -579,10 +579,17 @@ HRT_EXTERN int hrt_repeat_init(struct hrt_repeat *r, hrt_callback fn);
  * pass's now, hard = soft + window: no drift, never twice in one window,
  * periods whose windows passed while it could not run are skipped (as
  * hrt_timer_forward does); HRT_NORESTART, or a cancel from the callback,
- * ends it.  interval 0: once (HRT_RESTART re-queues it where it is, as a
- * plain timer's).  As cheap as a start of a new timer (the slow tier: it
- * locks to store what it remembers).  Errors as hrt_timer_start_range's,
- * and -EINVAL for NULL r or interval < 0.
+ * ends it; the callback learns how many periods it stood for from
+ * hrt_repeat_periods.  interval 0: once (HRT_RESTART re-queues it where
+ * it is, as a plain timer's: its expiries are past, so it runs again in
+ * the next pass - never in the same one - and in each pass after while it
+ * returns HRT_RESTART, a poll of every pass.  On purpose, and unlike GCD
+ * and libuv, where a timer without a period fires once and its handler
+ * cannot ask for more: hrt keeps one restart rule for every timer.  To
+ * run it later, move it with hrt_timer_forward first, or return
+ * HRT_NORESTART and start it again).  As cheap as a start of a new timer
+ * (the slow tier: it locks to store what it remembers).  Errors as
+ * hrt_timer_start_range's, and -EINVAL for NULL r or interval < 0.
  */
 HRT_EXTERN int hrt_repeat_start(struct hrt_repeat *r, struct hrt_base *base, hrt_time_t first,
 				hrt_time_t interval, hrt_time_t window, enum hrt_mode mode);
@@ -590,10 +597,33 @@ HRT_EXTERN int hrt_repeat_start(struct hrt_repeat *r, struct hrt_base *base, hrt
  * Starts r again, on the base it was last started on, relative to that
  * base's now: the delay and window of its last hrt_repeat_start, its
  * period kept (uv_timer_again; an idle timeout pushed back on each
- * request).  A plain relative start, as cheap.  0, or -EINVAL (NULL),
- * -ENOENT (never started), or hrt_timer_start_range's refusals.
+ * request).  A periodic timer's grid moves with it: the next soft expiry
+ * is now + delay and the periods after it follow from there (now + delay
+ * + k * interval), the old grid forgotten - as a new hrt_repeat_start
+ * would, and as GCD's dispatch_source_set_timer moves a source's.  (libuv's
+ * uv_timer_again restarts with the repeat as the timeout; hrt with the
+ * last start's delay.)  A plain relative start, as cheap.  0, or -EINVAL
+ * (NULL), -ENOENT (never started), or hrt_timer_start_range's refusals.
  */
 HRT_EXTERN int hrt_repeat_again(struct hrt_repeat *r);
+/*
+ * The periods of r's grid that came due by `now` (since 1.3): from its
+ * soft expiry s, the number of s + k * interval <= now (k >= 0), and 0 if
+ * s > now.  In r's callback, with the callback's now and before anything
+ * moves the timer (hrt_timer_forward, a start): the periods elapsed since
+ * its last run, 1 when it runs in its own window, k when k - 1 windows
+ * passed while it could not run - the periods its HRT_RESTART skips (the
+ * count hrt_timer_forward returns, and GCD's dispatch_source_get_data of
+ * a timer source; the kernel's hrtimer_forward returns it too).  It is
+ * computed, not stored: no word of the timer holds it and the pass writes
+ * nothing for it, so it is exact at any now, e.g. hrt_base_now's outside
+ * the callback.  interval 0 (once): 1 if due, else 0.  A count past
+ * INT64_MAX saturates.  Lock-free, as hrt_timer_get_soft: a start of
+ * another thread may move the grid at once.  -EINVAL (NULL, or r's timer
+ * made plain by hrt_timer_init), -ENOENT (never started), -EPERM (another
+ * thread's unlocked base).
+ */
+HRT_EXTERN int64_t hrt_repeat_periods(const struct hrt_repeat *r, hrt_time_t now);
 
 /* Introspection (tools, tests) ------------------------------------------- */
 
