@@ -16,8 +16,9 @@ static struct run_stripe {
 } __attribute__((aligned(64))) stripes[RUN_STRIPES];
 
 /* An unlocked base's callbacks run on its owner thread, the only one
- * that may ask of its timers: no lock. */
-static _Thread_local struct hrt_run_node *own_runs;
+ * that may ask of its timers: no lock.  Initial-exec, as baselock.h's:
+ * no __tls_get_addr call in the pass. */
+static _Thread_local struct hrt_run_node *own_runs __attribute__((tls_model("initial-exec")));
 
 static struct run_stripe *stripe_of(const struct hrt_timer *t)
 {
