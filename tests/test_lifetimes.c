@@ -11,6 +11,8 @@
  *    heap-use-after-free under ASan, `make test SANITIZE=1`); the test of
  *    a reused address sees it in a plain build too: the base's memory,
  *    allocated again and overwritten, made it follow garbage (SIGSEGV).
+ *  - Another thread's cancel or query of an idle timer of an unlocked
+ *    base: 0, reading nothing (a61a9b3: -EPERM); of a queued one, -EPERM.
  *  - Threads: a pass thread runs callbacks that restart or end, the main
  *    thread cancels and starts again; after each cancel the callback is
  *    not inside and the timer is neither queued nor running.
@@ -143,6 +145,47 @@ static void test_idle_cancel_reads_no_base_at_a_reused_address(void **state)
 		      "was not reused (the allocator's choice, ASan's quarantine)");
 }
 
+/* hrt.h (HRT_BASE_UNLOCKED, hrt_timer_cancel): another thread's cancel or
+ * query of a timer that is not queued answers 0 and reads nothing of the
+ * base; of a queued one it is refused, -EPERM, as before. */
+static struct hrt_timer fidle, fqueued;
+static int foreign_res[6];
+
+static void *foreign_thread(void *arg)
+{
+	(void)arg;
+	foreign_res[0] = hrt_timer_cancel(&fidle);
+	foreign_res[1] = hrt_timer_try_cancel(&fidle);
+	foreign_res[2] = hrt_timer_is_queued(&fidle);
+	foreign_res[3] = hrt_timer_is_running(&fidle);
+	foreign_res[4] = hrt_timer_cancel(&fqueued);
+	foreign_res[5] = hrt_timer_is_queued(&fqueued);
+	return NULL;
+}
+
+static void test_idle_timer_of_another_threads_unlocked_base_answers_zero(void **state)
+{
+	struct hrt_base *ub = tv_virtual(HRT_BASE_UNLOCKED);
+	pthread_t th;
+
+	(void)state;
+	assert_non_null(ub);
+	assert_int_equal(hrt_timer_init(&fidle, once), 0);
+	assert_int_equal(hrt_timer_init(&fqueued, once), 0);
+	assert_int_equal(hrt_timer_start(&fidle, ub, 10, HRT_MODE_ABS), 0);
+	assert_int_equal(hrt_timer_cancel(&fidle), 1);
+	assert_int_equal(hrt_timer_start(&fqueued, ub, 20, HRT_MODE_ABS), 0);
+	assert_int_equal(pthread_create(&th, NULL, foreign_thread, NULL), 0);
+	pthread_join(th, NULL);
+	for (int i = 0; i < 4; i++)
+		assert_int_equal(foreign_res[i], 0);
+	assert_int_equal(foreign_res[4], -EPERM);
+	assert_int_equal(foreign_res[5], -EPERM);
+	assert_int_equal(hrt_timer_is_queued(&fqueued), 1);     /* untouched */
+	assert_int_equal(hrt_timer_cancel(&fqueued), 1);
+	assert_int_equal(hrt_base_free(ub), 0);
+}
+
 /* Threads: callbacks that restart (a period) or end, on a pass thread;
  * cancels from the main thread. */
 #define N_TIMERS 4
@@ -219,6 +262,7 @@ int main(int argc, char **argv)
 	static const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_idle_timer_of_a_freed_base_answers_without_it),
 		cmocka_unit_test(test_idle_cancel_reads_no_base_at_a_reused_address),
+		cmocka_unit_test(test_idle_timer_of_another_threads_unlocked_base_answers_zero),
 		cmocka_unit_test(test_cancel_from_another_thread_returns_after_the_callback),
 	};
 
