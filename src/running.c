@@ -18,7 +18,7 @@ static struct run_stripe {
 /* An unlocked base's callbacks run on its owner thread, the only one
  * that may ask of its timers: no lock.  Initial-exec, as baselock.h's:
  * no __tls_get_addr call in the pass. */
-static _Thread_local struct hrt_run_node *own_runs __attribute__((tls_model("initial-exec")));
+_Thread_local struct hrt_run_node *hrt__own_runs HRT_TLS_IE;
 
 static struct run_stripe *stripe_of(const struct hrt_timer *t)
 {
@@ -75,35 +75,22 @@ static int node_find(const struct hrt_run_node *n, const struct hrt_timer *t)
 	return 0;
 }
 
-void hrt__run_enter(struct hrt_run_node *n, struct hrt_timer *t, struct hrt_tset *ts,
-		    int unlocked)
+void hrt__run_enter_locked(struct hrt_run_node *n, struct hrt_timer *t, struct hrt_tset *ts)
 {
-	struct run_stripe *s;
+	struct run_stripe *s = stripe_of(t);
 
 	n->t = t;
-	n->thread = pthread_self();
-	if (unlocked) {
-		node_link(&own_runs, n);
-		__atomic_store_n(&t->hrt__base_state, (uintptr_t)ts | HRT_ST_RUN | HRT_ST_UNL,
-				 __ATOMIC_RELEASE);
-		return;
-	}
-	s = stripe_of(t);
+	n->thread = &hrt__own_runs;
 	stripe_lock(s);
 	node_link(&s->head, n);
 	__atomic_store_n(&t->hrt__base_state, (uintptr_t)ts | HRT_ST_RUN, __ATOMIC_RELEASE);
 	stripe_unlock(s);
 }
 
-void hrt__run_leave(struct hrt_run_node *n, int unlocked)
+void hrt__run_leave_locked(struct hrt_run_node *n)
 {
-	struct run_stripe *s;
+	struct run_stripe *s = stripe_of(n->t);
 
-	if (unlocked) {
-		node_unlink(n);
-		return;
-	}
-	s = stripe_of(n->t);
 	stripe_lock(s);
 	node_unlink(n);
 	stripe_unlock(s);
@@ -127,7 +114,7 @@ int hrt__run_state(const struct hrt_timer *t, uintptr_t s)
 		if (s & HRT_ST_IDLE)
 			return HRT_RUN_IDLE;
 		if (s & HRT_ST_UNL)
-			return node_find(own_runs, t) ? HRT_RUN_RUNNING : HRT_RUN_IDLE;
+			return node_find(hrt__own_runs, t) ? HRT_RUN_RUNNING : HRT_RUN_IDLE;
 		st = stripe_of(t);
 		stripe_lock(st);
 		found = node_find(st->head, t);
@@ -142,14 +129,12 @@ int hrt__run_state(const struct hrt_timer *t, uintptr_t s)
 
 void hrt__run_fork_child(void)
 {
-	pthread_t self = pthread_self();
-
 	for (int i = 0; i < RUN_STRIPES; i++) {
 		struct hrt_run_node *n = stripes[i].head, *next;
 
 		for (; n; n = next) {
 			next = n->next;
-			if (!pthread_equal(n->thread, self))
+			if (n->thread != &hrt__own_runs)        /* the only thread now */
 				node_unlink(n);
 		}
 		stripes[i].lock = 0;

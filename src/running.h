@@ -31,8 +31,7 @@
 #ifndef HRT_RUNNING_H
 #define HRT_RUNNING_H
 
-#include <pthread.h>
-
+#include "baselock.h"
 #include "timerset.h"
 
 #define HRT_ST_IDLE 8u
@@ -49,16 +48,48 @@ _Static_assert(((HRT_ST_IDLE | HRT_ST_RUN | HRT_ST_UNL) &
 struct hrt_run_node {
 	const struct hrt_timer *t;
 	struct hrt_run_node *next, **pprev;
-	pthread_t thread;               /* a fork's child drops the others' */
+	const void *thread;             /* &hrt__own_runs of its thread: a
+					 * fork's child drops the others' */
 };
 
+/* This thread's running callbacks of unlocked bases (running.c). */
+extern _Thread_local struct hrt_run_node *hrt__own_runs HRT_TLS_IE;
+
+void hrt__run_enter_locked(struct hrt_run_node *n, struct hrt_timer *t, struct hrt_tset *ts);
+void hrt__run_leave_locked(struct hrt_run_node *n);
+
 /* Lock of t's base held, t taken (not queued, on set ts): links n for t
- * and marks t RUN (| UNL on an unlocked base). */
-void hrt__run_enter(struct hrt_run_node *n, struct hrt_timer *t, struct hrt_tset *ts,
-		    int unlocked);
+ * and marks t RUN (| UNL on an unlocked base: inline, no atomic
+ * read-modify-write). */
+static inline void hrt__run_enter(struct hrt_run_node *n, struct hrt_timer *t,
+				  struct hrt_tset *ts, int unlocked)
+{
+	if (!unlocked) {
+		hrt__run_enter_locked(n, t, ts);
+		return;
+	}
+	n->t = t;
+	n->next = hrt__own_runs;
+	n->pprev = &hrt__own_runs;
+	if (n->next)
+		n->next->pprev = &n->next;
+	hrt__own_runs = n;
+	__atomic_store_n(&t->hrt__base_state, (uintptr_t)ts | HRT_ST_RUN | HRT_ST_UNL,
+			 __ATOMIC_RELEASE);
+}
+
 /* Lock held, t's callback returned and its restart (if any) made: n
  * unlinked.  Reads no timer (it may be freed). */
-void hrt__run_leave(struct hrt_run_node *n, int unlocked);
+static inline void hrt__run_leave(struct hrt_run_node *n, int unlocked)
+{
+	if (!unlocked) {
+		hrt__run_leave_locked(n);
+		return;
+	}
+	*n->pprev = n->next;
+	if (n->next)
+		n->next->pprev = n->pprev;
+}
 
 /* What the state word and the registry say of a timer with state word s. */
 #define HRT_RUN_ASK     0       /* queued, or inside a call: ask the base */
