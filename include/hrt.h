@@ -234,7 +234,9 @@ struct hrt_stats {
  * may call anything with it, or with a timer queued on it, or start a timer
  * on it (callbacks run on that thread too, so they may).  It takes no mutex
  * and no atomic read-modify-write on any path.  A call from another thread
- * is refused with -EPERM before it touches anything; hrt_base_stop
+ * is refused with -EPERM before it touches anything (a cancel or query of
+ * a timer that is not queued answers 0 and reads nothing of the base:
+ * hrt_timer_cancel, since 1.3); hrt_base_stop
  * included, so stop such a loop from one of its own callbacks.  Moving a
  * timer between an unlocked base and another base works only on the owner
  * thread of every unlocked base involved.  The owner is the creating
@@ -260,7 +262,13 @@ HRT_EXTERN int hrt_base_new(struct hrt_base **basep, clockid_t clock, unsigned f
  * progress are waited for; none may begin once hrt_base_free is called,
  * and once it returned 0 no thread may use the base.  Timers are not
  * touched; each remembers the base it was last started on: re-initialise
- * (hrt_timer_init) every timer ever started on it before using it again.
+ * (hrt_timer_init) every timer ever started on it before using it again -
+ * except hrt_timer_cancel, hrt_timer_try_cancel, hrt_timer_is_queued and
+ * hrt_timer_is_running, which answer 0 for such a timer without reading
+ * the base (since 1.3; "A timer that is not queued" at hrt_timer_cancel),
+ * so a close that cancels after the base is gone is safe.  `make VERIFY=1`:
+ * a refusal because timers are queued checks every one of them, so a
+ * timer freed while queued is found there (see hrt_timer_cancel).
  */
 HRT_EXTERN int hrt_base_free(struct hrt_base *base);
 
@@ -438,8 +446,8 @@ HRT_EXTERN int hrt_timer_start(struct hrt_timer *timer, struct hrt_base *base,
 			       hrt_time_t expiry, enum hrt_mode mode);
 /*
  * 1 if it was queued, 0 if not (also for a timer never started), -EINVAL
- * for NULL, -EDEADLK from a hrt_base_walk_tree callback, -EPERM if its
- * base is another thread's unlocked one.  If its callback
+ * for NULL, -EDEADLK from a hrt_base_walk_tree callback, -EPERM if it is
+ * queued or running on another thread's unlocked base.  If its callback
  * is running on another thread, waits until it has returned (not when
  * called from that callback) and then dequeues what it re-queued
  * (HRT_RESTART, or a start made meanwhile): that counts as queued, 1.  A
@@ -452,6 +460,46 @@ HRT_EXTERN int hrt_timer_start(struct hrt_timer *timer, struct hrt_base *base,
  * may be waiting for it - two callbacks on two bases that cancel each
  * other's running timer wait for each other for ever.  From a callback,
  * use hrt_timer_try_cancel for timers of other bases; it never waits.
+ *
+ * A timer that is not queued (since 1.3).  A timer neither queued nor
+ * running - never started, cancelled, run with HRT_NORESTART, or cancelled
+ * by its own callback once that callback returned - is answered 0 by
+ * hrt_timer_cancel, hrt_timer_try_cancel, hrt_timer_is_queued and
+ * hrt_timer_is_running from the timer alone: they read its state word
+ * (and, for a timer a pass took, a process-wide registry of the callbacks
+ * running now, under a lock of its own), never its base, which may have
+ * been freed.  A freed base has no queued timer and no pass (hrt_base_free
+ * refuses, -EBUSY), so every timer it leaves is such a timer: a close may
+ * cancel after the base is gone (libuv's uv_timer_stop reads the handle's
+ * loop; hrt's cancel of an idle timer does not).  What still needs the
+ * base: a timer queued or running (its base cannot be freed meanwhile,
+ * unless hrt_base_free races a start or cancel of another thread - the
+ * rule at hrt_base_free), and every other timer call (start, forward, the
+ * getters, hrt_repeat_again): re-initialise a timer of a freed base first.
+ * The guarantees stay those above: a callback running on another thread
+ * is waited for (a locked base) and its HRT_RESTART dequeued, a cancel
+ * from the callback voids its HRT_RESTART; the answer is the state at one
+ * instant of the call, so a start of another thread racing it may queue
+ * the timer right after (any start racing a cancel is the caller's race).
+ * Such a timer answers 0 from every thread, also a timer of another
+ * thread's HRT_BASE_UNLOCKED base, where nothing is read (-EPERM is for a
+ * timer queued there; a callback running on that base's owner thread is
+ * the owner's to ask about).  The cost is in the pass: a callback of a
+ * locked base is entered into one of 64 lists under a spin lock of its
+ * own, before the pass drops the base's lock and after its restart; an
+ * unlocked base's into a list of its thread, with no atomic operation.
+ *
+ * Freeing a timer (the rule libuv's uv_close keeps for you): cancel every
+ * queued timer before freeing its memory - the library writes into a
+ * queued timer at its expiry, and into its neighbours' links on any start
+ * or cancel near it.  Broken, it is undefined behaviour; what catches it:
+ * a library built with AddressSanitizer (`make SANITIZE=1`) reports its
+ * next touch of the freed timer as a heap-use-after-free with the stack
+ * that freed it; `make VERIFY=1` checks the whole set after each change
+ * (amortised beyond 512 timers) and every queued timer when hrt_base_free
+ * refuses a base that holds some, and finds a freed one whose first words
+ * free() overwrote (glibc's free lists do, for a timer at the start of its
+ * allocation); neither sees a freed timer the library never touches again.
  */
 HRT_EXTERN int hrt_timer_cancel(struct hrt_timer *timer);
 /* As hrt_timer_cancel, but -EBUSY (and nothing done) while the callback runs
@@ -490,9 +538,13 @@ HRT_EXTERN int hrt_timer_try_cancel(struct hrt_timer *timer);
 HRT_EXTERN int64_t hrt_timer_forward(struct hrt_timer *timer, hrt_time_t now,
 				      hrt_time_t interval);
 /* 1 if queued (on a base, waiting to run), 0 if not, or -errno.  Lock-free:
- * a snapshot that another thread's start or cancel may change at once. */
+ * a snapshot that another thread's start or cancel may change at once.
+ * A timer that is not queued is answered without its base (see
+ * hrt_timer_cancel). */
 HRT_EXTERN int hrt_timer_is_queued(const struct hrt_timer *timer);
-/* 1 while its callback runs (on any thread), 0 if not, or -errno. */
+/* 1 while its callback runs (on any thread), 0 if not, or -errno.  A timer
+ * neither queued nor running is answered without its base (see
+ * hrt_timer_cancel). */
 HRT_EXTERN int hrt_timer_is_running(const struct hrt_timer *timer);
 /* The expiries of the last start or forward, in *soft / *hard (0 after
  * hrt_timer_init): 0, or -EINVAL, -EPERM.  In the base's clock, so they
@@ -537,10 +589,17 @@ HRT_EXTERN int hrt_repeat_init(struct hrt_repeat *r, hrt_callback fn);
  * pass's now, hard = soft + window: no drift, never twice in one window,
  * periods whose windows passed while it could not run are skipped (as
  * hrt_timer_forward does); HRT_NORESTART, or a cancel from the callback,
- * ends it.  interval 0: once (HRT_RESTART re-queues it where it is, as a
- * plain timer's).  As cheap as a start of a new timer (the slow tier: it
- * locks to store what it remembers).  Errors as hrt_timer_start_range's,
- * and -EINVAL for NULL r or interval < 0.
+ * ends it; the callback learns how many periods it stood for from
+ * hrt_repeat_periods.  interval 0: once (HRT_RESTART re-queues it where
+ * it is, as a plain timer's: its expiries are past, so it runs again in
+ * the next pass - never in the same one - and in each pass after while it
+ * returns HRT_RESTART, a poll of every pass.  On purpose, and unlike GCD
+ * and libuv, where a timer without a period fires once and its handler
+ * cannot ask for more: hrt keeps one restart rule for every timer.  To
+ * run it later, move it with hrt_timer_forward first, or return
+ * HRT_NORESTART and start it again).  As cheap as a start of a new timer
+ * (the slow tier: it locks to store what it remembers).  Errors as
+ * hrt_timer_start_range's, and -EINVAL for NULL r or interval < 0.
  */
 HRT_EXTERN int hrt_repeat_start(struct hrt_repeat *r, struct hrt_base *base, hrt_time_t first,
 				hrt_time_t interval, hrt_time_t window, enum hrt_mode mode);
@@ -548,10 +607,33 @@ HRT_EXTERN int hrt_repeat_start(struct hrt_repeat *r, struct hrt_base *base, hrt
  * Starts r again, on the base it was last started on, relative to that
  * base's now: the delay and window of its last hrt_repeat_start, its
  * period kept (uv_timer_again; an idle timeout pushed back on each
- * request).  A plain relative start, as cheap.  0, or -EINVAL (NULL),
- * -ENOENT (never started), or hrt_timer_start_range's refusals.
+ * request).  A periodic timer's grid moves with it: the next soft expiry
+ * is now + delay and the periods after it follow from there (now + delay
+ * + k * interval), the old grid forgotten - as a new hrt_repeat_start
+ * would, and as GCD's dispatch_source_set_timer moves a source's.  (libuv's
+ * uv_timer_again restarts with the repeat as the timeout; hrt with the
+ * last start's delay.)  A plain relative start, as cheap.  0, or -EINVAL
+ * (NULL), -ENOENT (never started), or hrt_timer_start_range's refusals.
  */
 HRT_EXTERN int hrt_repeat_again(struct hrt_repeat *r);
+/*
+ * The periods of r's grid that came due by `now` (since 1.3): from its
+ * soft expiry s, the number of s + k * interval <= now (k >= 0), and 0 if
+ * s > now.  In r's callback, with the callback's now and before anything
+ * moves the timer (hrt_timer_forward, a start): the periods elapsed since
+ * its last run, 1 when it runs in its own window, k when k - 1 windows
+ * passed while it could not run - the periods its HRT_RESTART skips (the
+ * count hrt_timer_forward returns, and GCD's dispatch_source_get_data of
+ * a timer source; the kernel's hrtimer_forward returns it too).  It is
+ * computed, not stored: no word of the timer holds it and the pass writes
+ * nothing for it, so it is exact at any now, e.g. hrt_base_now's outside
+ * the callback.  interval 0 (once): 1 if due, else 0.  A count past
+ * INT64_MAX saturates.  Lock-free, as hrt_timer_get_soft: a start of
+ * another thread may move the grid at once.  -EINVAL (NULL, or r's timer
+ * made plain by hrt_timer_init), -ENOENT (never started), -EPERM (another
+ * thread's unlocked base).
+ */
+HRT_EXTERN int64_t hrt_repeat_periods(const struct hrt_repeat *r, hrt_time_t now);
 
 /* Introspection (tools, tests) ------------------------------------------- */
 

@@ -32,6 +32,7 @@
 #include "clock.h"
 #include "expiry.h"
 #include "guard.h"
+#include "running.h"
 
 /* A start on b's first set that queued hard expiry `came` needs an
  * earlier wake-up (hrt__wake_earlier).  One compare, and false on a base
@@ -160,16 +161,31 @@ requeue_own(struct hrt_base *b, struct hrt_tset *ts, struct hrt_timer *t, uintpt
 	wake_after(b, ts, hard);
 }
 
+/* Lock held, t cancelled (off ts): what its state word says from now on
+ * (running.h), so that the next cancel needs no base - IDLE, or, from its
+ * own callback (the only thread that can see it running here), RUN: the
+ * pass's node says when that ends. */
+static inline void mark_cancelled(struct hrt_base *b, struct hrt_tset *ts, struct hrt_timer *t)
+{
+	uintptr_t st = b->running == t ? HRT_ST_RUN | (b->unlocked ? HRT_ST_UNL : 0) : HRT_ST_IDLE;
+
+	__atomic_store_n(&t->hrt__base_state, (uintptr_t)ts | st, __ATOMIC_RELEASE);
+}
+
 /* Lock held, t's state word s names b's set ts: off it if queued.  The
  * wake-up stays where it is (lazy: wakeup.c). */
 static inline int cancel_queued(struct hrt_base *b, struct hrt_tset *ts, struct hrt_timer *t,
 				uintptr_t s)
 {
 	base_assert_locked(b);
-	if (!hrt__tset_queued(s))
+	if (!hrt__tset_queued(s)) {
+		if (!(s & (HRT_ST_IDLE | HRT_ST_RUN)))
+			mark_cancelled(b, ts, t);
 		return 0;
+	}
 	b->stats.cancels++;
 	hrt__tset_del(ts, t, s);
+	mark_cancelled(b, ts, t);
 	verify_set(ts);
 	return 1;
 }
@@ -486,6 +502,7 @@ cancel_fast(struct hrt_base *b, struct hrt_tset *ts, struct hrt_timer *t, uintpt
 	}
 	if (!hrt__tset_del_wheel(ts, t, s))
 		return cancel_fast_tail(b, ts, t, s, entered);
+	mark_cancelled(b, ts, t);
 	verify_set(ts);
 	b->stats.cancels++;
 	if (entered)
@@ -507,7 +524,10 @@ static inline __attribute__((always_inline)) int cancel(struct hrt_timer *t, int
 		return -EINVAL;
 	s = hrt__tset_state(t);
 	ts = hrt__tset_of(s);
-	if (!ts)
+	/* Never started, or idle (running.h): answered from the timer, whose
+	 * base may be freed. */
+	if (!ts || (!hrt__tset_queued(s) && ((s & HRT_ST_IDLE) || ((s & HRT_ST_RUN) &&
+			hrt__run_state(t, s) == HRT_RUN_IDLE))))
 		return timer_guard(t, G_CHANGE, 0);    /* -EDEADLK in a walk, or 0 */
 	b = base_of(ts);
 	/* hrt__change_id is 0 in a walk callback: cancel_slow refuses. */
@@ -582,11 +602,19 @@ static inline int timer_query_guard(const struct hrt_timer *t, int bad)
 	return err ? err : timer_foreign(t) ? -EPERM : 0;
 }
 
+/* Not queued, and idle or running by running.h's word: answered without
+ * the base (which may be freed). */
 HRT_EXTERN int hrt_timer_is_queued(const struct hrt_timer *t)
 {
-	int err = timer_query_guard(t, 0);
+	int err = timer_guard(t, G_QUERY, 0);
+	uintptr_t s;
 
-	return err ? err : hrt__tset_queued(hrt__tset_state(t));
+	if (err)
+		return err;
+	s = hrt__tset_state(t);
+	if (!hrt__tset_queued(s) && (s & (HRT_ST_IDLE | HRT_ST_RUN)))
+		return 0;
+	return timer_foreign(t) ? -EPERM : hrt__tset_queued(hrt__tset_state(t));
 }
 
 HRT_EXTERN int hrt_timer_is_running(const struct hrt_timer *t)
@@ -597,6 +625,9 @@ HRT_EXTERN int hrt_timer_is_running(const struct hrt_timer *t)
 
 	if (r)
 		return r;
+	s = hrt__tset_state(t);
+	if (!hrt__tset_queued(s) && (r = hrt__run_state(t, s)) != HRT_RUN_ASK)
+		return r == HRT_RUN_RUNNING;
 	b = st_base(hrt__tset_state(t));
 	if (b && b == hrt__walking)     /* its lock is ours: t cannot move */
 		return b->running == t;

@@ -26,6 +26,7 @@
 #include "guard.h"
 #include "hostsleep.h"
 #include "loop.h"
+#include "running.h"
 
 HRT_EXTERN const char *hrt_version(void)
 {
@@ -82,6 +83,7 @@ static void atfork_parent(void)
 static void atfork_child(void)
 {
 	__atomic_add_fetch(&hrt__fork_gen, 1, __ATOMIC_RELAXED);
+	hrt__run_fork_child();
 	for (struct hrt_base *b = fork_list; b; b = b->fork_next) {
 		if (hrt__tset_in_pass(&b->set) && !pthread_equal(b->pass_thread, pthread_self())) {
 			base_for_each_set(b, ts)
@@ -229,6 +231,11 @@ HRT_EXTERN int hrt_base_free(struct hrt_base *b)
 	 * running one's, its lock held by a thread that is not there). */
 	busy = query_unlock_count(b, 0) || hrt__tset_in_pass(&b->set) || b->bl.waiters ||
 	       (!base_is_forked(b) && hrt__loop_busy(b->loop));
+#ifdef HRT_VERIFY
+	if (query_unlock_count(b, 0) && !hrt__tset_in_pass(&b->set))
+		base_for_each_set(b, ts)
+			verify_queued(ts);
+#endif
 	if (!b->unlocked)
 		hrt__bl_unlock_slow(&b->bl);
 	if (busy)

@@ -12,6 +12,7 @@
 #include "clock.h"
 #include "expiry.h"
 #include "guard.h"
+#include "running.h"
 
 /* Pass numbers are unique across bases, so "ran in this pass" needs no
  * base comparison. */
@@ -38,6 +39,40 @@ HRT_EXTERN int hrt_repeat_init(struct hrt_repeat *r, hrt_callback fn)
 	return 0;
 }
 
+/*
+ * The periods of r's grid due by `now`, from its soft expiry: what its
+ * restart at `now` moves past (repeat_next, expiry_advance), so in the
+ * callback the periods elapsed since its last run - GCD's
+ * dispatch_source_get_data.  Lock-free, as hrt_timer_get_soft: nothing is
+ * stored per run (a struct hrt_repeat has no word to spare, and the pass
+ * writes nothing for it).
+ */
+HRT_EXTERN int64_t hrt_repeat_periods(const struct hrt_repeat *r, hrt_time_t now)
+{
+	const struct hrt_timer *t = r ? &r->timer : NULL;
+	/* hrt_repeat_init's callback says it is one (an hrt_timer_init of
+	 * its timer made it plain): its interval word means something. */
+	int err = timer_guard(t, G_QUERY, t && t->hrt__fn != repeat_fire);
+	hrt_time_t soft, hard = 0, iv;
+	struct hrt_tset *ts;
+	uint64_t n;
+
+	if (err)
+		return err;
+	ts = hrt__tset_of(hrt__tset_state(t));
+	if (!ts)
+		return -ENOENT;         /* never started: no grid */
+	if (base_foreign(base_of(ts)))
+		return -EPERM;
+	soft = __atomic_load_n(&t->hrt__soft, __ATOMIC_RELAXED);
+	iv = __atomic_load_n(&r->hrt__interval, __ATOMIC_RELAXED);
+	now = base_to_key(now, set_offset(ts));         /* into the set's keys */
+	if (iv <= 0)                                    /* once: one period */
+		return soft <= now;
+	n = expiry_advance(&soft, &hard, now, iv);
+	return n > INT64_MAX ? INT64_MAX : (int64_t)n;
+}
+
 /* Lock held, t a struct hrt_repeat's timer whose callback asked for a
  * restart at `now` (its set's clock): on to the next period after now,
  * from the first soft expiry on, so no drift and never twice in a window
@@ -61,11 +96,15 @@ static void run_one(struct hrt_base *b, struct hrt_tset *ts, struct hrt_timer *t
 		    hrt_time_t now, hrt_time_t cb_now)
 {
 	hrt_callback fn = t->hrt__fn;
+	struct hrt_run_node run;
 	enum hrt_restart r;
 
 	base_assert_locked(b);
 	hrt__tset_take(ts, t);
 	verify_set(ts);
+	/* Registered before the lock drops, so a cancel that finds the timer
+	 * not queued knows without the base that its callback runs. */
+	hrt__run_enter(&run, t, ts, b->unlocked);
 	b->running = t;
 	b->running_stopped = 0;
 	b->stats.expired++;
@@ -96,6 +135,7 @@ static void run_one(struct hrt_base *b, struct hrt_tset *ts, struct hrt_timer *t
 			b->stats.restarts++;
 		}
 	}
+	hrt__run_leave(&run, b->unlocked);      /* after the restart: running.h */
 	hrt__bl_wake(&b->bl);
 }
 

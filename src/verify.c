@@ -31,6 +31,17 @@ const char *hrt__verify_set(const struct hrt_tset *ts)
 	changes = 0;
 	return hrt__tset_check(ts);
 }
+void hrt__verify_queued(const char *file, int line, const struct hrt_tset *ts)
+{
+	static char why[256];
+	const char *broken = hrt__tset_check(ts);
+
+	if (!broken)
+		return;
+	snprintf(why, sizeof(why), "hrt_base_free of a base with queued timers: %s "
+		 "(a timer freed while queued? cancel it first: hrt_timer_cancel)", broken);
+	hrt__verify_fail(file, line, why);
+}
 #else
 typedef int hrt__verify_empty;  /* ISO C wants a declaration */
 #endif

@@ -13,6 +13,14 @@
  *                          its one caller;
  *   verify_set(ts)         after every change of a timer set by the base
  *                          layer: hrt__tset_check finds nothing broken.
+ *   verify_queued(ts)      when hrt_base_free refuses a base that holds
+ *                          timers: the whole set, so that a timer freed
+ *                          while queued (hrt.h: cancel before freeing) is
+ *                          found before the program ends with it
+ *                          queued - by the check, where free() wrote over
+ *                          its first words, or by AddressSanitizer's
+ *                          report of the check's read, in a SANITIZE=1
+ *                          build.
  * A failure prints the file, line and broken rule to stderr and aborts.
  * verify_set checks the whole set while it holds at most 512 timers, and
  * beyond that once per that many changes (amortised O(1) per change), so
@@ -50,11 +58,16 @@ const char *hrt__verify_set(const struct hrt_tset *ts);
 	if (verify_why_) \
 		hrt__verify_fail(__FILE__, __LINE__, verify_why_); \
 } while (0)
+/* The whole set, now, whatever its size: hrt_base_free refusing a base
+ * that still holds timers, the last look at them a program may give. */
+void hrt__verify_queued(const char *file, int line, const struct hrt_tset *ts);
+#define verify_queued(ts)       hrt__verify_queued(__FILE__, __LINE__, ts)
 #else
 #define verify_took(b)          ((void)0)
 #define verify_gives(b)         ((void)0)
 #define base_assert_locked(b)   ((void)0)
 #define verify_set(ts)          ((void)0)
+#define verify_queued(ts)       ((void)0)
 #endif
 
 #endif /* HRT_VERIFY_H */

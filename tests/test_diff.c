@@ -31,6 +31,13 @@
  * the greedy walk only after an uncut leftmost run, and counts
  * stats.passes_cut; get_pass_limit is compared too.
  *
+ * Since 1.3.  Each callback's hrt_repeat_periods(r, now), taken first, is
+ * logged and compared with the model's count of the grid's periods due
+ * (-EINVAL for a plain timer); the model's periodic restart must land on
+ * the grid of the last start - after hrt_repeat_again, now + delay + k *
+ * period - and the run must have seen both a count above 1 and such a
+ * restart.
+ *
  * Time scales.  Most times are coarse (UNIT ns) so that ties are common;
  * the rest aim at the far-timer wheel's boundaries (wheel.h): one jiffy,
  * the first instant of a level's slot, the horizon j(now) + 1, exactly at
@@ -119,6 +126,11 @@ struct mt {                     /* the model's view of timer i */
 	/* A struct hrt_repeat (rep): what its last hrt_repeat_start kept. */
 	int rep;
 	hrt_time_t rdelay, rwindow, riv;
+	/* Since 1.3: the soft expiry its periods count from (the last start
+	 * or forward), and whether that start was hrt_repeat_again (hrt.h:
+	 * again moves a periodic timer's grid to now + delay). */
+	hrt_time_t grid;
+	int grid_again;
 };
 
 struct mbase {
@@ -179,11 +191,15 @@ static struct {
 					 * start after the cancel that queued it */
 	uint64_t cut, cut_greedy;       /* passes cut; of those in the greedy walk */
 	uint64_t reinits;               /* re-initialisations (a callback's too) */
+	/* Since 1.3. */
+	uint64_t periods_late;          /* callbacks told of more than one period */
+	uint64_t again_grid;            /* periodic restarts on a grid again moved */
 } seen;
 
-/* Callback logs: (id, results of the callback's own calls) per callback. */
+/* Callback logs: (id, results of the callback's own calls, and
+ * hrt_repeat_periods at its start) per callback. */
 #define LOGMAX (NT * 4)
-static long rlog[LOGMAX][3], mlog[LOGMAX][3];
+static long rlog[LOGMAX][4], mlog[LOGMAX][4];
 static int rlen, mlen;
 
 static uint64_t rnd(void)
@@ -288,6 +304,8 @@ static int m_start(int i, int b, hrt_time_t soft, hrt_time_t slack, int rel)
 		soft = sat_add(MB[b].now, soft);
 	M[i].soft = soft;
 	M[i].hard = cap_hard(soft, sat_add(soft, slack));
+	M[i].grid = soft;
+	M[i].grid_again = 0;
 	M[i].queued = 0;
 	m_enqueue(i, target);
 	M[i].started = target + 1;
@@ -325,6 +343,7 @@ static int m_again(int i)
 	}
 	r = m_start(i, M[i].started - 1, M[i].rdelay, M[i].rwindow, 1);
 	seen.agains += !r;
+	M[i].grid_again = !r;
 	return r;
 }
 
@@ -338,6 +357,8 @@ static void m_init(int i, int rep)
 	M[i].started = 0;
 	M[i].rep = rep;
 	M[i].rdelay = M[i].rwindow = M[i].riv = 0;
+	M[i].grid = 0;
+	M[i].grid_again = 0;
 }
 
 /* hrt.h: a cancel from a timer's own callback voids its HRT_RESTART. */
@@ -376,11 +397,35 @@ static int64_t m_advance(int i, hrt_time_t now, hrt_time_t iv)
 /* Refusals: -EINVAL, then -EBUSY (queued). */
 static int64_t m_forward(int i, hrt_time_t now, hrt_time_t iv)
 {
+	int64_t n;
+
 	if (iv <= 0)
 		return -EINVAL;
 	if (M[i].queued)
 		return -EBUSY;
-	return m_advance(i, now, iv);
+	n = m_advance(i, now, iv);
+	M[i].grid = M[i].soft;          /* its own interval: a new origin */
+	M[i].grid_again = 0;
+	return n;
+}
+
+/* hrt_repeat_periods (hrt.h, since 1.3): of a struct hrt_repeat, the
+ * periods of its grid due by now, counted from its soft expiry - in the
+ * callback, the periods since its last run (what its restart skips). */
+static long m_periods(int i, hrt_time_t now)
+{
+	__int128 n;
+
+	if (!M[i].rep)
+		return -EINVAL;
+	if (!M[i].started)
+		return -ENOENT;
+	if (M[i].riv <= 0)
+		return M[i].soft <= now;
+	if (M[i].soft > now)
+		return 0;
+	n = ((__int128)now - M[i].soft) / M[i].riv + 1;
+	return n > (__int128)INT64_MAX ? INT64_MAX : (long)n;
 }
 
 static hrt_time_t m_next(int b)
@@ -621,10 +666,11 @@ static int m_self_start(const struct wt *w, int i, int b)
 static void m_callback(int i, int b, hrt_time_t now)
 {
 	struct wt *w = &W[i];
-	long res = -1, res2 = -1;
+	long res = -1, res2 = -1, periods = m_periods(i, now);
 	int restart = 0, abs, k;
 	hrt_time_t v, slack;
 
+	seen.periods_late += periods > 1;
 	M[i].queued = 0;
 	M[i].ran_pass = mpass;
 	M[i].ran_base = b;
@@ -713,6 +759,7 @@ static void m_callback(int i, int b, hrt_time_t now)
 		mlog[mlen][0] = i;
 		mlog[mlen][1] = res;
 		mlog[mlen][2] = res2;
+		mlog[mlen][3] = periods;
 	}
 	mlen++;
 	if (restart && !M[i].queued && !m_stopped) {
@@ -723,6 +770,14 @@ static void m_callback(int i, int b, hrt_time_t now)
 
 			seen.periodic += n > 0;
 			seen.periodic_skips += n > 1;
+			/* On the grid of the last start: after an again, its
+			 * now + delay (hrt.h), not the first start's. */
+			if (M[i].soft < HRT_TIME_MAX &&
+			    ((__int128)M[i].soft - M[i].grid) % M[i].riv != 0)
+				fail_step("timer %d restarted off its grid: soft %" PRId64
+					  ", grid from %" PRId64 ", period %" PRId64, i,
+					  M[i].soft, M[i].grid, M[i].riv);
+			seen.again_grid += n > 0 && M[i].grid_again;
 		}
 		m_enqueue(i, b);
 		MB[b].st.restarts++;
@@ -820,7 +875,7 @@ static int r_self_start(struct wt *w, int b)
 static enum hrt_restart r_callback(struct hrt_timer *t, hrt_time_t now)
 {
 	struct wt *w = (struct wt *)(void *)((char *)t - offsetof(struct wt, t)), *o;
-	long res = -1, res2 = -1;
+	long res = -1, res2 = -1, periods = (long)hrt_repeat_periods(&w->r, now);
 	int restart = 0, abs;
 	unsigned lim;
 	hrt_time_t v, slack, ns;
@@ -903,6 +958,7 @@ static enum hrt_restart r_callback(struct hrt_timer *t, hrt_time_t now)
 		rlog[rlen][0] = w->id;
 		rlog[rlen][1] = res;
 		rlog[rlen][2] = res2;
+		rlog[rlen][3] = periods;
 	}
 	rlen++;
 	return restart ? HRT_RESTART : HRT_NORESTART;
@@ -1065,11 +1121,12 @@ static void do_pass(void)
 			  "model %zu", b, now, idle, policy, limit, rn, mn);
 	for (int k = 0; k < rlen && k < LOGMAX; k++)
 		if (rlog[k][0] != mlog[k][0] || rlog[k][1] != mlog[k][1] ||
-		    rlog[k][2] != mlog[k][2])
+		    rlog[k][2] != mlog[k][2] || rlog[k][3] != mlog[k][3])
 			fail_step("pass on base %d at %" PRId64 " (idle %d, policy %d, limit %u): "
-				  "callback #%d was timer %ld (results %ld %ld), model timer %ld "
-				  "(results %ld %ld)", b, now, idle, policy, limit, k, rlog[k][0],
-				  rlog[k][1], rlog[k][2], mlog[k][0], mlog[k][1], mlog[k][2]);
+				  "callback #%d was timer %ld (results %ld %ld, periods %ld), model "
+				  "timer %ld (results %ld %ld, periods %ld)", b, now, idle, policy,
+				  limit, k, rlog[k][0], rlog[k][1], rlog[k][2], rlog[k][3],
+				  mlog[k][0], mlog[k][1], mlog[k][2], mlog[k][3]);
 	if (tv_now(B[b]) != MB[b].now)
 		fail_step("base %d now %" PRId64 " != %" PRId64, b, tv_now(B[b]), MB[b].now);
 	if (now >= HRT_TIME_MAX - 2) {
@@ -1462,6 +1519,9 @@ static void test_differential(void **state)
 	       PRIu64 "\n", seen.voided, seen.cancel_start);
 	printf("  passes cut by the limit: %" PRIu64 " (%" PRIu64 " in the greedy walk)\n",
 	       seen.cut, seen.cut_greedy);
+	printf("  hrt_repeat_periods: %" PRIu64 " callbacks told of skipped periods; %" PRIu64
+	       " periodic restarts on a grid hrt_repeat_again moved\n", seen.periods_late,
+	       seen.again_grid);
 	/* Proof that the wheel was exercised; a short replay may not get there. */
 	if (ops >= 100000) {
 		assert_true(seen.wheel_moves > 0);
@@ -1470,6 +1530,7 @@ static void test_differential(void **state)
 		assert_true(seen.periodic_skips > 0 && seen.agains > 0 && seen.again_enoent > 0);
 		assert_true(seen.voided > 0 && seen.cancel_start > 0);
 		assert_true(seen.cut_greedy > 0 && seen.cut > seen.cut_greedy);
+		assert_true(seen.periods_late > 0 && seen.again_grid > 0);
 	}
 }
 

@@ -579,6 +579,13 @@ static long long do_repeat_again(struct ctx *c)
 	return hrt_repeat_again(c->sit == S_NULL_TIMER ? NULL : &c->r);
 }
 
+/* r was started once (interval 0, 10 ms from the base's now) and
+ * cancelled: due by the middle of time, one period. */
+static long long do_repeat_periods(struct ctx *c)
+{
+	return hrt_repeat_periods(c->sit == S_NULL_TIMER ? NULL : &c->r, HRT_TIME_MAX / 2);
+}
+
 /* The host's part of hrt_base_loop_host: no deadline, nothing to run. */
 static hrt_time_t host_timeout(void *arg)
 {
@@ -752,6 +759,9 @@ static const struct row rows[] = {
 	{ DOC(0),    DOC(EINVAL_), DOC(EINVAL_), NA,        DOC(0),       DOC(EPERM_),   DOC(EDEADLK_),   DOC(0),       DOC(0) } },
 	{ "hrt_repeat_again", do_repeat_again, NULL, F_ERRNO,
 	{ DOC(0),    NA,          DOC(EINVAL_), NA,         DOC(0),       DOC(EPERM_),   DOC(EDEADLK_),   DOC(0),       DOC(0) } },
+	/* Since 1.3. */
+	{ "hrt_repeat_periods", do_repeat_periods, NULL, F_ERRNO,
+	{ DOC(1),    NA,          DOC(EINVAL_), NA,         DOC(1),       DOC(EPERM_),   OURS(1),         DOC(1),       DOC(1) } },
 };
 
 #define NROWS (sizeof(rows) / sizeof(rows[0]))

@@ -14,7 +14,7 @@ set -u
 . "$(dirname "$0")/lib.sh"
 O=${O:-build}
 MAP=${MAP:-src/libhrt.map}
-NODES="HRT_1.0 HRT_1.1 HRT_1.2"
+NODES="HRT_1.0 HRT_1.1 HRT_1.2 HRT_1.3"
 scratch bad
 # Sorted files $1 and $2 equal, or their differences in $t/bad: a line only
 # in $1 prefixed with $3, one only in $2 with $4.

@@ -14,6 +14,12 @@
  *    HRT_RESTART is not restarted, and the library touches the timer no
  *    more (the struct is freed in the callback: ASan sees a use after
  *    free if it does); on d4ebe1c it was re-queued inside freed memory;
+ *  - hrt_repeat_periods (since 1.3): in the callback, the periods since
+ *    its last run, which the restart then skips; outside it, at any now;
+ *    once, saturated, refused for a plain timer;
+ *  - hrt_repeat_again on a periodic timer moves its grid to now + delay;
+ *    an interval-0 repeat that restarts runs in each next pass, never
+ *    twice in one;
  *  - bad arguments.
  */
 #include <errno.h>
@@ -149,6 +155,126 @@ static void test_again_rearms_with_last_delay_and_window(void **state)
 	assert_int_equal(hrt_timer_cancel(&c.r.timer), 1);
 	assert_int_equal(hrt_base_free(b), 0);
 	assert_int_equal(hrt_base_free(b2), 0);
+}
+
+/* hrt_repeat_periods in the callback: the periods since the last run, the
+ * number the restart then skips (since 1.3). */
+struct counted {
+	struct hrt_repeat r;
+	long runs;
+	int64_t periods[8];             /* hrt_repeat_periods(r, now) per run */
+	hrt_time_t soft[8];             /* the soft expiry each run had */
+};
+
+static enum hrt_restart count_periods(struct hrt_timer *t, hrt_time_t now)
+{
+	struct hrt_repeat *r = HRT_CONTAINER_OF(t, struct hrt_repeat, timer);
+	struct counted *c = HRT_CONTAINER_OF(r, struct counted, r);
+
+	if (c->runs < 8) {
+		c->periods[c->runs] = hrt_repeat_periods(r, now);
+		c->soft[c->runs] = tv_soft(t);
+	}
+	c->runs++;
+	return HRT_RESTART;
+}
+
+static void test_periods_tell_the_callback_how_many_elapsed(void **state)
+{
+	/* Grid 5, 15, 25, ... ms, windows of 1 ms; passes at these instants. */
+	static const hrt_time_t at[] = { 5, 15, 47, 48, 55, 126 };
+	static const int64_t want[] = { 1, 1, 3, 0, 1, 7 };     /* 0: no run */
+	struct hrt_base *b = tv_virtual(0);
+	struct counted c = { 0 };
+	long run = 0;
+
+	(void)state;
+	assert_int_equal(hrt_repeat_init(&c.r, count_periods), 0);
+	assert_int_equal(hrt_repeat_periods(&c.r, 0), -ENOENT);        /* never started */
+	assert_int_equal(hrt_repeat_start(&c.r, b, 5 * MS, 10 * MS, MS, HRT_MODE_ABS), 0);
+	assert_int_equal(hrt_repeat_periods(&c.r, 4 * MS), 0);         /* none due yet */
+	assert_int_equal(hrt_repeat_periods(&c.r, 5 * MS), 1);
+	assert_int_equal(hrt_repeat_periods(&c.r, 25 * MS), 3);        /* outside: any now */
+	for (size_t i = 0; i < sizeof(at) / sizeof(at[0]); i++) {
+		hrt_time_t before = tv_soft(&c.r.timer);
+
+		assert_int_equal(hrt_base_run(b, at[i] * MS, 1), want[i] > 0);
+		if (!want[i])
+			continue;
+		assert_int_equal(c.periods[run], want[i]);
+		assert_int_equal(c.soft[run], before);
+		/* The restart skipped exactly those periods. */
+		assert_int_equal(tv_soft(&c.r.timer), before + want[i] * 10 * MS);
+		run++;
+	}
+	assert_int_equal(c.runs, run);
+	assert_int_equal(hrt_timer_cancel(&c.r.timer), 1);
+	/* Once (interval 0): 1 when due, else 0. */
+	assert_int_equal(hrt_repeat_start(&c.r, b, 200 * MS, 0, 0, HRT_MODE_ABS), 0);
+	assert_int_equal(hrt_repeat_periods(&c.r, 199 * MS), 0);
+	assert_int_equal(hrt_repeat_periods(&c.r, 900 * MS), 1);
+	assert_int_equal(hrt_timer_cancel(&c.r.timer), 1);
+	/* The end of time: saturated, never wrapped. */
+	assert_int_equal(hrt_repeat_start(&c.r, b, INT64_MIN + 1, 1, 0, HRT_MODE_ABS), 0);
+	assert_int_equal(hrt_repeat_periods(&c.r, HRT_TIME_MAX), INT64_MAX);
+	assert_int_equal(hrt_timer_cancel(&c.r.timer), 1);
+	/* Bad arguments: NULL; a struct hrt_repeat whose timer hrt_timer_init
+	 * made plain (its interval word means nothing). */
+	assert_int_equal(hrt_repeat_periods(NULL, 0), -EINVAL);
+	assert_int_equal(hrt_timer_init(&c.r.timer, record), 0);
+	assert_int_equal(hrt_repeat_periods(&c.r, 0), -EINVAL);
+	assert_int_equal(hrt_base_free(b), 0);
+}
+
+/* hrt.h: hrt_repeat_again moves a periodic timer's grid to now + delay;
+ * the periods after it follow from there, the first start's grid
+ * forgotten. */
+static void test_again_moves_a_periodic_grid_to_now_plus_delay(void **state)
+{
+	struct hrt_base *b = tv_virtual(0);
+	struct counted c = { 0 };
+
+	(void)state;
+	assert_int_equal(hrt_repeat_init(&c.r, count_periods), 0);
+	/* delay 5 ms, period 10 ms: grid 5, 15, 25, ... */
+	assert_int_equal(hrt_repeat_start(&c.r, b, 5 * MS, 10 * MS, MS, HRT_MODE_REL), 0);
+	assert_int_equal(hrt_base_run(b, 5 * MS, 1), 1);
+	assert_int_equal(tv_soft(&c.r.timer), 15 * MS);
+	assert_int_equal(hrt_base_set_time(b, 12 * MS), 0);
+	assert_int_equal(hrt_repeat_again(&c.r), 0);            /* now 12 + delay 5 */
+	assert_int_equal(tv_soft(&c.r.timer), 17 * MS);
+	assert_int_equal(tv_hard(&c.r.timer), 18 * MS);
+	assert_int_equal(hrt_base_run(b, 15 * MS, 1), 0);       /* the old grid: nothing */
+	assert_int_equal(hrt_base_run(b, 17 * MS, 1), 1);
+	assert_int_equal(tv_soft(&c.r.timer), 27 * MS);         /* 17 + 10, not 25 */
+	assert_int_equal(hrt_base_run(b, 58 * MS, 1), 1);       /* 27, 37, 47, 57 due */
+	assert_int_equal(c.periods[2], 4);
+	assert_int_equal(tv_soft(&c.r.timer), 67 * MS);
+	assert_int_equal(hrt_timer_cancel(&c.r.timer), 1);
+	assert_int_equal(hrt_base_free(b), 0);
+}
+
+/* hrt.h: an interval-0 repeat that returns HRT_RESTART stays where it is,
+ * due, and runs again in the next pass - never twice in one (GCD's and
+ * libuv's one-shot timers cannot ask for more). */
+static void test_interval_zero_restart_runs_in_each_next_pass(void **state)
+{
+	struct hrt_base *b = tv_virtual(0);
+	struct counted c = { 0 };
+
+	(void)state;
+	assert_int_equal(hrt_repeat_init(&c.r, count_periods), 0);
+	assert_int_equal(hrt_repeat_start(&c.r, b, 10, 0, 5, HRT_MODE_ABS), 0);
+	assert_int_equal(hrt_base_run(b, 10, 1), 1);
+	assert_int_equal(hrt_timer_is_queued(&c.r.timer), 1);
+	assert_int_equal(tv_soft(&c.r.timer), 10);              /* where it was */
+	assert_int_equal(hrt_base_run(b, 10, 1), 1);            /* the next pass, same now */
+	assert_int_equal(hrt_base_run(b, 11, 0), 1);
+	assert_int_equal(c.runs, 3);
+	for (int i = 0; i < 3; i++)
+		assert_int_equal(c.periods[i], 1);
+	assert_int_equal(hrt_timer_cancel(&c.r.timer), 1);
+	assert_int_equal(hrt_base_free(b), 0);
 }
 
 static void test_repeat_bad_arguments(void **state)
@@ -301,6 +427,9 @@ int main(void)
 		cmocka_unit_test(test_periodic_runs_once_per_period_without_drift),
 		cmocka_unit_test(test_periodic_ends_on_norestart_runs_on_the_grid),
 		cmocka_unit_test(test_again_rearms_with_last_delay_and_window),
+		cmocka_unit_test(test_periods_tell_the_callback_how_many_elapsed),
+		cmocka_unit_test(test_again_moves_a_periodic_grid_to_now_plus_delay),
+		cmocka_unit_test(test_interval_zero_restart_runs_in_each_next_pass),
 		cmocka_unit_test(test_repeat_bad_arguments),
 		cmocka_unit_test(test_self_cancel_wins_over_restart),
 		cmocka_unit_test(test_self_cancel_then_start_keeps_the_start),

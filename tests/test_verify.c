@@ -4,10 +4,13 @@
  * layer function whose precondition is "lock held", called without the
  * lock, aborts with "base lock not held"; a timer set left broken by
  * whatever corrupted it aborts at the next change of the set, with the
- * rule hrt__tset_check names.  In a release build the same calls run to
+ * rule hrt__tset_check names; a timer freed while queued is found when
+ * hrt_base_free refuses its base.  In a release build the same calls run to
  * the end (the checks compile to nothing, so the library never prints or
  * aborts: hrt.h).  Each case runs in a forked child, its stderr captured.
  */
+#include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -109,11 +112,64 @@ static void test_verify_catches_a_broken_set_at_its_next_change(void **s)
 	expect_verify_abort(st, err, "hrt VERIFY: src/base.c:");
 }
 
+/* A connection freed without cancelling its timers (hrt.h: cancel every
+ * queued timer before freeing it), then the program ends and frees the
+ * base: hrt_base_free refuses (-EBUSY) and, on a61a9b3, nothing ever
+ * looked at the freed timers.  Under VERIFY it checks them: free()
+ * wrote over a timer's first words (glibc's free list), or ASan
+ * (SANITIZE=1) reports the check's read of freed memory. */
+struct conn {
+	struct hrt_timer idle, heartbeat;
+	char buf[64];
+};
+
+static void free_base_after_freeing_queued_timers(void)
+{
+	struct hrt_base *b;
+	struct conn *c[4];
+
+	if (hrt_base_new(&b, CLOCK_MONOTONIC, HRT_BASE_VIRTUAL))
+		_exit(3);
+	for (int i = 0; i < 4; i++) {
+		c[i] = malloc(sizeof(*c[i]));
+		if (!c[i])
+			_exit(4);
+		hrt_timer_init(&c[i]->idle, nop);
+		hrt_timer_init(&c[i]->heartbeat, nop);
+		/* a near one in the tree, a far one in the wheel */
+		if (hrt_timer_start(&c[i]->idle, b, 10000000000LL + i, HRT_MODE_ABS) ||
+		    hrt_timer_start(&c[i]->heartbeat, b, 1000 + i, HRT_MODE_ABS))
+			_exit(5);
+	}
+	free(c[1]);             /* closed, its timers not cancelled */
+	if (hrt_base_free(b) != -EBUSY)
+		_exit(6);
+}
+
+static void test_verify_finds_a_freed_queued_timer_at_base_free(void **s)
+{
+	char err[2048];
+	int st = in_child(free_base_after_freeing_queued_timers, err, sizeof(err));
+
+	(void)s;
+#ifdef HRT_VERIFY
+	/* Aborted by the check, or ended by ASan's report (exit 1). */
+	assert_false(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+	assert_true(strstr(err, "hrt_base_free of a base with queued timers") ||
+		    strstr(err, "heap-use-after-free"));
+#else
+	/* Nothing looks at the timers: -EBUSY, silent. */
+	assert_true(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+	assert_string_equal(err, "");
+#endif
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_verify_catches_a_lock_held_call_without_the_lock),
 		cmocka_unit_test(test_verify_catches_a_broken_set_at_its_next_change),
+		cmocka_unit_test(test_verify_finds_a_freed_queued_timer_at_base_free),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
