@@ -466,9 +466,10 @@ HRT_EXTERN int hrt_timer_start(struct hrt_timer *timer, struct hrt_base *base,
  * by its own callback once that callback returned - is answered 0 by
  * hrt_timer_cancel, hrt_timer_try_cancel, hrt_timer_is_queued and
  * hrt_timer_is_running from the timer alone: they read its state word
- * (and, for a timer a pass took, a process-wide registry of the callbacks
- * running now, under a lock of its own), never its base, which may have
- * been freed.  A freed base has no queued timer and no pass (hrt_base_free
+ * (and, for a timer a pass took, whether its base is alive, from a
+ * process-wide set of live bases that hrt_base_new and hrt_base_free
+ * write, under a lock of its own), never its base, which may have been
+ * freed.  A freed base has no queued timer and no pass (hrt_base_free
  * refuses, -EBUSY), so every timer it leaves is such a timer: a close may
  * cancel after the base is gone (libuv's uv_timer_stop reads the handle's
  * loop; hrt's cancel of an idle timer does not).  What still needs the
@@ -481,13 +482,13 @@ HRT_EXTERN int hrt_timer_start(struct hrt_timer *timer, struct hrt_base *base,
  * from the callback voids its HRT_RESTART; the answer is the state at one
  * instant of the call, so a start of another thread racing it may queue
  * the timer right after (any start racing a cancel is the caller's race).
- * Such a timer answers 0 from every thread, also a timer of another
- * thread's HRT_BASE_UNLOCKED base, where nothing is read (-EPERM is for a
- * timer queued there; a callback running on that base's owner thread is
- * the owner's to ask about).  The cost is in the pass: a callback of a
- * locked base is entered into one of 64 lists under a spin lock of its
- * own, before the pass drops the base's lock and after its restart; an
- * unlocked base's into a list of its thread, with no atomic operation.
+ * A timer cancelled other than by its own callback answers 0 from every
+ * thread, also one of another thread's HRT_BASE_UNLOCKED base, of which
+ * nothing is read; one that ran asks its base while the base lives (so
+ * another thread gets -EPERM there, as for a timer queued there).  The
+ * pass pays one store for this; a cancel or query of a timer that ran and
+ * was not queued again looks its set up in the set of live bases (64
+ * buckets by address, each under a spin lock).
  *
  * Freeing a timer (the rule libuv's uv_close keeps for you): cancel every
  * queued timer before freeing its memory - the library writes into a

@@ -167,7 +167,7 @@ requeue_own(struct hrt_base *b, struct hrt_tset *ts, struct hrt_timer *t, uintpt
  * pass's node says when that ends. */
 static inline void mark_cancelled(struct hrt_base *b, struct hrt_tset *ts, struct hrt_timer *t)
 {
-	uintptr_t st = b->running == t ? HRT_ST_RUN | (b->unlocked ? HRT_ST_UNL : 0) : HRT_ST_IDLE;
+	uintptr_t st = b->running == t ? HRT_ST_RUN : HRT_ST_IDLE;
 
 	__atomic_store_n(&t->hrt__base_state, (uintptr_t)ts | st, __ATOMIC_RELEASE);
 }
@@ -179,7 +179,11 @@ static inline int cancel_queued(struct hrt_base *b, struct hrt_tset *ts, struct 
 {
 	base_assert_locked(b);
 	if (!hrt__tset_queued(s)) {
-		if (!(s & (HRT_ST_IDLE | HRT_ST_RUN)))
+		/* Marked, and a RUN one whose callback returned marked IDLE:
+		 * the next cancel needs no look-up (running.h).  Never while
+		 * another thread's callback runs it: that callback may free
+		 * it. */
+		if (!(s & (HRT_ST_IDLE | HRT_ST_RUN)) || ((s & HRT_ST_RUN) && b->running != t))
 			mark_cancelled(b, ts, t);
 		return 0;
 	}
@@ -527,7 +531,7 @@ static inline __attribute__((always_inline)) int cancel(struct hrt_timer *t, int
 	/* Never started, or idle (running.h): answered from the timer, whose
 	 * base may be freed. */
 	if (!ts || (!hrt__tset_queued(s) && ((s & HRT_ST_IDLE) || ((s & HRT_ST_RUN) &&
-			hrt__run_state(t, s) == HRT_RUN_IDLE))))
+			hrt__run_state(s) == HRT_RUN_IDLE))))
 		return timer_guard(t, G_CHANGE, 0);    /* -EDEADLK in a walk, or 0 */
 	b = base_of(ts);
 	/* hrt__change_id is 0 in a walk callback: cancel_slow refuses. */
@@ -626,8 +630,8 @@ HRT_EXTERN int hrt_timer_is_running(const struct hrt_timer *t)
 	if (r)
 		return r;
 	s = hrt__tset_state(t);
-	if (!hrt__tset_queued(s) && (r = hrt__run_state(t, s)) != HRT_RUN_ASK)
-		return r == HRT_RUN_RUNNING;
+	if (!hrt__tset_queued(s) && hrt__run_state(s) == HRT_RUN_IDLE)
+		return 0;
 	b = st_base(hrt__tset_state(t));
 	if (b && b == hrt__walking)     /* its lock is ours: t cannot move */
 		return b->running == t;

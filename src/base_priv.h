@@ -27,6 +27,7 @@
 
 #include "base.h"
 #include "baselock.h"
+#include "running.h"
 #include "timerset.h"
 #include "verify.h"
 
@@ -43,6 +44,7 @@ struct hrt_base {
 
 	/* Pass state (the set holds the pass's number and its marks). */
 	struct hrt_timer *running;      /* callback in progress, or NULL */
+	struct hrt_live live[2];        /* set, rel: alive (running.h) */
 	int running_stopped;            /* it cancelled itself: HRT_RESTART is void */
 	pthread_t pass_thread;          /* valid while in a pass */
 

@@ -198,6 +198,9 @@ HRT_EXTERN int hrt_base_new(struct hrt_base **basep, clockid_t clock, unsigned f
 		goto out_loop;
 	if (!b->unlocked)
 		fork_list_add(b);
+	hrt__live_add(&b->live[0], &b->set);
+	if (split)
+		hrt__live_add(&b->live[1], b->rel);
 	*basep = b;
 	return 0;
 
@@ -242,6 +245,10 @@ HRT_EXTERN int hrt_base_free(struct hrt_base *b)
 		return -EBUSY;
 	if (!b->unlocked)
 		fork_list_del(b);
+	/* Its timers idle from here on, whatever their words say. */
+	hrt__live_del(&b->live[0]);
+	if (b->split)
+		hrt__live_del(&b->live[1]);
 	hrt__wake_close(b);
 	hrt__loop_free(b->loop);
 	hrt__host_free(b->host);

@@ -96,15 +96,14 @@ static void run_one(struct hrt_base *b, struct hrt_tset *ts, struct hrt_timer *t
 		    hrt_time_t now, hrt_time_t cb_now)
 {
 	hrt_callback fn = t->hrt__fn;
-	struct hrt_run_node run;
 	enum hrt_restart r;
 
 	base_assert_locked(b);
 	hrt__tset_take(ts, t);
 	verify_set(ts);
-	/* Registered before the lock drops, so a cancel that finds the timer
-	 * not queued knows without the base that its callback runs. */
-	hrt__run_enter(&run, t, ts, b->unlocked);
+	/* Marked before the lock drops: a cancel that finds the timer not
+	 * queued asks the base whether its callback runs (running.h). */
+	hrt__run_mark(t, ts);
 	b->running = t;
 	b->running_stopped = 0;
 	b->stats.expired++;
@@ -135,7 +134,6 @@ static void run_one(struct hrt_base *b, struct hrt_tset *ts, struct hrt_timer *t
 			b->stats.restarts++;
 		}
 	}
-	hrt__run_leave(&run, b->unlocked);      /* after the restart: running.h */
 	hrt__bl_wake(&b->bl);
 }
 

@@ -1,33 +1,29 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * running.c - the registry of running callbacks (running.h): 64 striped
- * lists for locked bases, one list per thread for unlocked ones.  It
- * lets a cancel of a timer that is not queued answer without its base.
+ * running.c - the set of live timer sets (running.h), by address: 64
+ * buckets, each a list under a spin lock of its own (held for a few
+ * pointer moves; a leaf lock, taken alone).  It lets a cancel or query of
+ * a timer that ran and was not queued again answer without its base.
  */
 #include <time.h>
 
 #include "running.h"
 
-#define RUN_STRIPES 64
+#define LIVE_BUCKETS 64
 
-static struct run_stripe {
+static struct live_bucket {
 	int lock;
-	struct hrt_run_node *head;
-} __attribute__((aligned(64))) stripes[RUN_STRIPES];
+	struct hrt_live *head;
+} __attribute__((aligned(64))) buckets[LIVE_BUCKETS];
 
-/* An unlocked base's callbacks run on its owner thread, the only one
- * that may ask of its timers: no lock.  Initial-exec, as baselock.h's:
- * no __tls_get_addr call in the pass. */
-_Thread_local struct hrt_run_node *hrt__own_runs HRT_TLS_IE;
-
-static struct run_stripe *stripe_of(const struct hrt_timer *t)
+static struct live_bucket *bucket_of(const struct hrt_tset *ts)
 {
-	uint64_t h = (uint64_t)(uintptr_t)t >> 6;
+	uint64_t h = (uint64_t)(uintptr_t)ts >> 6;     /* sets are 64-aligned */
 
-	return &stripes[(h * 0x9e3779b97f4a7c15ull) >> 58];
+	return &buckets[(h * 0x9e3779b97f4a7c15ull) >> 58];
 }
 
-static void stripe_lock(struct run_stripe *s)
+static void bucket_lock(struct live_bucket *s)
 {
 	int spins = 0;
 
@@ -46,97 +42,63 @@ static void stripe_lock(struct run_stripe *s)
 	}
 }
 
-static void stripe_unlock(struct run_stripe *s)
+static void bucket_unlock(struct live_bucket *s)
 {
 	__atomic_store_n(&s->lock, 0, __ATOMIC_RELEASE);
 }
 
-static void node_link(struct hrt_run_node **head, struct hrt_run_node *n)
+void hrt__live_add(struct hrt_live *n, const struct hrt_tset *ts)
 {
-	n->next = *head;
-	n->pprev = head;
+	struct live_bucket *s = bucket_of(ts);
+
+	n->ts = ts;
+	bucket_lock(s);
+	n->next = s->head;
+	n->pprev = &s->head;
 	if (n->next)
 		n->next->pprev = &n->next;
-	*head = n;
+	s->head = n;
+	bucket_unlock(s);
 }
 
-static void node_unlink(struct hrt_run_node *n)
+void hrt__live_del(struct hrt_live *n)
 {
+	struct live_bucket *s = bucket_of(n->ts);
+
+	bucket_lock(s);
 	*n->pprev = n->next;
 	if (n->next)
 		n->next->pprev = n->pprev;
+	bucket_unlock(s);
 }
 
-static int node_find(const struct hrt_run_node *n, const struct hrt_timer *t)
+/* Whether a set lives at ts; reads nothing at that address. */
+static int set_alive(const struct hrt_tset *ts)
 {
-	for (; n; n = n->next)
-		if (n->t == t)
-			return 1;
-	return 0;
+	struct live_bucket *s = bucket_of(ts);
+	const struct hrt_live *n;
+
+	bucket_lock(s);
+	for (n = s->head; n && n->ts != ts; n = n->next)
+		;
+	bucket_unlock(s);
+	return n != NULL;
 }
 
-void hrt__run_enter_locked(struct hrt_run_node *n, struct hrt_timer *t, struct hrt_tset *ts)
+int hrt__run_state(uintptr_t s)
 {
-	struct run_stripe *s = stripe_of(t);
-
-	n->t = t;
-	n->thread = &hrt__own_runs;
-	stripe_lock(s);
-	node_link(&s->head, n);
-	__atomic_store_n(&t->hrt__base_state, (uintptr_t)ts | HRT_ST_RUN, __ATOMIC_RELEASE);
-	stripe_unlock(s);
-}
-
-void hrt__run_leave_locked(struct hrt_run_node *n)
-{
-	struct run_stripe *s = stripe_of(n->t);
-
-	stripe_lock(s);
-	node_unlink(n);
-	stripe_unlock(s);
-}
-
-/*
- * IDLE answers at once.  RUN | UNL: this thread's own list (another
- * thread may not ask: hrt.h).  RUN: the word read again under the
- * stripe's lock with the node, as one - a RUN with no node is one whose
- * callback returned with no restart (a restart re-queues it before the
- * node goes); a word that changed meanwhile is looked at again.
- */
-int hrt__run_state(const struct hrt_timer *t, uintptr_t s)
-{
-	struct run_stripe *st;
-	int found;
-
-	for (;;) {
-		if (hrt__tset_queued(s) || !(s & (HRT_ST_IDLE | HRT_ST_RUN)))
-			return HRT_RUN_ASK;
-		if (s & HRT_ST_IDLE)
-			return HRT_RUN_IDLE;
-		if (s & HRT_ST_UNL)
-			return node_find(hrt__own_runs, t) ? HRT_RUN_RUNNING : HRT_RUN_IDLE;
-		st = stripe_of(t);
-		stripe_lock(st);
-		found = node_find(st->head, t);
-		if (hrt__tset_state(t) == s) {
-			stripe_unlock(st);
-			return found ? HRT_RUN_RUNNING : HRT_RUN_IDLE;
-		}
-		s = hrt__tset_state(t);
-		stripe_unlock(st);
-	}
+	if (hrt__tset_queued(s) || !(s & (HRT_ST_IDLE | HRT_ST_RUN)))
+		return HRT_RUN_ASK;
+	if (s & HRT_ST_IDLE)
+		return HRT_RUN_IDLE;
+	/* RUN: a freed base runs no callback; a live one says.  (A new base
+	 * at a freed one's address answers for it: the timer is not on it,
+	 * so its cancel finds nothing queued.) */
+	return set_alive(hrt__tset_of(s)) ? HRT_RUN_ASK : HRT_RUN_IDLE;
 }
 
 void hrt__run_fork_child(void)
 {
-	for (int i = 0; i < RUN_STRIPES; i++) {
-		struct hrt_run_node *n = stripes[i].head, *next;
-
-		for (; n; n = next) {
-			next = n->next;
-			if (n->thread != &hrt__own_runs)        /* the only thread now */
-				node_unlink(n);
-		}
-		stripes[i].lock = 0;
-	}
+	for (int i = 0; i < LIVE_BUCKETS; i++)
+		buckets[i].lock = 0;
 }

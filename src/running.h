@@ -1,9 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * running.h - which timers' callbacks run now, process-wide, so that a
- * cancel or a query of a timer that is not queued can answer from the
- * timer alone, never reading its base, which may be freed (hrt.h,
- * hrt_timer_cancel: "A timer that is not queued").
+ * running.h - whether a timer that is not queued may still have its
+ * callback running, answered without reading its base, which may be freed
+ * (hrt.h, hrt_timer_cancel: "A timer that is not queued").
  *
  * A timer's state word (timerset.h) names its set; the set's marks write
  * the whole word, so they clear the two bits below, which only the base
@@ -13,92 +12,57 @@
  *   HRT_ST_RUN   taken by a pass to run its callback (or cancelled from
  *                its own callback); the callback may have returned since
  *                (HRT_NORESTART: the library may not write the timer any
- *                more), so whether it still runs is this registry's
- *                answer: the pass links a node for it before it writes
- *                the bit and unlinks it only after the restart, if any;
- *   HRT_ST_UNL   with RUN: the base is HRT_BASE_UNLOCKED, so the node is
- *                in the owner thread's own list, which no lock guards.
+ *                more), so only its base knows whether it still runs.
+ * A freed base runs no pass: each timer it leaves says IDLE, or RUN and
+ * idle.  So a RUN timer asks the set of live timer sets (running.c)
+ * whether its set is still there, by the set's address alone: if not,
+ * it is idle; if so, its base (alive) says.  That costs the pass one
+ * store a callback (the RUN bit, into the word the take wrote); the set of
+ * live sets is written at hrt_base_new and hrt_base_free, and read only
+ * by a cancel or query of a timer that ran and was not queued again.
+ * (A first cut kept a registry of running callbacks instead: about 115
+ * instructions more a callback, a fifth of the pass's cost.)
  * Any other state word of a timer that is not queued (the set's own, with
  * neither bit) is seen only inside a call that holds the base's lock: ask
- * the base, which is alive.  A freed base has nothing queued and no pass,
- * so each of its timers says IDLE, or RUN with no node: answered here.
- *
- * Locked bases' nodes are in 64 stripes by the timer's address, each a
- * list under a spin lock of its own (a leaf lock: taken inside a base's
- * lock by the pass, alone by the readers); the readers take it so that the
- * state word and the node are read as one.
+ * the base, which is alive.
  */
 #ifndef HRT_RUNNING_H
 #define HRT_RUNNING_H
 
-#include "baselock.h"
 #include "timerset.h"
 
 #define HRT_ST_IDLE 8u
 #define HRT_ST_RUN  16u
-#define HRT_ST_UNL  32u
 
-_Static_assert(((HRT_ST_IDLE | HRT_ST_RUN | HRT_ST_UNL) &
+_Static_assert(((HRT_ST_IDLE | HRT_ST_RUN) &
 		(HRT_TS_QUEUED | HRT_TS_PENDING | HRT_TS_WHEEL)) == 0 &&
-	       ((HRT_ST_IDLE | HRT_ST_RUN | HRT_ST_UNL) & ~(uintptr_t)HRT_TS_MASK) == 0,
+	       ((HRT_ST_IDLE | HRT_ST_RUN) & ~(uintptr_t)HRT_TS_MASK) == 0,
 	       "the base layer's state bits are the set's spare ones");
 
-/* One running callback: on the pass's stack, linked for as long as it
- * runs. */
-struct hrt_run_node {
-	const struct hrt_timer *t;
-	struct hrt_run_node *next, **pprev;
-	const void *thread;             /* &hrt__own_runs of its thread: a
-					 * fork's child drops the others' */
+/* A live timer set's entry, in its base (intrusive: no allocation). */
+struct hrt_live {
+	const struct hrt_tset *ts;
+	struct hrt_live *next, **pprev;
 };
 
-/* This thread's running callbacks of unlocked bases (running.c). */
-extern _Thread_local struct hrt_run_node *hrt__own_runs HRT_TLS_IE;
+/* ts is alive from now on (hrt_base_new), through entry n. */
+void hrt__live_add(struct hrt_live *n, const struct hrt_tset *ts);
+/* ... and no more (hrt_base_free, before the memory goes). */
+void hrt__live_del(struct hrt_live *n);
 
-void hrt__run_enter_locked(struct hrt_run_node *n, struct hrt_timer *t, struct hrt_tset *ts);
-void hrt__run_leave_locked(struct hrt_run_node *n);
-
-/* Lock of t's base held, t taken (not queued, on set ts): links n for t
- * and marks t RUN (| UNL on an unlocked base: inline, no atomic
- * read-modify-write). */
-static inline void hrt__run_enter(struct hrt_run_node *n, struct hrt_timer *t,
-				  struct hrt_tset *ts, int unlocked)
+/* Lock of t's base held, t taken (not queued, on set ts): marks it RUN. */
+static inline void hrt__run_mark(struct hrt_timer *t, struct hrt_tset *ts)
 {
-	if (!unlocked) {
-		hrt__run_enter_locked(n, t, ts);
-		return;
-	}
-	n->t = t;
-	n->next = hrt__own_runs;
-	n->pprev = &hrt__own_runs;
-	if (n->next)
-		n->next->pprev = &n->next;
-	hrt__own_runs = n;
-	__atomic_store_n(&t->hrt__base_state, (uintptr_t)ts | HRT_ST_RUN | HRT_ST_UNL,
-			 __ATOMIC_RELEASE);
+	__atomic_store_n(&t->hrt__base_state, (uintptr_t)ts | HRT_ST_RUN, __ATOMIC_RELEASE);
 }
 
-/* Lock held, t's callback returned and its restart (if any) made: n
- * unlinked.  Reads no timer (it may be freed). */
-static inline void hrt__run_leave(struct hrt_run_node *n, int unlocked)
-{
-	if (!unlocked) {
-		hrt__run_leave_locked(n);
-		return;
-	}
-	*n->pprev = n->next;
-	if (n->next)
-		n->next->pprev = n->pprev;
-}
-
-/* What the state word and the registry say of a timer with state word s. */
-#define HRT_RUN_ASK     0       /* queued, or inside a call: ask the base */
+/* What the state word says of a timer with state word s, and the set of
+ * live sets of a RUN one. */
+#define HRT_RUN_ASK     0       /* queued, inside a call, or RUN on a live base: ask it */
 #define HRT_RUN_IDLE    1       /* not queued, its callback not running */
-#define HRT_RUN_RUNNING 2       /* its callback runs (or is about to) */
-int hrt__run_state(const struct hrt_timer *t, uintptr_t s);
+int hrt__run_state(uintptr_t s);
 
-/* In a fork's child: the nodes of threads that are not there are gone
- * (their passes are over), and no stripe is locked. */
+/* In a fork's child: no bucket of the set is locked. */
 void hrt__run_fork_child(void);
 
 #endif /* HRT_RUNNING_H */

@@ -146,10 +146,11 @@ static void test_idle_cancel_reads_no_base_at_a_reused_address(void **state)
 }
 
 /* hrt.h (HRT_BASE_UNLOCKED, hrt_timer_cancel): another thread's cancel or
- * query of a timer that is not queued answers 0 and reads nothing of the
- * base; of a queued one it is refused, -EPERM, as before. */
-static struct hrt_timer fidle, fqueued;
-static int foreign_res[6];
+ * query of a timer that was cancelled answers 0 and reads nothing of the
+ * base; of a queued one, or one that ran while its base lives (the base
+ * is asked), it is refused, -EPERM, as before. */
+static struct hrt_timer fidle, fqueued, fran;
+static int foreign_res[8];
 
 static void *foreign_thread(void *arg)
 {
@@ -160,6 +161,8 @@ static void *foreign_thread(void *arg)
 	foreign_res[3] = hrt_timer_is_running(&fidle);
 	foreign_res[4] = hrt_timer_cancel(&fqueued);
 	foreign_res[5] = hrt_timer_is_queued(&fqueued);
+	foreign_res[6] = hrt_timer_cancel(&fran);
+	foreign_res[7] = hrt_timer_is_queued(&fran);
 	return NULL;
 }
 
@@ -175,12 +178,21 @@ static void test_idle_timer_of_another_threads_unlocked_base_answers_zero(void *
 	assert_int_equal(hrt_timer_start(&fidle, ub, 10, HRT_MODE_ABS), 0);
 	assert_int_equal(hrt_timer_cancel(&fidle), 1);
 	assert_int_equal(hrt_timer_start(&fqueued, ub, 20, HRT_MODE_ABS), 0);
+	/* Ran with HRT_NORESTART: its base, alive, is asked (running.h). */
+	assert_int_equal(hrt_timer_init(&fran, once), 0);
+	assert_int_equal(hrt_timer_start(&fran, ub, 5, HRT_MODE_ABS), 0);
+	assert_int_equal(hrt_base_run(ub, 5, 0), 1);
 	assert_int_equal(pthread_create(&th, NULL, foreign_thread, NULL), 0);
 	pthread_join(th, NULL);
 	for (int i = 0; i < 4; i++)
 		assert_int_equal(foreign_res[i], 0);
 	assert_int_equal(foreign_res[4], -EPERM);
 	assert_int_equal(foreign_res[5], -EPERM);
+	/* One that ran: its live base answers, as for a queued one; its
+	 * state word says it is not queued, which needs no base. */
+	assert_int_equal(foreign_res[6], -EPERM);
+	assert_int_equal(foreign_res[7], 0);
+	assert_int_equal(hrt_timer_cancel(&fran), 0);           /* the owner's: idle */
 	assert_int_equal(hrt_timer_is_queued(&fqueued), 1);     /* untouched */
 	assert_int_equal(hrt_timer_cancel(&fqueued), 1);
 	assert_int_equal(hrt_base_free(ub), 0);
