@@ -163,8 +163,8 @@ requeue_own(struct hrt_base *b, struct hrt_tset *ts, struct hrt_timer *t, uintpt
 
 /* Lock held, t cancelled (off ts): what its state word says from now on
  * (running.h), so that the next cancel needs no base - IDLE, or, from its
- * own callback (the only thread that can see it running here), RUN: the
- * pass's node says when that ends. */
+ * own callback (the only thread that can see it running here), RUN: its
+ * base says when that ends, while it lives. */
 static inline void mark_cancelled(struct hrt_base *b, struct hrt_tset *ts, struct hrt_timer *t)
 {
 	uintptr_t st = b->running == t ? HRT_ST_RUN : HRT_ST_IDLE;
@@ -530,8 +530,7 @@ static inline __attribute__((always_inline)) int cancel(struct hrt_timer *t, int
 	ts = hrt__tset_of(s);
 	/* Never started, or idle (running.h): answered from the timer, whose
 	 * base may be freed. */
-	if (!ts || (!hrt__tset_queued(s) && ((s & HRT_ST_IDLE) || ((s & HRT_ST_RUN) &&
-			hrt__run_state(s) == HRT_RUN_IDLE))))
+	if (!ts || hrt__run_state(s) == HRT_RUN_IDLE)
 		return timer_guard(t, G_CHANGE, 0);    /* -EDEADLK in a walk, or 0 */
 	b = base_of(ts);
 	/* hrt__change_id is 0 in a walk callback: cancel_slow refuses. */
@@ -618,7 +617,7 @@ HRT_EXTERN int hrt_timer_is_queued(const struct hrt_timer *t)
 	s = hrt__tset_state(t);
 	if (!hrt__tset_queued(s) && (s & (HRT_ST_IDLE | HRT_ST_RUN)))
 		return 0;
-	return timer_foreign(t) ? -EPERM : hrt__tset_queued(hrt__tset_state(t));
+	return timer_foreign(t) ? -EPERM : hrt__tset_queued(s);
 }
 
 HRT_EXTERN int hrt_timer_is_running(const struct hrt_timer *t)
@@ -630,7 +629,7 @@ HRT_EXTERN int hrt_timer_is_running(const struct hrt_timer *t)
 	if (r)
 		return r;
 	s = hrt__tset_state(t);
-	if (!hrt__tset_queued(s) && hrt__run_state(s) == HRT_RUN_IDLE)
+	if (hrt__run_state(s) == HRT_RUN_IDLE)
 		return 0;
 	b = st_base(hrt__tset_state(t));
 	if (b && b == hrt__walking)     /* its lock is ours: t cannot move */

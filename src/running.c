@@ -72,8 +72,7 @@ void hrt__live_del(struct hrt_live *n)
 	bucket_unlock(s);
 }
 
-/* Whether a set lives at ts; reads nothing at that address. */
-static int set_alive(const struct hrt_tset *ts)
+int hrt__live_has(const struct hrt_tset *ts)
 {
 	struct live_bucket *s = bucket_of(ts);
 	const struct hrt_live *n;
@@ -83,18 +82,6 @@ static int set_alive(const struct hrt_tset *ts)
 		;
 	bucket_unlock(s);
 	return n != NULL;
-}
-
-int hrt__run_state(uintptr_t s)
-{
-	if (hrt__tset_queued(s) || !(s & (HRT_ST_IDLE | HRT_ST_RUN)))
-		return HRT_RUN_ASK;
-	if (s & HRT_ST_IDLE)
-		return HRT_RUN_IDLE;
-	/* RUN: a freed base runs no callback; a live one says.  (A new base
-	 * at a freed one's address answers for it: the timer is not on it,
-	 * so its cancel finds nothing queued.) */
-	return set_alive(hrt__tset_of(s)) ? HRT_RUN_ASK : HRT_RUN_IDLE;
 }
 
 void hrt__run_fork_child(void)

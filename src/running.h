@@ -56,11 +56,24 @@ static inline void hrt__run_mark(struct hrt_timer *t, struct hrt_tset *ts)
 	__atomic_store_n(&t->hrt__base_state, (uintptr_t)ts | HRT_ST_RUN, __ATOMIC_RELEASE);
 }
 
+/* Whether a set lives at ts (reads nothing at that address). */
+int hrt__live_has(const struct hrt_tset *ts);
+
 /* What the state word says of a timer with state word s, and the set of
  * live sets of a RUN one. */
 #define HRT_RUN_ASK     0       /* queued, inside a call, or RUN on a live base: ask it */
 #define HRT_RUN_IDLE    1       /* not queued, its callback not running */
-int hrt__run_state(uintptr_t s);
+static inline int hrt__run_state(uintptr_t s)
+{
+	if (hrt__tset_queued(s) || !(s & (HRT_ST_IDLE | HRT_ST_RUN)))
+		return HRT_RUN_ASK;
+	if (s & HRT_ST_IDLE)
+		return HRT_RUN_IDLE;
+	/* RUN: a freed base runs no callback; a live one says.  (A new base
+	 * at a freed one's address answers for it: the timer is not on it,
+	 * so its cancel finds nothing queued.) */
+	return hrt__live_has(hrt__tset_of(s)) ? HRT_RUN_ASK : HRT_RUN_IDLE;
+}
 
 /* In a fork's child: no bucket of the set is locked. */
 void hrt__run_fork_child(void);

@@ -43,7 +43,6 @@ void hrt__wheel_init(struct hrt_wheel *w, hrt_time_t now)
 	w->cascades = 0;
 	w->scans = 0;
 	w->scanned = 0;
-	w->bounds = 0;
 	w->last_move = 0;
 	w->seq = 0;
 	hrt__wheel_fast(w, 1);
@@ -469,8 +468,6 @@ static struct hrt_timer *wheel_min(struct hrt_wheel *w, hrt_time_t *limit, int *
 	}
 	if (best || by >= 0)
 		*limit = lim;
-	if (by >= 0)
-		w->bounds++;
 out:
 	if (bound)
 		*bound = by;
@@ -499,7 +496,6 @@ static struct hrt_timer *park_min(struct hrt_wheel *w, hrt_time_t *limit, int *b
 	if (!sl->min && !find_min(w, HRT_WHEEL_PARK, &budget)) {
 		*limit = sl->hard;              /* only a bound: W5 */
 		*bound = HRT_WHEEL_PARK;
-		w->bounds++;
 		return NULL;
 	}
 	if (sl->hard >= *limit)

@@ -49,10 +49,9 @@
  *  W5. no search of a timer set scans more than HRT_WHEEL_SCAN_MAX timers
  *      (w->scanned counts them): an unordered slot whose least left is
  *      scanned if it holds no more than what is left of that budget;
- *      else its bound stands for it (w->bounds counts such answers), and
- *      the slot is marked big, so that later searches take its bound
- *      without scanning again until it empties or leaves.  The
- *      bound is a lower bound of the slot's hard expiries, at or after
+ *      else its bound stands for it, and the slot is marked big, so
+ *      that later searches take its bound without scanning again until
+ *      it empties or leaves.  The bound is a lower bound of the slot's hard expiries, at or after
  *      the slot's first instant, hence past the horizon: an answer that
  *      is early, never late, by an instant at least ~17 ms ahead of the
  *      last pass.  A pass at that instant moves the horizon past the
@@ -147,7 +146,6 @@ struct hrt_wheel {
 	uint64_t cascades;                      /* timers re-placed inside the wheel */
 	uint64_t scans;                         /* slots scanned for their bound (W2) */
 	uint64_t scanned;                       /* timers those scans visited */
-	uint64_t bounds;                        /* searches answered by a slot's bound (W5) */
 	unsigned last_move;                     /* the last re-arm's slot (hrt__wheel_move_) */
 	/* By key, level * HRT_WHEEL_SLOTS + index, then the park: one array,
 	 * so the slot of a key is one add. */
